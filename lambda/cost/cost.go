@@ -1,0 +1,230 @@
+// Package cost counts what DynamoDB requests cost, per invocation.
+//
+// Middleware, added to a DynamoDB client's APIOptions, records every API call
+// made with a context that carries a Meter (see WithMeter): the operation, the
+// index, how many keys a batch asked for, and the capacity units DynamoDB
+// reports. It asks every request that can report capacity to report its total
+// (ReturnConsumedCapacity: TOTAL). Calls made without a Meter are not counted.
+package cost
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// Call is one DynamoDB API call (retries by the SDK included in it).
+type Call struct {
+	Operation string  // "Query", "BatchGetItem", ...
+	Index     string  // the index a Query read, "" for the table
+	Keys      int     // keys or items a batch or transaction asked for
+	Items     int     // items returned, for reads
+	Read      float64 // read capacity units consumed
+	Write     float64 // write capacity units consumed
+}
+
+// Meter accumulates the calls made under one context. It is safe for
+// concurrent use.
+type Meter struct {
+	mu    sync.Mutex
+	calls []Call
+}
+
+// Calls returns a copy of the calls recorded so far, in completion order.
+func (m *Meter) Calls() []Call {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Call(nil), m.calls...)
+}
+
+// Count returns how many calls of the operation were recorded.
+func (m *Meter) Count(operation string) int {
+	n := 0
+	for _, c := range m.Calls() {
+		if c.Operation == operation {
+			n++
+		}
+	}
+	return n
+}
+
+// Total returns the number of calls recorded.
+func (m *Meter) Total() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.calls)
+}
+
+// Summary is a meter's totals.
+type Summary struct {
+	Requests map[string]int // calls by operation
+	Read     float64        // read capacity units
+	Write    float64        // write capacity units
+}
+
+// Summary returns the totals of the calls recorded.
+func (m *Meter) Summary() Summary {
+	s := Summary{Requests: map[string]int{}}
+	for _, c := range m.Calls() {
+		s.Requests[c.Operation]++
+		s.Read += c.Read
+		s.Write += c.Write
+	}
+	return s
+}
+
+// Operations returns the operation names in s, sorted.
+func (s Summary) Operations() []string {
+	ops := make([]string, 0, len(s.Requests))
+	for op := range s.Requests {
+		ops = append(ops, op)
+	}
+	sort.Strings(ops)
+	return ops
+}
+
+type meterKey struct{}
+
+// WithMeter returns a context whose DynamoDB calls are recorded in a new
+// Meter, and that Meter.
+func WithMeter(ctx context.Context) (context.Context, *Meter) {
+	m := &Meter{}
+	return context.WithValue(ctx, meterKey{}, m), m
+}
+
+// FromContext returns the context's Meter, or nil.
+func FromContext(ctx context.Context) *Meter {
+	m, _ := ctx.Value(meterKey{}).(*Meter)
+	return m
+}
+
+// Middleware adds the counting step to a DynamoDB client's stack:
+//
+//	dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+//		o.APIOptions = append(o.APIOptions, cost.Middleware)
+//	})
+func Middleware(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("cost.Meter",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			m := FromContext(ctx)
+			if m == nil {
+				return next.HandleInitialize(ctx, in)
+			}
+			call := describeInput(in.Parameters)
+			out, md, err := next.HandleInitialize(ctx, in)
+			if err == nil {
+				describeOutput(&call, out.Result)
+			}
+			m.mu.Lock()
+			m.calls = append(m.calls, call)
+			m.mu.Unlock()
+			return out, md, err
+		}), middleware.After)
+}
+
+var total = types.ReturnConsumedCapacityTotal
+
+// describeInput names the call and asks it to report consumed capacity.
+func describeInput(params any) Call {
+	switch in := params.(type) {
+	case *dynamodb.GetItemInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "GetItem", Keys: 1}
+	case *dynamodb.QueryInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "Query", Index: aws.ToString(in.IndexName)}
+	case *dynamodb.ScanInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "Scan", Index: aws.ToString(in.IndexName)}
+	case *dynamodb.BatchGetItemInput:
+		in.ReturnConsumedCapacity = total
+		n := 0
+		for _, ka := range in.RequestItems {
+			n += len(ka.Keys)
+		}
+		return Call{Operation: "BatchGetItem", Keys: n}
+	case *dynamodb.BatchWriteItemInput:
+		in.ReturnConsumedCapacity = total
+		n := 0
+		for _, w := range in.RequestItems {
+			n += len(w)
+		}
+		return Call{Operation: "BatchWriteItem", Keys: n}
+	case *dynamodb.PutItemInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "PutItem", Keys: 1}
+	case *dynamodb.UpdateItemInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "UpdateItem", Keys: 1}
+	case *dynamodb.DeleteItemInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "DeleteItem", Keys: 1}
+	case *dynamodb.TransactWriteItemsInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "TransactWriteItems", Keys: len(in.TransactItems)}
+	case *dynamodb.TransactGetItemsInput:
+		in.ReturnConsumedCapacity = total
+		return Call{Operation: "TransactGetItems", Keys: len(in.TransactItems)}
+	case *dynamodb.CreateTableInput:
+		return Call{Operation: "CreateTable"}
+	case *dynamodb.DeleteTableInput:
+		return Call{Operation: "DeleteTable"}
+	default:
+		return Call{Operation: "Other"}
+	}
+}
+
+// describeOutput adds the items returned and the capacity consumed.
+func describeOutput(c *Call, result any) {
+	switch out := result.(type) {
+	case *dynamodb.GetItemOutput:
+		if out.Item != nil {
+			c.Items = 1
+		}
+		c.Read += units(out.ConsumedCapacity)
+	case *dynamodb.QueryOutput:
+		c.Items = len(out.Items)
+		c.Read += units(out.ConsumedCapacity)
+	case *dynamodb.ScanOutput:
+		c.Items = len(out.Items)
+		c.Read += units(out.ConsumedCapacity)
+	case *dynamodb.BatchGetItemOutput:
+		for _, items := range out.Responses {
+			c.Items += len(items)
+		}
+		c.Read += sumUnits(out.ConsumedCapacity)
+	case *dynamodb.TransactGetItemsOutput:
+		c.Items = len(out.Responses)
+		c.Read += sumUnits(out.ConsumedCapacity)
+	case *dynamodb.BatchWriteItemOutput:
+		c.Write += sumUnits(out.ConsumedCapacity)
+	case *dynamodb.PutItemOutput:
+		c.Write += units(out.ConsumedCapacity)
+	case *dynamodb.UpdateItemOutput:
+		c.Write += units(out.ConsumedCapacity)
+	case *dynamodb.DeleteItemOutput:
+		c.Write += units(out.ConsumedCapacity)
+	case *dynamodb.TransactWriteItemsOutput:
+		c.Write += sumUnits(out.ConsumedCapacity)
+	}
+}
+
+func units(cc *types.ConsumedCapacity) float64 {
+	if cc == nil {
+		return 0
+	}
+	return aws.ToFloat64(cc.CapacityUnits)
+}
+
+func sumUnits(ccs []types.ConsumedCapacity) float64 {
+	var t float64
+	for i := range ccs {
+		t += units(&ccs[i])
+	}
+	return t
+}

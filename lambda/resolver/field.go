@@ -1,0 +1,122 @@
+package resolver
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// maxConcurrent bounds the events of one batch resolved at the same time by
+// per-event resolvers (each typically one Query).
+const maxConcurrent = 8
+
+// validator is implemented by argument structs that check themselves.
+type validator interface{ validate() error }
+
+// one makes a resolver that handles each event on its own, with its arguments
+// decoded into A (and validated, when A has a validate method). The events of
+// a batch run concurrently, at most maxConcurrent at a time.
+func one[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (any, error)) resolveFunc {
+	return func(ctx context.Context, evs []*appsync.Event) []result {
+		out := make([]result, len(evs))
+		run := func(i int) {
+			args, err := decodeArgs[A](evs[i])
+			if err != nil {
+				out[i] = result{err: err}
+				return
+			}
+			data, err := fn(ctx, evs[i], args)
+			out[i] = result{data: data, err: err}
+		}
+		if len(evs) == 1 {
+			run(0)
+			return out
+		}
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, maxConcurrent)
+		for i := range evs {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				run(i)
+			})
+		}
+		wg.Wait()
+		return out
+	}
+}
+
+// noArgs is the argument struct of fields without arguments.
+type noArgs struct{}
+
+func decodeArgs[A any](ev *appsync.Event) (A, error) {
+	var args A
+	if len(ev.Arguments) > 0 && string(ev.Arguments) != "null" {
+		if err := json.Unmarshal(ev.Arguments, &args); err != nil {
+			return args, errs.Wrap("resolver.arguments", errs.Validation, "invalid arguments for "+ev.Info.Field(), err)
+		}
+	}
+	if v, ok := any(&args).(validator); ok {
+		if err := v.validate(); err != nil {
+			return args, err
+		}
+	}
+	return args, nil
+}
+
+// decodeSource reads the parent object of a nested field.
+func decodeSource[S any](ev *appsync.Event) (S, error) {
+	var src S
+	if len(ev.Source) == 0 || string(ev.Source) == "null" {
+		return src, errs.Internalf("resolver.source", "%s: event has no source", ev.Info.Field())
+	}
+	if err := json.Unmarshal(ev.Source, &src); err != nil {
+		return src, errs.Internalf("resolver.source", "%s: decode source: %v", ev.Info.Field(), err)
+	}
+	return src, nil
+}
+
+// lookup makes a batched resolver for a field that is one item found by an
+// ID on the parent (Post.author, Comment.post, ...): it collects the IDs of
+// every event in the batch and fetches them with one call of fetch (one
+// BatchGetItem per 100 distinct IDs), then answers each event in order. A
+// missing item is a NotFound error for its event only.
+func lookup[S, T any](idOf func(S) string, fetch func(context.Context, []string) (map[string]T, error),
+	show func(*appsync.Event, T) any, missing string) resolveFunc {
+	return func(ctx context.Context, evs []*appsync.Event) []result {
+		out := make([]result, len(evs))
+		ids := make([]string, len(evs))
+		want := make([]string, 0, len(evs))
+		for i, ev := range evs {
+			src, err := decodeSource[S](ev)
+			if err != nil {
+				out[i] = result{err: err}
+				continue
+			}
+			if ids[i] = idOf(src); !store.ValidID(ids[i]) {
+				out[i] = result{err: errs.E("resolver.lookup", errs.Validation, "invalid ID on the parent object")}
+				continue
+			}
+			want = append(want, ids[i])
+		}
+		found, err := fetch(ctx, want)
+		for i, ev := range evs {
+			switch {
+			case out[i].err != nil:
+			case err != nil:
+				out[i] = result{err: err}
+			default:
+				if v, ok := found[ids[i]]; ok {
+					out[i] = result{data: show(ev, v)}
+				} else {
+					out[i] = result{err: errs.E("resolver.lookup", errs.NotFound, missing)}
+				}
+			}
+		}
+		return out
+	}
+}

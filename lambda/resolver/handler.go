@@ -1,0 +1,174 @@
+// Package resolver is the Lambda behind every AppSync direct resolver: it
+// decodes the event (one, or a batch), routes each event on
+// "parentTypeName.fieldName" to its field's resolver and encodes the reply in
+// the shape AppSync expects.
+//
+// It is also the boundary where errors are converted, once: an errs.Error's
+// Kind becomes the GraphQL errorType, its message the errorMessage, and any
+// other error becomes an InternalError whose cause is logged, never returned.
+package resolver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// Store is what the resolvers need from the table; *store.Store has it.
+type Store interface {
+	User(ctx context.Context, id string) (store.User, error)
+	UserByHandle(ctx context.Context, handle string) (store.User, error)
+	Users(ctx context.Context, ids []string) (map[string]store.User, error)
+	Post(ctx context.Context, id string) (store.Post, error)
+	Posts(ctx context.Context, ids []string) (map[string]store.Post, error)
+	PostsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Post], error)
+	CommentsOnPost(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Comment], error)
+	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
+	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Handler is the Lambda handler. It implements lambda.Handler.
+type Handler struct {
+	store  Store
+	log    *slog.Logger
+	fields map[string]resolveFunc
+}
+
+// New returns a Handler reading from s and logging to log.
+func New(s Store, log *slog.Logger) *Handler {
+	h := &Handler{store: s, log: log}
+	h.fields = h.routes()
+	return h
+}
+
+// result is the outcome of resolving one event.
+type result struct {
+	data any
+	err  error
+}
+
+// resolveFunc resolves the events of one field, returning one result per
+// event, in order.
+type resolveFunc func(ctx context.Context, evs []*appsync.Event) []result
+
+// Invoke handles one Lambda payload: a single event, answered with the
+// field's value or an error; or a batch (a JSON array), answered with an
+// array of the same length and order whose items are {"data": ...} or
+// {"data": null, "errorMessage": ..., "errorType": ...}.
+//
+// Errors returned are messages.InvokeResponse_Error values, so AppSync shows
+// their Type as the GraphQL errorType.
+func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	events, batch, err := appsync.Decode(payload)
+	if err != nil {
+		return nil, h.invokeError("", errs.Wrap("resolver.Invoke", errs.Validation, "malformed AppSync event", err))
+	}
+	ptrs := make([]*appsync.Event, len(events))
+	for i := range events {
+		ptrs[i] = &events[i]
+	}
+	results := h.resolve(ctx, ptrs)
+	if !batch {
+		r := results[0]
+		if r.err != nil {
+			return nil, h.invokeError(events[0].Info.Field(), r.err)
+		}
+		return h.encode(r.data)
+	}
+	items := make([]appsync.BatchItem, len(results))
+	for i, r := range results {
+		if r.err != nil {
+			h.logError(events[i].Info.Field(), r.err)
+			items[i] = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.err), ErrorType: errs.KindOf(r.err).String()}
+			continue
+		}
+		items[i] = appsync.BatchItem{Data: r.data}
+	}
+	return h.encode(items)
+}
+
+func (h *Handler) encode(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, h.invokeError("", errs.Wrap("resolver.encode", errs.Internal, "internal error", err))
+	}
+	return b, nil
+}
+
+// resolve routes each event to its field's resolver. Events of one field are
+// resolved together (AppSync batches hold one field; a mixed array is split).
+func (h *Handler) resolve(ctx context.Context, events []*appsync.Event) []result {
+	results := make([]result, len(events))
+	groups := map[string][]int{}
+	var order []string
+	for i, ev := range events {
+		key := ev.Info.Field()
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	for _, key := range order {
+		idx := groups[key]
+		fn, ok := h.fields[key]
+		if !ok {
+			err := errs.E("resolver.route", errs.Validation, fmt.Sprintf("no resolver for field %q", key))
+			for _, i := range idx {
+				results[i] = result{err: err}
+			}
+			continue
+		}
+		group := make([]*appsync.Event, len(idx))
+		for j, i := range idx {
+			group[j] = events[i]
+		}
+		for j, r := range h.safely(ctx, key, fn, group) {
+			results[idx[j]] = r
+		}
+	}
+	return results
+}
+
+// safely runs fn, turning a panic into an InternalError for every event.
+func (h *Handler) safely(ctx context.Context, field string, fn resolveFunc, evs []*appsync.Event) (out []result) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := errs.Internalf("resolver."+field, "panic: %v\n%s", p, debug.Stack())
+			out = make([]result, len(evs))
+			for i := range out {
+				out[i] = result{err: err}
+			}
+		}
+	}()
+	out = fn(ctx, evs)
+	if len(out) != len(evs) {
+		panic(fmt.Sprintf("resolver for %s returned %d results for %d events", field, len(out), len(evs)))
+	}
+	return out
+}
+
+// invokeError converts err for a single (unbatched) invocation.
+func (h *Handler) invokeError(field string, err error) error {
+	h.logError(field, err)
+	return messages.InvokeResponse_Error{Type: errs.KindOf(err).String(), Message: errs.PublicMessage(err)}
+}
+
+// logError logs internal errors with their cause, and client errors briefly.
+func (h *Handler) logError(field string, err error) {
+	if errs.KindOf(err) == errs.Internal || errs.KindOf(err) == errs.Throttled {
+		h.log.Error("resolver failed", "field", field, "errorType", errs.KindOf(err).String(), "cause", err.Error())
+		return
+	}
+	h.log.Info("request refused", "field", field, "errorType", errs.KindOf(err).String(), "message", errs.PublicMessage(err))
+}

@@ -1,0 +1,145 @@
+package store
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// itemKey is an item's primary key.
+type itemKey struct{ pk, sk string }
+
+func (k itemKey) attributes() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		AttrPK: &types.AttributeValueMemberS{Value: k.pk},
+		AttrSK: &types.AttributeValueMemberS{Value: k.sk},
+	}
+}
+
+func keyOf(item map[string]types.AttributeValue) (itemKey, bool) {
+	pk, ok1 := item[AttrPK].(*types.AttributeValueMemberS)
+	sk, ok2 := item[AttrSK].(*types.AttributeValueMemberS)
+	if !ok1 || !ok2 {
+		return itemKey{}, false
+	}
+	return itemKey{pk.Value, sk.Value}, true
+}
+
+// MaxBatchGetKeys is the most keys one BatchGetItem request takes.
+const MaxBatchGetKeys = 100
+
+// Backoff for UnprocessedKeys: full jitter over an exponentially growing
+// window, and a ceiling on the total time when the context has no deadline.
+const (
+	backoffBase     = 20 * time.Millisecond
+	backoffCap      = time.Second
+	noDeadlineLimit = 20 * time.Second
+)
+
+// batchGet reads the items with the given keys. Keys are deduplicated and
+// sent in chunks of at most 100, one BatchGetItem per chunk, the chunks
+// concurrently; UnprocessedKeys are retried with jittered exponential backoff
+// until every key is answered or the context's deadline is near. Absent items
+// are simply missing from the result.
+func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey) (map[itemKey]map[string]types.AttributeValue, error) {
+	unique := make([]itemKey, 0, len(keys))
+	seen := make(map[itemKey]struct{}, len(keys))
+	for _, k := range keys {
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			unique = append(unique, k)
+		}
+	}
+	found := make(map[itemKey]map[string]types.AttributeValue, len(unique))
+	if len(unique) == 0 {
+		return found, nil
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+	)
+	for start := 0; start < len(unique); start += MaxBatchGetKeys {
+		chunk := unique[start:min(start+MaxBatchGetKeys, len(unique))]
+		wg.Go(func() {
+			items, err := s.batchGetChunk(ctx, op, chunk)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			for _, item := range items {
+				if k, ok := keyOf(item); ok {
+					found[k] = item
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return found, nil
+}
+
+// batchGetChunk reads at most 100 distinct keys, retrying UnprocessedKeys.
+func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey) ([]map[string]types.AttributeValue, error) {
+	request := make([]map[string]types.AttributeValue, len(keys))
+	for i, k := range keys {
+		request[i] = k.attributes()
+	}
+	pending := map[string]types.KeysAndAttributes{s.table: {Keys: request}}
+	deadline, hasDeadline := ctx.Deadline()
+	if !hasDeadline {
+		deadline = time.Now().Add(noDeadlineLimit)
+	}
+	var items []map[string]types.AttributeValue
+	for attempt := 0; ; attempt++ {
+		out, err := s.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+		if err != nil {
+			return nil, fail(op, err)
+		}
+		items = append(items, out.Responses[s.table]...)
+		if len(out.UnprocessedKeys[s.table].Keys) == 0 {
+			return items, nil
+		}
+		pending = out.UnprocessedKeys
+		wait := backoff(attempt)
+		if time.Until(deadline) < wait+backoffBase {
+			return nil, errs.E(op, errs.Throttled, "DynamoDB left keys unprocessed until the deadline; retry later")
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+	}
+}
+
+// sleep waits for d or until ctx is done, whichever comes first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// backoff returns a random wait in [0, min(cap, base*2^attempt)).
+func backoff(attempt int) time.Duration {
+	window := backoffCap
+	if attempt < 16 {
+		window = min(backoffCap, backoffBase<<attempt)
+	}
+	return rand.N(window)
+}

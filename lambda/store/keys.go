@@ -1,0 +1,109 @@
+package store
+
+// This file is the one place that knows the table's key formats (DESIGN.md
+// section 3). Every function is pure; the ID checks here run before any
+// caller-supplied value becomes part of a key, so no input can forge a
+// "#"-delimited key.
+
+// Attribute names of the primary key and the two global secondary indexes.
+const (
+	AttrPK     = "pk"
+	AttrSK     = "sk"
+	AttrGSI1PK = "gsi1pk"
+	AttrGSI1SK = "gsi1sk"
+	AttrGSI2PK = "gsi2pk"
+	AttrGSI2SK = "gsi2sk"
+)
+
+// Index names.
+const (
+	// GSI1 is overloaded: a user by handle, posts by author, comments by author.
+	GSI1 = "GSI1"
+	// GSI2 is the reverse follow index: who follows a user.
+	GSI2 = "GSI2"
+)
+
+const (
+	prefixUser      = "USER#"
+	prefixPost      = "POST#"
+	prefixComment   = "COMMENT#"
+	prefixHandle    = "HANDLE#"
+	prefixFollows   = "FOLLOWS#"
+	prefixFollowers = "FOLLOWERS#"
+	prefixFollower  = "FOLLOWER#"
+
+	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
+	// before letters, so it comes first in its partition.
+	SKMetadata = "#METADATA"
+	// SKHandle is the sort key of a handle's uniqueness guard item.
+	SKHandle = "#HANDLE"
+)
+
+// UserPK is the partition of a user and the follows it made: "USER#<id>".
+func UserPK(id string) string { return prefixUser + id }
+
+// PostPK is the partition of a post and its comments: "POST#<id>".
+func PostPK(id string) string { return prefixPost + id }
+
+// CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
+func CommentSK(id string) string { return prefixComment + id }
+
+// HandlePK is the partition of a handle's guard item, and the GSI1 partition
+// key that finds a user by handle: "HANDLE#<handle>".
+func HandlePK(handle string) string { return prefixHandle + handle }
+
+// FollowsSK is a follow's sort key in the follower's partition: "FOLLOWS#<followedId>".
+func FollowsSK(followedID string) string { return prefixFollows + followedID }
+
+// FollowersPK is the GSI2 partition of everyone following a user: "FOLLOWERS#<followedId>".
+func FollowersPK(followedID string) string { return prefixFollowers + followedID }
+
+// FollowerSK is a follow's GSI2 sort key: "FOLLOWER#<followerId>".
+func FollowerSK(followerID string) string { return prefixFollower + followerID }
+
+// AuthorPK is the GSI1 partition holding an author's posts and comments: "USER#<id>".
+func AuthorPK(authorID string) string { return UserPK(authorID) }
+
+// PostSK is a post's GSI1 sort key under its author: "POST#<id>".
+func PostSK(id string) string { return PostPK(id) }
+
+// Sort-key prefixes for begins_with conditions.
+const (
+	CommentPrefix = prefixComment
+	PostPrefix    = prefixPost
+	FollowsPrefix = prefixFollows
+)
+
+// MaxIDLength is the longest ID accepted.
+const MaxIDLength = 64
+
+// ValidID reports whether id is 1-64 characters of [A-Za-z0-9_-], the only
+// IDs allowed into a key.
+func ValidID(id string) bool {
+	if len(id) == 0 || len(id) > MaxIDLength {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ValidHandle reports whether h matches ^[a-z0-9_]{3,30}$.
+func ValidHandle(h string) bool {
+	if len(h) < 3 || len(h) > 30 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,105 @@
+package store
+
+// The entities as the GraphQL API returns them. JSON names are the schema's
+// field names; dynamodbav names are the item's attributes. Each item also
+// carries its key attributes (see keys.go), added by the *Item functions.
+
+// User is a profile. Email is private to its owner: callers that show a user
+// to someone else must clear it.
+type User struct {
+	ID             string  `json:"id" dynamodbav:"id"`
+	Handle         string  `json:"handle" dynamodbav:"handle"`
+	Name           string  `json:"name" dynamodbav:"name"`
+	Email          *string `json:"email" dynamodbav:"email,omitempty"`
+	Bio            *string `json:"bio" dynamodbav:"bio,omitempty"`
+	CreatedAt      string  `json:"createdAt" dynamodbav:"createdAt"`
+	PostCount      int     `json:"postCount" dynamodbav:"postCount"`
+	FollowerCount  int     `json:"followerCount" dynamodbav:"followerCount"`
+	FollowingCount int     `json:"followingCount" dynamodbav:"followingCount"`
+}
+
+// Post is a blog post. CommentCount is kept exact by the writes that add or
+// remove its comments.
+type Post struct {
+	ID           string `json:"id" dynamodbav:"id"`
+	AuthorID     string `json:"authorId" dynamodbav:"authorId"`
+	Title        string `json:"title" dynamodbav:"title"`
+	Body         string `json:"body" dynamodbav:"body"`
+	CreatedAt    string `json:"createdAt" dynamodbav:"createdAt"`
+	UpdatedAt    string `json:"updatedAt" dynamodbav:"updatedAt"`
+	CommentCount int    `json:"commentCount" dynamodbav:"commentCount"`
+}
+
+// Comment is a comment, stored in its post's partition.
+type Comment struct {
+	ID        string `json:"id" dynamodbav:"id"`
+	PostID    string `json:"postId" dynamodbav:"postId"`
+	AuthorID  string `json:"authorId" dynamodbav:"authorId"`
+	Body      string `json:"body" dynamodbav:"body"`
+	CreatedAt string `json:"createdAt" dynamodbav:"createdAt"`
+}
+
+// Follow is the edge "FollowerID follows FollowedID".
+type Follow struct {
+	FollowerID string `json:"followerId" dynamodbav:"followerId"`
+	FollowedID string `json:"followedId" dynamodbav:"followedId"`
+	CreatedAt  string `json:"createdAt" dynamodbav:"createdAt"`
+}
+
+type userItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI1PK string `dynamodbav:"gsi1pk"`
+	GSI1SK string `dynamodbav:"gsi1sk"`
+	User
+}
+
+type handleItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	UserID string `dynamodbav:"userId"`
+}
+
+type postItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI1PK string `dynamodbav:"gsi1pk"`
+	GSI1SK string `dynamodbav:"gsi1sk"`
+	Post
+}
+
+type commentItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI1PK string `dynamodbav:"gsi1pk"`
+	GSI1SK string `dynamodbav:"gsi1sk"`
+	Comment
+}
+
+type followItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI2PK string `dynamodbav:"gsi2pk"`
+	GSI2SK string `dynamodbav:"gsi2sk"`
+	Follow
+}
+
+func newUserItem(u User) userItem {
+	return userItem{PK: UserPK(u.ID), SK: SKMetadata, GSI1PK: HandlePK(u.Handle), GSI1SK: UserPK(u.ID), User: u}
+}
+
+func newHandleItem(u User) handleItem {
+	return handleItem{PK: HandlePK(u.Handle), SK: SKHandle, UserID: u.ID}
+}
+
+func newPostItem(p Post) postItem {
+	return postItem{PK: PostPK(p.ID), SK: SKMetadata, GSI1PK: AuthorPK(p.AuthorID), GSI1SK: PostSK(p.ID), Post: p}
+}
+
+func newCommentItem(c Comment) commentItem {
+	return commentItem{PK: PostPK(c.PostID), SK: CommentSK(c.ID), GSI1PK: AuthorPK(c.AuthorID), GSI1SK: CommentSK(c.ID), Comment: c}
+}
+
+func newFollowItem(f Follow) followItem {
+	return followItem{PK: UserPK(f.FollowerID), SK: FollowsSK(f.FollowedID), GSI2PK: FollowersPK(f.FollowedID), GSI2SK: FollowerSK(f.FollowerID), Follow: f}
+}

@@ -1,0 +1,180 @@
+package store
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// User returns the user with the given ID (AP1): one GetItem.
+// An absent user is a NotFound error.
+func (s *Store) User(ctx context.Context, id string) (User, error) {
+	const op = "store.User"
+	var u User
+	return u, s.getItem(ctx, op, itemKey{UserPK(id), SKMetadata}, "user not found", &u, id)
+}
+
+// Post returns the post with the given ID (AP3): one GetItem.
+// An absent post is a NotFound error.
+func (s *Store) Post(ctx context.Context, id string) (Post, error) {
+	const op = "store.Post"
+	var p Post
+	return p, s.getItem(ctx, op, itemKey{PostPK(id), SKMetadata}, "post not found", &p, id)
+}
+
+// getItem reads one item into v after validating ids.
+func (s *Store) getItem(ctx context.Context, op string, key itemKey, notFound string, v any, ids ...string) error {
+	if err := checkIDs(op, ids...); err != nil {
+		return err
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes()})
+	if err != nil {
+		return fail(op, err)
+	}
+	if out.Item == nil {
+		return errs.E(op, errs.NotFound, notFound)
+	}
+	if err := attributevalue.UnmarshalMap(out.Item, v); err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	return nil
+}
+
+// UserByHandle returns the user with the given handle (AP2): one Query on
+// GSI1. An absent handle is a NotFound error. GSI reads are eventually
+// consistent: a profile created a moment ago may not be found yet.
+func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
+	const op = "store.UserByHandle"
+	if !ValidHandle(handle) {
+		return User{}, errs.E(op, errs.Validation, "invalid handle: must match ^[a-z0-9_]{3,30}$")
+	}
+	out, err := s.api.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 aws.String(s.table),
+		IndexName:                 aws.String(GSI1),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": AttrGSI1PK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: HandlePK(handle)}},
+		Limit:                     aws.Int32(1),
+	})
+	if err != nil {
+		return User{}, fail(op, err)
+	}
+	if len(out.Items) == 0 {
+		return User{}, errs.E(op, errs.NotFound, "user not found")
+	}
+	var u User
+	if err := attributevalue.UnmarshalMap(out.Items[0], &u); err != nil {
+		return User{}, errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	return u, nil
+}
+
+// Users returns the users with the given IDs, keyed by ID; absent users are
+// missing from the map (AP9). Duplicate IDs are read once. Cost: one
+// BatchGetItem per 100 distinct IDs (run concurrently), plus retries of
+// unprocessed keys.
+func (s *Store) Users(ctx context.Context, ids []string) (map[string]User, error) {
+	return getMany[User](ctx, s, "store.Users", ids, func(id string) itemKey { return itemKey{UserPK(id), SKMetadata} },
+		func(u User) string { return u.ID })
+}
+
+// Posts returns the posts with the given IDs, keyed by ID; absent posts are
+// missing from the map (AP10). Cost as for Users.
+func (s *Store) Posts(ctx context.Context, ids []string) (map[string]Post, error) {
+	return getMany[Post](ctx, s, "store.Posts", ids, func(id string) itemKey { return itemKey{PostPK(id), SKMetadata} },
+		func(p Post) string { return p.ID })
+}
+
+func getMany[T any](ctx context.Context, s *Store, op string, ids []string, key func(string) itemKey, idOf func(T) string) (map[string]T, error) {
+	if err := checkIDs(op, ids...); err != nil {
+		return nil, err
+	}
+	keys := make([]itemKey, len(ids))
+	for i, id := range ids {
+		keys[i] = key(id)
+	}
+	items, err := s.batchGet(ctx, op, keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]T, len(items))
+	for _, item := range items {
+		var v T
+		if err := attributevalue.UnmarshalMap(item, &v); err != nil {
+			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+		out[idOf(v)] = v
+	}
+	return out, nil
+}
+
+// PostsByAuthor returns a page of the author's posts, newest first (AP4): one
+// Query on GSI1.
+func (s *Store) PostsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Post], error) {
+	const op = "store.PostsByAuthor"
+	if err := checkIDs(op, authorID); err != nil {
+		return Page[Post]{}, err
+	}
+	return queryPage[Post](ctx, s, op, partitionQuery{
+		scope: cursor.Scope{Query: "User.posts", Parent: authorID, Index: GSI1},
+		pk:    AuthorPK(authorID), skPrefix: PostPrefix, newestFirst: true,
+	}, page)
+}
+
+// CommentsOnPost returns a page of the post's comments, oldest first (AP5):
+// one Query on the post's partition.
+func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
+	const op = "store.CommentsOnPost"
+	if err := checkIDs(op, postID); err != nil {
+		return Page[Comment]{}, err
+	}
+	return queryPage[Comment](ctx, s, op, partitionQuery{
+		scope: cursor.Scope{Query: "Post.comments", Parent: postID},
+		pk:    PostPK(postID), skPrefix: CommentPrefix,
+	}, page)
+}
+
+// CommentsByAuthor returns a page of the author's comments, newest first
+// (AP6): one Query on GSI1.
+func (s *Store) CommentsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Comment], error) {
+	const op = "store.CommentsByAuthor"
+	if err := checkIDs(op, authorID); err != nil {
+		return Page[Comment]{}, err
+	}
+	return queryPage[Comment](ctx, s, op, partitionQuery{
+		scope: cursor.Scope{Query: "User.comments", Parent: authorID, Index: GSI1},
+		pk:    AuthorPK(authorID), skPrefix: CommentPrefix, newestFirst: true,
+	}, page)
+}
+
+// Following returns a page of the follows the user made, ordered by the
+// followed user's ID (AP7): one Query on the user's partition.
+func (s *Store) Following(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
+	const op = "store.Following"
+	if err := checkIDs(op, userID); err != nil {
+		return Page[Follow]{}, err
+	}
+	return queryPage[Follow](ctx, s, op, partitionQuery{
+		scope: cursor.Scope{Query: "User.following", Parent: userID},
+		pk:    UserPK(userID), skPrefix: FollowsPrefix,
+	}, page)
+}
+
+// Followers returns a page of the follows made to the user, ordered by the
+// follower's ID (AP8): one Query on GSI2.
+func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
+	const op = "store.Followers"
+	if err := checkIDs(op, userID); err != nil {
+		return Page[Follow]{}, err
+	}
+	return queryPage[Follow](ctx, s, op, partitionQuery{
+		scope: cursor.Scope{Query: "User.followers", Parent: userID, Index: GSI2},
+		pk:    FollowersPK(userID),
+	}, page)
+}
