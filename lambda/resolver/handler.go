@@ -19,6 +19,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -45,10 +46,24 @@ type Handler struct {
 	fields map[string]resolveFunc
 }
 
-// New returns a Handler reading from s and logging to log.
+// New returns a Handler reading from s and logging to log. It panics if the
+// resolvers it has and the routed fields of routes.All differ: that is a
+// build error, caught by the package's tests, never a run-time condition.
 func New(s Store, log *slog.Logger) *Handler {
 	h := &Handler{store: s, log: log}
 	h.fields = h.routes()
+	for _, r := range routes.All {
+		if h.fields[r.Key()] == nil {
+			panic("resolver: routes.All lists " + r.Key() + " but it has no resolver")
+		}
+	}
+	if len(h.fields) != len(routes.All) {
+		for key := range h.fields {
+			if _, ok := routes.Find(key); !ok {
+				panic("resolver: " + key + " has a resolver but is not in routes.All")
+			}
+		}
+	}
 	return h
 }
 
