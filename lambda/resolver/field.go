@@ -18,18 +18,29 @@ const maxConcurrent = 8
 type validator interface{ validate() error }
 
 // one makes a resolver that handles each event on its own, with its arguments
-// decoded into A (and validated, when A has a validate method). The events of
-// a batch run concurrently, at most maxConcurrent at a time.
+// decoded into A (and validated, when A has a validate method).
 func one[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (any, error)) resolveFunc {
+	return perEvent(withArgs(fn))
+}
+
+// withArgs decodes and validates an event's arguments before calling fn.
+func withArgs[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (any, error)) func(context.Context, *appsync.Event) (any, error) {
+	return func(ctx context.Context, ev *appsync.Event) (any, error) {
+		args, err := decodeArgs[A](ev)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, ev, args)
+	}
+}
+
+// perEvent makes a resolver that calls fn for each event. The events of a
+// batch run concurrently, at most maxConcurrent at a time.
+func perEvent(fn func(ctx context.Context, ev *appsync.Event) (any, error)) resolveFunc {
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := make([]result, len(evs))
 		run := func(i int) {
-			args, err := decodeArgs[A](evs[i])
-			if err != nil {
-				out[i] = result{err: err}
-				return
-			}
-			data, err := fn(ctx, evs[i], args)
+			data, err := fn(ctx, evs[i])
 			out[i] = result{data: data, err: err}
 		}
 		if len(evs) == 1 {

@@ -30,6 +30,16 @@ func (h *Handler) routes() map[string]resolveFunc {
 
 		"Follow.follower": lookup(func(f parentFollow) string { return f.FollowerID }, h.store.Users, h.showUser, "user not found"),
 		"Follow.followed": lookup(func(f parentFollow) string { return f.FollowedID }, h.store.Users, h.showUser, "user not found"),
+
+		"Mutation.createUser":    mutation(h.createUser),
+		"Mutation.updateUser":    mutation(h.updateUser),
+		"Mutation.createPost":    mutation(h.createPost),
+		"Mutation.updatePost":    mutation(h.updatePost),
+		"Mutation.deletePost":    mutation(h.deletePost),
+		"Mutation.createComment": mutation(h.createComment),
+		"Mutation.deleteComment": mutation(h.deleteComment),
+		"Mutation.follow":        mutation(h.follow),
+		"Mutation.unfollow":      mutation(h.unfollow),
 	}
 }
 

@@ -35,6 +35,16 @@ type Store interface {
 	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
 	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+
+	CreateUser(ctx context.Context, u store.User) (store.User, error)
+	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
+	CreatePost(ctx context.Context, authorID, title, body string) (store.Post, error)
+	UpdatePost(ctx context.Context, callerID, id string, title, body *string) (store.Post, error)
+	DeletePost(ctx context.Context, callerID, id string) (store.Post, error)
+	CreateComment(ctx context.Context, authorID, postID, body string) (store.Comment, error)
+	DeleteComment(ctx context.Context, callerID, postID, id string) (store.Comment, error)
+	Follow(ctx context.Context, followerID, followedID string) (store.Follow, error)
+	Unfollow(ctx context.Context, followerID, followedID string) (*store.Follow, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -20,9 +20,9 @@ import (
 
 // newHandler returns the Lambda handler, wrapped as aws-lambda-go wraps it,
 // over a new table loaded with data.
-func newHandler(t *testing.T, data store.Dataset) lambda.Handler {
+func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.Handler {
 	t.Helper()
-	s, _ := storetest.NewStore(t, data)
+	s, _ := storetest.NewStore(t, data, opts...)
 	return lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil))))
 }
 

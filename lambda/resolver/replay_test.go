@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/sample"
+	"github.com/example/appsync-dynamo/lambda/store/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -23,8 +27,10 @@ type golden struct {
 	DynamoDB map[string]int `json:"dynamodb"`
 }
 
-// TestReplayEvents replays every events/*.json through the handler against
-// the sample data and compares the result with testdata/golden/<name>.json.
+// TestReplayEvents replays every events/*.json through the handler, each
+// against a fresh table loaded with the sample data (with a fixed clock and
+// ID sequence, so writes are reproducible), and compares the result with
+// testdata/golden/<name>.json.
 // Run `go test ./lambda/resolver -run TestReplayEvents -update` to rewrite the
 // golden files after a deliberate change, and review the diff.
 func TestReplayEvents(t *testing.T) {
@@ -32,10 +38,10 @@ func TestReplayEvents(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no events found: %v", err)
 	}
-	h := sampleHandler(t)
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		t.Run(name, func(t *testing.T) {
+			h := newHandler(t, sample.Data(), storetest.Deterministic(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))...)
 			payload, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)

@@ -25,7 +25,8 @@ const (
 	connectionBatch = 20
 )
 
-// All lists every routed field. Root fields are never batched by AppSync.
+// All lists every routed field. Root fields (Query, Mutation) are never
+// batched by AppSync.
 var All = []Route{
 	{"Query", "user", 0},
 	{"Query", "post", 0},
@@ -45,6 +46,16 @@ var All = []Route{
 
 	{"Follow", "follower", lookupBatch},
 	{"Follow", "followed", lookupBatch},
+
+	{"Mutation", "createUser", 0},
+	{"Mutation", "updateUser", 0},
+	{"Mutation", "createPost", 0},
+	{"Mutation", "updatePost", 0},
+	{"Mutation", "deletePost", 0},
+	{"Mutation", "createComment", 0},
+	{"Mutation", "deleteComment", 0},
+	{"Mutation", "follow", 0},
+	{"Mutation", "unfollow", 0},
 }
 
 // Find returns the route for "Type.field" and whether there is one.

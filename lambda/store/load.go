@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -40,27 +39,33 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 	for _, f := range d.Follows {
 		items = append(items, newFollowItem(f))
 	}
-	for start := 0; start < len(items); start += maxBatchWrite {
-		var puts []types.WriteRequest
-		for _, it := range items[start:min(start+maxBatchWrite, len(items))] {
-			av, err := attributevalue.MarshalMap(it)
-			if err != nil {
-				return errs.Wrap(op, errs.Internal, "internal error", err)
-			}
-			puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+	writes := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		av, err := marshal(op, it)
+		if err != nil {
+			return err
 		}
-		pending := map[string][]types.WriteRequest{s.table: puts}
+		writes[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
+	}
+	return s.batchWrite(ctx, op, writes)
+}
+
+// batchWrite sends writes with BatchWriteItem, 25 a request, retrying
+// UnprocessedItems with jittered backoff.
+func (s *Store) batchWrite(ctx context.Context, op string, writes []types.WriteRequest) error {
+	for start := 0; start < len(writes); start += maxBatchWrite {
+		pending := map[string][]types.WriteRequest{s.table: writes[start:min(start+maxBatchWrite, len(writes))]}
 		for attempt := 0; len(pending[s.table]) > 0; attempt++ {
+			if attempt > 0 {
+				if err := sleep(ctx, backoff(attempt)); err != nil {
+					return errs.Wrap(op, errs.Internal, "internal error", err)
+				}
+			}
 			out, err := s.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
 			if err != nil {
 				return fail(op, err)
 			}
 			pending = out.UnprocessedItems
-			if len(pending[s.table]) > 0 && attempt > 0 {
-				if err := sleep(ctx, backoff(attempt)); err != nil {
-					return errs.Wrap(op, errs.Internal, "internal error", err)
-				}
-			}
 		}
 	}
 	return nil

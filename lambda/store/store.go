@@ -12,10 +12,13 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
@@ -27,6 +30,8 @@ type API interface {
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
 var _ API = (*dynamodb.Client)(nil)
@@ -36,13 +41,38 @@ type Store struct {
 	api    API
 	table  string
 	tokens *cursor.Codec
+	now    func() time.Time
+	newID  func(time.Time) string
 }
 
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock makes the store read the time from now (tests use a fixed clock).
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithIDs makes the store take new post and comment IDs from newID, given
+// the creation time (tests use a deterministic sequence).
+func WithIDs(newID func(time.Time) string) Option { return func(s *Store) { s.newID = newID } }
+
 // New returns a Store for the table named table, signing pagination tokens
-// with tokens.
-func New(api API, table string, tokens *cursor.Codec) *Store {
-	return &Store{api: api, table: table, tokens: tokens}
+// with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
+// sort by creation.
+func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
+	s := &Store{api: api, table: table, tokens: tokens, now: time.Now, newID: NewULID}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
+
+// NewULID returns a new ULID for time t, from a cryptographically random source.
+func NewULID(t time.Time) string {
+	return ulid.MustNew(ulid.Timestamp(t), rand.Reader).String()
+}
+
+// timestamp formats t as an AWSDateTime with milliseconds, in UTC.
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // Table returns the table's name.
 func (s *Store) Table() string { return s.table }

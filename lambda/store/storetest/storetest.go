@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
@@ -104,17 +105,39 @@ func NewTable(tb testing.TB, client *dynamodb.Client) string {
 	return name
 }
 
-// NewStore returns a Store on a new table, the table's name and the client,
-// loaded with data (which may be empty).
-func NewStore(tb testing.TB, data store.Dataset) (*store.Store, *dynamodb.Client) {
+// NewStore returns a Store on a new table loaded with data (which may be
+// empty), and the client.
+func NewStore(tb testing.TB, data store.Dataset, opts ...store.Option) (*store.Store, *dynamodb.Client) {
 	tb.Helper()
 	client := Client(tb)
-	s := store.New(client, NewTable(tb, client), cursor.New(TokenKey))
+	s := store.New(client, NewTable(tb, client), cursor.New(TokenKey), opts...)
 	if err := s.Load(context.Background(), data); err != nil {
 		tb.Fatalf("load data: %v", err)
 	}
 	return s, client
 }
+
+// Deterministic returns store options for reproducible writes: the clock
+// reads start and advances a second per call, and new IDs are ULIDs of that
+// time with zero entropy.
+func Deterministic(start time.Time) []store.Option {
+	var mu sync.Mutex
+	now := start
+	return []store.Option{
+		store.WithClock(func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			t := now
+			now = now.Add(time.Second)
+			return t
+		}),
+		store.WithIDs(func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), zeroReader{}).String() }),
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 func sanitize(name string) string {
 	return strings.Map(func(r rune) rune {

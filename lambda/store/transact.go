@@ -1,0 +1,169 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// txAction is one action of a transaction and what its failed condition means.
+type txAction struct {
+	item types.TransactWriteItem
+	// failed returns the error for this action's condition failing, given the
+	// item as it was (nil when absent). Required for actions with a condition.
+	failed func(old map[string]types.AttributeValue) error
+}
+
+// transact runs actions as one TransactWriteItems: all of them or none.
+//
+// Each attempt carries its own ClientRequestToken, so the SDK's retries of
+// one attempt (a timeout, a dropped connection) are applied at most once. A
+// cancellation caused by a conflicting transaction (TransactionConflict) or a
+// transaction in progress is retried with jittered exponential backoff until
+// the context's deadline is near; a failed condition returns the error its
+// action names.
+func (s *Store) transact(ctx context.Context, op string, actions ...txAction) error {
+	items := make([]types.TransactWriteItem, len(actions))
+	for i, a := range actions {
+		items[i] = a.item
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(noDeadlineLimit)
+	}
+	for attempt := 0; ; attempt++ {
+		_, err := s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+			TransactItems:      items,
+			ClientRequestToken: aws.String(requestToken()),
+		})
+		if err == nil {
+			return nil
+		}
+		retry, failure := s.cancellation(op, err, actions)
+		if !retry {
+			return failure
+		}
+		wait := backoff(attempt)
+		if time.Until(deadline) < wait+backoffBase {
+			return errs.Wrap(op, errs.Throttled, "too many concurrent changes to the same items; retry later", err)
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+	}
+}
+
+// cancellation interprets a failed transaction: whether to retry it, or the
+// error to return.
+func (s *Store) cancellation(op string, err error, actions []txAction) (retry bool, failure error) {
+	var inProgress *types.TransactionInProgressException
+	if errors.As(err, &inProgress) {
+		return true, nil
+	}
+	var canceled *types.TransactionCanceledException
+	if !errors.As(err, &canceled) {
+		return false, fail(op, err)
+	}
+	conflict := false
+	for i, r := range canceled.CancellationReasons {
+		switch aws.ToString(r.Code) {
+		case "ConditionalCheckFailed":
+			if i < len(actions) && actions[i].failed != nil {
+				return false, actions[i].failed(r.Item)
+			}
+			return false, errs.Wrap(op, errs.Conflict, "the change conflicts with the current state", err)
+		case "TransactionConflict":
+			conflict = true
+		case "ThrottlingError", "ProvisionedThroughputExceeded":
+			return false, errs.Wrap(op, errs.Throttled, "DynamoDB is throttling requests; retry later", err)
+		}
+	}
+	if conflict {
+		return true, nil
+	}
+	return false, fail(op, err)
+}
+
+// requestToken returns a fresh idempotency token (DynamoDB takes 1-36 characters).
+func requestToken() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Building blocks of write actions.
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func num(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+
+// put adds item if no item with its key exists; failed receives the
+// existing item otherwise.
+func (s *Store) put(item map[string]types.AttributeValue, failed func(map[string]types.AttributeValue) error) txAction {
+	return txAction{item: types.TransactWriteItem{Put: &types.Put{
+		TableName:                           aws.String(s.table),
+		Item:                                item,
+		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, failed: failed}
+}
+
+// addCount adds delta to a counter of an existing item.
+func (s *Store) addCount(pk, sk, counter string, delta string, failed func(map[string]types.AttributeValue) error) txAction {
+	return txAction{item: types.TransactWriteItem{Update: &types.Update{
+		TableName:                           aws.String(s.table),
+		Key:                                 itemKey{pk, sk}.attributes(),
+		UpdateExpression:                    aws.String("ADD #c :d"),
+		ConditionExpression:                 aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:            map[string]string{"#c": counter},
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":d": num(delta)},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, failed: failed}
+}
+
+// onlyIf adds a condition "attribute = value" to an Update or Delete action.
+func onlyIf(a txAction, attribute, value string) txAction {
+	cond := "attribute_exists(pk) AND #owner = :owner"
+	switch {
+	case a.item.Update != nil:
+		u := a.item.Update
+		u.ConditionExpression = aws.String(cond)
+		u.ExpressionAttributeNames["#owner"] = attribute
+		u.ExpressionAttributeValues[":owner"] = str(value)
+	case a.item.Delete != nil:
+		d := a.item.Delete
+		d.ConditionExpression = aws.String(cond)
+		d.ExpressionAttributeNames = map[string]string{"#owner": attribute}
+		d.ExpressionAttributeValues = map[string]types.AttributeValue{":owner": str(value)}
+	}
+	return a
+}
+
+// remove deletes an existing item.
+func (s *Store) remove(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
+	return txAction{item: types.TransactWriteItem{Delete: &types.Delete{
+		TableName:                           aws.String(s.table),
+		Key:                                 itemKey{pk, sk}.attributes(),
+		ConditionExpression:                 aws.String("attribute_exists(pk)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, failed: failed}
+}
+
+// notFoundOr returns a failure function: NotFound when the item was absent,
+// otherwise the error of otherwise (nil means NotFound too).
+func notFoundOr(op, missing string, otherwise error) func(map[string]types.AttributeValue) error {
+	return func(old map[string]types.AttributeValue) error {
+		if len(old) == 0 || otherwise == nil {
+			return errs.E(op, errs.NotFound, missing)
+		}
+		return otherwise
+	}
+}

@@ -1,0 +1,306 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// The writes. Each is atomic: one conditional UpdateItem, or one
+// TransactWriteItems that writes a child and adjusts its parent's count
+// together (see transact). Ownership is a condition of the write itself, never
+// a read followed by a write. Their errors: Validation (an ID or handle that
+// may not go into a key), NotFound, Unauthorized (not the owner), Conflict,
+// Throttled, Internal.
+
+func marshal(op string, v any) (map[string]types.AttributeValue, error) {
+	av, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	return av, nil
+}
+
+func unmarshal(op string, item map[string]types.AttributeValue, v any) error {
+	if err := attributevalue.UnmarshalMap(item, v); err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	return nil
+}
+
+var (
+	countUp   = "1"
+	countDown = "-1"
+)
+
+// CreateUser creates u's profile (its counts zero, CreatedAt now) and claims
+// its handle, in one transaction. A second profile for the same ID or a
+// handle already taken is a Conflict; nothing is written then.
+func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
+	const op = "store.CreateUser"
+	if err := checkIDs(op, u.ID); err != nil {
+		return User{}, err
+	}
+	if !ValidHandle(u.Handle) {
+		return User{}, errs.E(op, errs.Validation, "invalid handle: must match ^[a-z0-9_]{3,30}$")
+	}
+	u.CreatedAt = timestamp(s.now())
+	u.PostCount, u.FollowerCount, u.FollowingCount = 0, 0, 0
+	userAV, err := marshal(op, newUserItem(u))
+	if err != nil {
+		return User{}, err
+	}
+	handleAV, err := marshal(op, newHandleItem(u))
+	if err != nil {
+		return User{}, err
+	}
+	err = s.transact(ctx, op,
+		s.put(userAV, func(map[string]types.AttributeValue) error {
+			return errs.E(op, errs.Conflict, "a profile already exists for this user")
+		}),
+		s.put(handleAV, func(map[string]types.AttributeValue) error {
+			return errs.E(op, errs.Conflict, "handle is taken")
+		}))
+	if err != nil {
+		return User{}, err
+	}
+	return u, nil
+}
+
+// UpdateUser sets the user's name and bio (an empty bio removes it); nil
+// leaves a field as it is. One conditional UpdateItem; an absent profile is
+// NotFound.
+func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (User, error) {
+	const op = "store.UpdateUser"
+	if err := checkIDs(op, id); err != nil {
+		return User{}, err
+	}
+	upd := updateExpr{}
+	upd.set("name", name)
+	if bio != nil && *bio == "" {
+		upd.remove("bio")
+	} else {
+		upd.set("bio", bio)
+	}
+	var u User
+	err := s.update(ctx, op, itemKey{UserPK(id), SKMetadata}, upd, "", "", errs.E(op, errs.NotFound, "no profile: call createUser first"), nil, &u)
+	return u, err
+}
+
+// CreatePost creates a post by authorID with a new ID and increments the
+// author's postCount, in one transaction. An author without a profile is
+// NotFound.
+func (s *Store) CreatePost(ctx context.Context, authorID, title, body string) (Post, error) {
+	const op = "store.CreatePost"
+	if err := checkIDs(op, authorID); err != nil {
+		return Post{}, err
+	}
+	now := s.now()
+	p := Post{ID: s.newID(now), AuthorID: authorID, Title: title, Body: body, CreatedAt: timestamp(now), UpdatedAt: timestamp(now)}
+	av, err := marshal(op, newPostItem(p))
+	if err != nil {
+		return Post{}, err
+	}
+	err = s.transact(ctx, op,
+		s.put(av, func(map[string]types.AttributeValue) error {
+			return errs.E(op, errs.Conflict, "post ID collision; retry")
+		}),
+		s.addCount(UserPK(authorID), SKMetadata, "postCount", countUp, notFoundOr(op, "no profile: call createUser first", nil)))
+	if err != nil {
+		return Post{}, err
+	}
+	return p, nil
+}
+
+// UpdatePost sets the post's title and body (nil leaves a field as it is)
+// and its updatedAt, if callerID is its author: one UpdateItem whose
+// condition checks the author. NotFound when absent, Unauthorized for anyone
+// else.
+func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
+	const op = "store.UpdatePost"
+	if err := checkIDs(op, callerID, id); err != nil {
+		return Post{}, err
+	}
+	upd := updateExpr{}
+	upd.set("title", title)
+	upd.set("body", body)
+	now := timestamp(s.now())
+	upd.set("updatedAt", &now)
+	var p Post
+	err := s.update(ctx, op, itemKey{PostPK(id), SKMetadata}, upd, "authorId", callerID,
+		errs.E(op, errs.NotFound, "post not found"), errs.E(op, errs.Unauthorized, "only the post's author may change it"), &p)
+	return p, err
+}
+
+// DeletePost deletes the post, if callerID is its author, and decrements the
+// author's postCount in one transaction; then it deletes every comment in the
+// post's partition (Query pages of keys, BatchWriteItem of 25, unprocessed
+// items retried). It returns the deleted post.
+//
+// Once the post is gone no comment can be added (createComment requires the
+// post), so the sweep sees every comment. Should the sweep be interrupted, a
+// retried DeletePost of the same ID sweeps the rest before reporting
+// NotFound.
+func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, error) {
+	const op = "store.DeletePost"
+	if err := checkIDs(op, callerID, id); err != nil {
+		return Post{}, err
+	}
+	var p Post
+	found, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKMetadata}, &p)
+	if err != nil {
+		return Post{}, err
+	}
+	if !found {
+		if err := s.deletePartition(ctx, op, PostPK(id), CommentPrefix); err != nil {
+			return Post{}, err
+		}
+		return Post{}, errs.E(op, errs.NotFound, "post not found")
+	}
+	err = s.transact(ctx, op,
+		onlyIf(s.remove(PostPK(id), SKMetadata, notFoundOr(op, "post not found", errs.E(op, errs.Unauthorized, "only the post's author may delete it"))), "authorId", callerID),
+		s.addCount(UserPK(p.AuthorID), SKMetadata, "postCount", countDown, notFoundOr(op, "the post's author has no profile", nil)))
+	if err != nil {
+		return Post{}, err
+	}
+	if err := s.deletePartition(ctx, op, PostPK(id), CommentPrefix); err != nil {
+		return Post{}, err
+	}
+	return p, nil
+}
+
+// CreateComment adds a comment by authorID to the post and increments its
+// commentCount, in one transaction conditioned on the post existing (NotFound
+// otherwise, and nothing is written).
+func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
+	const op = "store.CreateComment"
+	if err := checkIDs(op, authorID, postID); err != nil {
+		return Comment{}, err
+	}
+	now := s.now()
+	c := Comment{ID: s.newID(now), PostID: postID, AuthorID: authorID, Body: body, CreatedAt: timestamp(now)}
+	av, err := marshal(op, newCommentItem(c))
+	if err != nil {
+		return Comment{}, err
+	}
+	err = s.transact(ctx, op,
+		s.put(av, func(map[string]types.AttributeValue) error {
+			return errs.E(op, errs.Conflict, "comment ID collision; retry")
+		}),
+		s.addCount(PostPK(postID), SKMetadata, "commentCount", countUp, notFoundOr(op, "post not found", nil)))
+	if err != nil {
+		return Comment{}, err
+	}
+	return c, nil
+}
+
+// DeleteComment deletes the comment and decrements its post's commentCount
+// in one transaction, if callerID is the comment's author or the post's
+// author: the transaction's condition checks whichever applies. It returns
+// the deleted comment; NotFound when absent, Unauthorized for anyone else.
+func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) (Comment, error) {
+	const op = "store.DeleteComment"
+	if err := checkIDs(op, callerID, postID, id); err != nil {
+		return Comment{}, err
+	}
+	var c Comment
+	found, err := s.getConsistent(ctx, op, itemKey{PostPK(postID), CommentSK(id)}, &c)
+	if err != nil {
+		return Comment{}, err
+	}
+	if !found {
+		return Comment{}, errs.E(op, errs.NotFound, "comment not found")
+	}
+	notAllowed := errs.E(op, errs.Unauthorized, "only the comment's author or the post's author may delete it")
+	deleteComment := s.remove(PostPK(postID), CommentSK(id), notFoundOr(op, "comment not found", nil))
+	decrement := s.addCount(PostPK(postID), SKMetadata, "commentCount", countDown, notFoundOr(op, "post not found", notAllowed))
+	if c.AuthorID == callerID {
+		err = s.transact(ctx, op, onlyIf(deleteComment, "authorId", callerID), decrement)
+	} else {
+		err = s.transact(ctx, op, deleteComment, onlyIf(decrement, "authorId", callerID))
+	}
+	if err != nil {
+		return Comment{}, err
+	}
+	return c, nil
+}
+
+// errExists marks a put that found its item already there.
+var errExists = errors.New("item exists")
+
+// Follow records that followerID follows followedID and increments both
+// users' counts, in one transaction. Following again changes nothing and
+// returns the existing follow. Following yourself is a Validation error; an
+// unknown user is NotFound.
+func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Follow, error) {
+	const op = "store.Follow"
+	if err := checkIDs(op, followerID, followedID); err != nil {
+		return Follow{}, err
+	}
+	if followerID == followedID {
+		return Follow{}, errs.E(op, errs.Validation, "you cannot follow yourself")
+	}
+	f := Follow{FollowerID: followerID, FollowedID: followedID, CreatedAt: timestamp(s.now())}
+	av, err := marshal(op, newFollowItem(f))
+	if err != nil {
+		return Follow{}, err
+	}
+	var existing map[string]types.AttributeValue
+	err = s.transact(ctx, op,
+		s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists }),
+		s.addCount(UserPK(followerID), SKMetadata, "followingCount", countUp, notFoundOr(op, "no profile: call createUser first", nil)),
+		s.addCount(UserPK(followedID), SKMetadata, "followerCount", countUp, notFoundOr(op, "user not found", nil)))
+	if errors.Is(err, errExists) {
+		var old Follow
+		return old, unmarshal(op, existing, &old)
+	}
+	if err != nil {
+		return Follow{}, err
+	}
+	return f, nil
+}
+
+// Unfollow removes the follow and decrements both users' counts, in one
+// transaction, and returns the removed follow; (nil, nil) when there was no
+// follow to remove, which makes it idempotent.
+func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*Follow, error) {
+	const op = "store.Unfollow"
+	if err := checkIDs(op, followerID, followedID); err != nil {
+		return nil, err
+	}
+	var f Follow
+	found, err := s.getConsistent(ctx, op, itemKey{UserPK(followerID), FollowsSK(followedID)}, &f)
+	if err != nil || !found {
+		return nil, err
+	}
+	err = s.transact(ctx, op,
+		s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists }),
+		s.addCount(UserPK(followerID), SKMetadata, "followingCount", countDown, notFoundOr(op, "no profile", nil)),
+		s.addCount(UserPK(followedID), SKMetadata, "followerCount", countDown, notFoundOr(op, "user not found", nil)))
+	if errors.Is(err, errExists) { // removed by a concurrent unfollow
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// getConsistent reads one item with a strongly consistent GetItem into v and
+// reports whether it exists.
+func (s *Store) getConsistent(ctx context.Context, op string, key itemKey, v any) (bool, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return false, fail(op, err)
+	}
+	if out.Item == nil {
+		return false, nil
+	}
+	return true, unmarshal(op, out.Item, v)
+}
