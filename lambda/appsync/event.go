@@ -92,20 +92,23 @@ var ErrMalformed = errors.New("malformed AppSync event")
 
 // Decode parses a Lambda payload. AppSync sends a single event for a field
 // without batching and a JSON array of events when it batches; batch reports
-// which it was, so the reply can take the same shape.
+// which it was, so the reply can take the same shape. The events' raw members
+// (Arguments, Source, ...) are slices of payload, which must not change while
+// they are in use.
 func Decode(payload []byte) (events []Event, batch bool, err error) {
 	trimmed := bytes.TrimLeft(payload, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, false, ErrMalformed
 	}
 	if trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &events); err != nil {
+		events, err := decodeBatch(trimmed)
+		if err != nil {
 			return nil, true, errors.Join(ErrMalformed, err)
 		}
 		return events, true, nil
 	}
 	events = make([]Event, 1)
-	if err := json.Unmarshal(trimmed, &events[0]); err != nil {
+	if err := decodeEvent(trimmed, &events[0]); err != nil {
 		return nil, false, errors.Join(ErrMalformed, err)
 	}
 	return events, false, nil

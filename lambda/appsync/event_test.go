@@ -1,7 +1,11 @@
 package appsync_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -76,4 +80,66 @@ func TestIdentityUserID(t *testing.T) {
 			t.Errorf("%s: UserID = %q, want %q", name, got, c.want)
 		}
 	}
+}
+
+// The scanner must decode exactly what encoding/json decodes, on every
+// replayable event and on edge cases.
+func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	files, _ := filepath.Glob("../../events/*.json")
+	if len(files) == 0 {
+		t.Fatal("no events")
+	}
+	payloads := [][]byte{
+		[]byte(`{"arguments":{"s":"a\"}]b\\"},"source":null,"info":{"fieldName":"x","parentTypeName":"Y"},"extra":[1,{"a":[true,false,null]}],"n":-1.5e3}`),
+		[]byte(` [ ] `),
+		[]byte(`[{"info":{"fieldName":"a","parentTypeName":"B","selectionSetList":[]}},{}]`),
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payloads = append(payloads, b)
+	}
+	for _, p := range payloads {
+		got, batch, err := appsync.Decode(p)
+		if err != nil {
+			t.Errorf("Decode(%.60s): %v", p, err)
+			continue
+		}
+		var want []appsync.Event
+		if batch {
+			err = json.Unmarshal(p, &want)
+		} else {
+			want = make([]appsync.Event, 1)
+			err = json.Unmarshal(p, &want[0])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d events, want %d", len(got), len(want))
+		}
+		for i := range got {
+			g, _ := json.Marshal(got[i])
+			w, _ := json.Marshal(want[i])
+			if !bytes.Equal(g, w) {
+				t.Errorf("event %d of %.60s:\n got %s\nwant %s", i, p, g, w)
+			}
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(single))
+	f.Add([]byte("[" + single + "]"))
+	f.Add([]byte(`[{"a":"\\"}]`))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		events, _, err := appsync.Decode(p) // must not panic
+		if err == nil && json.Valid(p) {
+			for i := range events {
+				_ = events[i].Info.Field()
+			}
+		}
+	})
 }

@@ -31,8 +31,9 @@ type Call struct {
 // Meter accumulates the calls made under one context. It is safe for
 // concurrent use.
 type Meter struct {
-	mu    sync.Mutex
-	calls []Call
+	parent *Meter // the enclosing meter, which sees every call too
+	mu     sync.Mutex
+	calls  []Call
 }
 
 // Calls returns a copy of the calls recorded so far, in completion order.
@@ -91,10 +92,20 @@ func (s Summary) Operations() []string {
 type meterKey struct{}
 
 // WithMeter returns a context whose DynamoDB calls are recorded in a new
-// Meter, and that Meter.
+// Meter, and that Meter. Calls are also recorded in the meters of the
+// enclosing contexts, so an outer meter (a whole GraphQL request) sees what
+// an inner one (one Lambda invocation) counts.
 func WithMeter(ctx context.Context) (context.Context, *Meter) {
-	m := &Meter{}
+	m := &Meter{parent: FromContext(ctx)}
 	return context.WithValue(ctx, meterKey{}, m), m
+}
+
+func (m *Meter) record(c Call) {
+	for ; m != nil; m = m.parent {
+		m.mu.Lock()
+		m.calls = append(m.calls, c)
+		m.mu.Unlock()
+	}
 }
 
 // FromContext returns the context's Meter, or nil.
@@ -120,9 +131,7 @@ func Middleware(stack *middleware.Stack) error {
 			if err == nil {
 				describeOutput(&call, out.Result)
 			}
-			m.mu.Lock()
-			m.calls = append(m.calls, call)
-			m.mu.Unlock()
+			m.record(call)
 			return out, md, err
 		}), middleware.After)
 }

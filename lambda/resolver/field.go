@@ -96,7 +96,7 @@ func decodeSource[S any](ev *appsync.Event) (S, error) {
 // every event in the batch and fetches them with one call of fetch (one
 // BatchGetItem per 100 distinct IDs), then answers each event in order. A
 // missing item is a NotFound error for its event only.
-func lookup[S, T any](idOf func(S) string, fetch func(context.Context, []string) (map[string]T, error),
+func lookup[S, T any](idOf func(S) string, fetch func(context.Context, []*appsync.Event, []string) (map[string]T, error),
 	show func(*appsync.Event, T) any, missing string) resolveFunc {
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := make([]result, len(evs))
@@ -114,7 +114,7 @@ func lookup[S, T any](idOf func(S) string, fetch func(context.Context, []string)
 			}
 			want = append(want, ids[i])
 		}
-		found, err := fetch(ctx, want)
+		found, err := fetch(ctx, evs, want)
 		for i, ev := range evs {
 			switch {
 			case out[i].err != nil:

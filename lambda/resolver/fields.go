@@ -19,17 +19,17 @@ func (h *Handler) routes() map[string]resolveFunc {
 
 		"User.posts":     one(h.userPosts),
 		"User.comments":  one(h.userComments),
-		"User.following": one(h.following),
-		"User.followers": one(h.followers),
+		"User.following": h.userConnection(h.store.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
+		"User.followers": h.userConnection(h.store.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
 
-		"Post.author":   lookup(func(p parentPost) string { return p.AuthorID }, h.store.Users, h.showUser, "author not found"),
+		"Post.author":   lookup(func(p parentPost) string { return p.AuthorID }, h.users, h.showUser, "author not found"),
 		"Post.comments": one(h.postComments),
 
-		"Comment.author": lookup(func(c parentComment) string { return c.AuthorID }, h.store.Users, h.showUser, "author not found"),
-		"Comment.post":   lookup(func(c parentComment) string { return c.PostID }, h.store.Posts, showPost, "post not found"),
+		"Comment.author": lookup(func(c parentComment) string { return c.AuthorID }, h.users, h.showUser, "author not found"),
+		"Comment.post":   lookup(func(c parentComment) string { return c.PostID }, h.postsByID, showPost, "post not found"),
 
-		"Follow.follower": lookup(func(f parentFollow) string { return f.FollowerID }, h.store.Users, h.showUser, "user not found"),
-		"Follow.followed": lookup(func(f parentFollow) string { return f.FollowedID }, h.store.Users, h.showUser, "user not found"),
+		"Follow.follower": lookup(func(f parentFollow) string { return f.FollowerID }, h.users, h.showUser, "user not found"),
+		"Follow.followed": lookup(func(f parentFollow) string { return f.FollowedID }, h.users, h.showUser, "user not found"),
 
 		"Mutation.createUser":    mutation(h.createUser),
 		"Mutation.updateUser":    mutation(h.updateUser),
@@ -46,11 +46,13 @@ func (h *Handler) routes() map[string]resolveFunc {
 // Parent objects, as far as child resolvers read them from source.
 type (
 	parentUser struct {
-		ID string `json:"id"`
+		ID                  string                        `json:"id"`
+		PrefetchedFollowing *store.Prefetch[store.Follow] `json:"prefetchedFollowing"`
 	}
 	parentPost struct {
-		ID       string `json:"id"`
-		AuthorID string `json:"authorId"`
+		ID                 string                         `json:"id"`
+		AuthorID           string                         `json:"authorId"`
+		PrefetchedComments *store.Prefetch[store.Comment] `json:"prefetchedComments"`
 	}
 	parentComment struct {
 		PostID   string `json:"postId"`
@@ -62,15 +64,22 @@ type (
 	}
 )
 
-// showUser returns u as the caller may see it: the email only to its owner.
-func (h *Handler) showUser(ev *appsync.Event, u store.User) any {
+// users adapts Store.Users to lookup.
+func (h *Handler) users(ctx context.Context, _ []*appsync.Event, ids []string) (map[string]store.User, error) {
+	return h.store.Users(ctx, ids)
+}
+
+// visible returns u as the caller may see it: the email only to its owner.
+func visible(ev *appsync.Event, u store.User) store.User {
 	if ev.Identity.UserID() != u.ID {
 		u.Email = nil
 	}
 	return u
 }
 
-func showPost(_ *appsync.Event, p store.Post) any { return p }
+func (h *Handler) showUser(ev *appsync.Event, u store.User) any { return visible(ev, u) }
+
+func showPost(_ *appsync.Event, p postResult) any { return p }
 
 // userArgs are Query.user's arguments: exactly one of id and handle.
 type userArgs struct {
@@ -85,15 +94,16 @@ func (a *userArgs) validate() error {
 	return nil
 }
 
-// user resolves Query.user (AP1 by id: GetItem; AP2 by handle: Query on
-// GSI1). An absent user is null.
+// user resolves Query.user. By id: one GetItem (AP1), or one Query of the
+// user's partition when following is selected (the user and its first
+// follows). By handle: one Query on GSI1 (AP2). An absent user is null.
 func (h *Handler) user(ctx context.Context, ev *appsync.Event, args userArgs) (any, error) {
-	var u store.User
+	var r userResult
 	var err error
 	if args.ID != nil {
-		u, err = h.store.User(ctx, *args.ID)
+		r, err = h.userByID(ctx, ev, *args.ID)
 	} else {
-		u, err = h.store.UserByHandle(ctx, *args.Handle)
+		r.User, err = h.store.UserByHandle(ctx, *args.Handle)
 	}
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
@@ -101,7 +111,8 @@ func (h *Handler) user(ctx context.Context, ev *appsync.Event, args userArgs) (a
 	if err != nil {
 		return nil, err
 	}
-	return h.showUser(ev, u), nil
+	r.User = visible(ev, r.User)
+	return r, nil
 }
 
 // me resolves Query.me: the caller's own profile, null before createUser.
@@ -110,23 +121,26 @@ func (h *Handler) me(ctx context.Context, ev *appsync.Event, _ noArgs) (any, err
 	if id == "" {
 		return nil, errs.E("Query.me", errs.Unauthorized, "Query.me needs a signed-in user")
 	}
-	u, err := h.store.User(ctx, id)
+	r, err := h.userByID(ctx, ev, id)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return u, nil
+	return r, nil
 }
 
 type postArgs struct {
 	ID string `json:"id"`
 }
 
-// post resolves Query.post (AP3: GetItem). An absent post is null.
-func (h *Handler) post(ctx context.Context, _ *appsync.Event, args postArgs) (any, error) {
-	p, err := h.store.Post(ctx, args.ID)
+// post resolves Query.post: one GetItem (AP3), or, when comments are
+// selected, one Query of the post's partition that also reads its first
+// comments, which Post.comments then serves without a request. An absent
+// post is null.
+func (h *Handler) post(ctx context.Context, ev *appsync.Event, args postArgs) (any, error) {
+	p, err := h.postByID(ctx, ev, args.ID)
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
 	}
@@ -150,14 +164,15 @@ func (a *postsArgs) validate() error {
 	return nil
 }
 
-// posts resolves Query.posts (AP10: one BatchGetItem per 100 distinct IDs):
-// the posts in the order of ids, null where a post is absent.
-func (h *Handler) posts(ctx context.Context, _ *appsync.Event, args postsArgs) (any, error) {
-	found, err := h.store.Posts(ctx, args.IDs)
+// posts resolves Query.posts (AP10: one BatchGetItem per 100 distinct IDs,
+// or one Query per post when comments are selected): the posts in the order
+// of ids, null where a post is absent.
+func (h *Handler) posts(ctx context.Context, ev *appsync.Event, args postsArgs) (any, error) {
+	found, err := h.postsByID(ctx, []*appsync.Event{ev}, args.IDs)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*store.Post, len(args.IDs))
+	out := make([]*postResult, len(args.IDs))
 	for i, id := range args.IDs {
 		if p, ok := found[id]; ok {
 			out[i] = &p
@@ -215,22 +230,28 @@ func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args page
 }
 
 // postComments resolves Post.comments (AP5: one Query on the post's
-// partition, oldest first).
+// partition, oldest first), or with no request at all when the parent read
+// the page together with the post.
 func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	return connection(func(p parentPost) string { return p.ID }, h.store.CommentsOnPost)(ctx, ev, args)
+	src, err := decodeSource[parentPost](ev)
+	if err != nil {
+		return nil, err
+	}
+	if pre := src.PrefetchedComments; pre != nil && pre.Parent == src.ID {
+		if page, ok := h.store.CommentsFromPrefetch(*pre, args.request()); ok {
+			return page, nil
+		}
+	}
+	return h.store.CommentsOnPost(ctx, src.ID, args.request())
 }
 
-// following resolves User.following (AP7: one Query on the user's
-// partition, then one BatchGetItem for the users when more than their IDs is
-// selected).
-func (h *Handler) following(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	return h.followUsers(ctx, ev, args, h.store.Following, func(f store.Follow) string { return f.FollowedID })
-}
-
-// followers resolves User.followers (AP8: one Query on GSI2, then one
-// BatchGetItem for the users when more than their IDs is selected).
-func (h *Handler) followers(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	return h.followUsers(ctx, ev, args, h.store.Followers, func(f store.Follow) string { return f.FollowerID })
+// followingFromPrefetch serves User.following from the follows its parent
+// read together with the user, when they cover the page asked for.
+func (h *Handler) followingFromPrefetch(src parentUser, req store.PageRequest) (store.Page[store.Follow], bool) {
+	if pre := src.PrefetchedFollowing; pre != nil && pre.Parent == src.ID {
+		return h.store.FollowingFromPrefetch(*pre, req)
+	}
+	return store.Page[store.Follow]{}, false
 }
 
 // userRef is a user of whom only the ID was selected.
@@ -238,37 +259,69 @@ type userRef struct {
 	ID string `json:"id"`
 }
 
-func (h *Handler) followUsers(ctx context.Context, ev *appsync.Event, args pageArgs,
-	fetch func(context.Context, string, store.PageRequest) (store.Page[store.Follow], error), other func(store.Follow) string) (any, error) {
-	src, err := decodeSource[parentUser](ev)
-	if err != nil {
-		return nil, err
-	}
-	page, err := fetch(ctx, src.ID, args.request())
-	if err != nil {
-		return nil, err
-	}
-	out := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}
-	ids := make([]string, len(page.Items))
-	for i, f := range page.Items {
-		ids[i] = other(f)
-	}
-	if !needsUserItems(&ev.Info) {
-		for _, id := range ids {
-			out.Items = append(out.Items, userRef{ID: id})
+// userConnection resolves a UserConnection made of follows: User.following
+// (AP7: one Query of the user's partition, or none when prefetched) and
+// User.followers (AP8: one Query on GSI2). The pages of a batch are read
+// concurrently; then the users of every page whose selection reads more than
+// their IDs are fetched together, with one BatchGetItem per 100 distinct users
+// for the whole batch.
+func (h *Handler) userConnection(
+	fetch func(context.Context, string, store.PageRequest) (store.Page[store.Follow], error),
+	prefetched func(parentUser, store.PageRequest) (store.Page[store.Follow], bool),
+	other func(store.Follow) string,
+) resolveFunc {
+	pages := one(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+		src, err := decodeSource[parentUser](ev)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
-	}
-	users, err := h.store.Users(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		if u, ok := users[id]; ok { // a profile deleted since is left out
-			out.Items = append(out.Items, h.showUser(ev, u))
+		if prefetched != nil {
+			if page, ok := prefetched(src, args.request()); ok {
+				return page, nil
+			}
 		}
+		return fetch(ctx, src.ID, args.request())
+	})
+	return func(ctx context.Context, evs []*appsync.Event) []result {
+		out := pages(ctx, evs)
+		var ids []string
+		for i, r := range out {
+			if r.err == nil && needsUserItems(&evs[i].Info) {
+				for _, f := range r.data.(store.Page[store.Follow]).Items {
+					ids = append(ids, other(f))
+				}
+			}
+		}
+		var users map[string]store.User
+		var err error
+		if len(ids) > 0 {
+			users, err = h.store.Users(ctx, ids)
+		}
+		for i, r := range out {
+			if r.err != nil {
+				continue
+			}
+			page := r.data.(store.Page[store.Follow])
+			conn := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}
+			switch {
+			case !needsUserItems(&evs[i].Info):
+				for _, f := range page.Items {
+					conn.Items = append(conn.Items, userRef{ID: other(f)})
+				}
+			case err != nil:
+				out[i] = result{err: err}
+				continue
+			default:
+				for _, f := range page.Items {
+					if u, ok := users[other(f)]; ok { // a profile deleted since is left out
+						conn.Items = append(conn.Items, visible(evs[i], u))
+					}
+				}
+			}
+			out[i] = result{data: conn}
+		}
+		return out
 	}
-	return out, nil
 }
 
 // needsUserItems reports whether a UserConnection's selection reads more of

@@ -14,10 +14,12 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -35,6 +37,11 @@ type Store interface {
 	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
 	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+
+	PostWithComments(ctx context.Context, id string, limit int) (store.Post, store.Prefetch[store.Comment], error)
+	UserWithFollowing(ctx context.Context, id string, limit int) (store.User, store.Prefetch[store.Follow], error)
+	CommentsFromPrefetch(p store.Prefetch[store.Comment], req store.PageRequest) (store.Page[store.Comment], bool)
+	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
 
 	CreateUser(ctx context.Context, u store.User) (store.User, error)
 	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
@@ -94,8 +101,19 @@ type resolveFunc func(ctx context.Context, evs []*appsync.Event) []result
 //
 // Errors returned are messages.InvokeResponse_Error values, so AppSync shows
 // their Type as the GraphQL errorType.
+//
+// Each invocation logs one line in CloudWatch Embedded Metric Format: the
+// field, the batch size, DynamoDB requests by operation, capacity units and
+// the duration, which CloudWatch turns into metrics with no API call.
 func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	start := time.Now()
+	ctx, meter := cost.WithMeter(ctx)
 	events, batch, err := appsync.Decode(payload)
+	field := ""
+	if len(events) > 0 {
+		field = events[0].Info.Field()
+	}
+	defer func() { h.logCost(ctx, field, len(events), meter, time.Since(start)) }()
 	if err != nil {
 		return nil, h.invokeError("", errs.Wrap("resolver.Invoke", errs.Validation, "malformed AppSync event", err))
 	}
@@ -196,4 +214,39 @@ func (h *Handler) logError(field string, err error) {
 		return
 	}
 	h.log.Info("request refused", "field", field, "errorType", errs.KindOf(err).String(), "message", errs.PublicMessage(err))
+}
+
+// MetricsNamespace is the CloudWatch namespace of the per-invocation metrics.
+const MetricsNamespace = "AppSyncDynamo"
+
+// emfMetrics declares which keys of the log line are metrics.
+var emfMetrics = []map[string]any{{
+	"Namespace":  MetricsNamespace,
+	"Dimensions": [][]string{{"Field"}},
+	"Metrics": []map[string]string{
+		{"Name": "BatchSize", "Unit": "Count"},
+		{"Name": "DynamoDBRequests", "Unit": "Count"},
+		{"Name": "ReadCapacityUnits", "Unit": "Count"},
+		{"Name": "WriteCapacityUnits", "Unit": "Count"},
+		{"Name": "Duration", "Unit": "Milliseconds"},
+	},
+}}
+
+// logCost writes the invocation's cost as one Embedded Metric Format line.
+func (h *Handler) logCost(ctx context.Context, field string, batch int, m *cost.Meter, took time.Duration) {
+	sum := m.Summary()
+	requests := 0
+	for _, n := range sum.Requests {
+		requests += n
+	}
+	h.log.LogAttrs(ctx, slog.LevelInfo, "invocation",
+		slog.Any("_aws", map[string]any{"Timestamp": time.Now().UnixMilli(), "CloudWatchMetrics": emfMetrics}),
+		slog.String("Field", field),
+		slog.Int("BatchSize", batch),
+		slog.Int("DynamoDBRequests", requests),
+		slog.Any("Requests", sum.Requests),
+		slog.Float64("ReadCapacityUnits", sum.Read),
+		slog.Float64("WriteCapacityUnits", sum.Write),
+		slog.Float64("Duration", float64(took.Microseconds())/1000),
+	)
 }

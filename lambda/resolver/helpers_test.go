@@ -23,8 +23,10 @@ import (
 func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.Handler {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data, opts...)
-	return lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil))))
+	return lambda.NewHandler(resolver.New(s, quietLog()))
 }
+
+func quietLog() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }
 
 // sampleHandler is newHandler over the seed documents' sample data.
 func sampleHandler(t *testing.T) lambda.Handler {

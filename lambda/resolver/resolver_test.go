@@ -250,3 +250,43 @@ func TestInternalErrorsAreNotShown(t *testing.T) {
 		t.Errorf("error = %+v, want InternalError with no detail", ierr)
 	}
 }
+
+func TestCostLineInEmbeddedMetricFormat(t *testing.T) {
+	s, _ := storetest.NewStore(t, sample.Data())
+	var buf strings.Builder
+	h := lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(&buf, nil))))
+	batch := []appsync.Event{
+		ev("Post", "author", nil, store.Post{ID: "p1", AuthorID: sample.Alice}),
+		ev("Post", "author", nil, store.Post{ID: "p2", AuthorID: sample.Bob}),
+	}
+	if _, ierr, _ := invoke(t, h, mustJSON(t, batch)); ierr != nil {
+		t.Fatal(ierr)
+	}
+	var line struct {
+		AWS struct {
+			Timestamp         int64
+			CloudWatchMetrics []struct {
+				Namespace  string
+				Dimensions [][]string
+				Metrics    []struct{ Name, Unit string }
+			}
+		} `json:"_aws"`
+		Field             string
+		BatchSize         int
+		DynamoDBRequests  int
+		Requests          map[string]int
+		ReadCapacityUnits float64
+		Duration          float64
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(buf.String())), &line); err != nil {
+		t.Fatalf("log is not one JSON line: %v\n%s", err, buf.String())
+	}
+	if line.Field != "Post.author" || line.BatchSize != 2 || line.DynamoDBRequests != 1 || line.Requests["BatchGetItem"] != 1 ||
+		line.ReadCapacityUnits <= 0 || line.AWS.Timestamp == 0 {
+		t.Errorf("cost line = %+v", line)
+	}
+	metrics := line.AWS.CloudWatchMetrics
+	if len(metrics) != 1 || metrics[0].Namespace == "" || len(metrics[0].Metrics) != 5 || metrics[0].Dimensions[0][0] != "Field" {
+		t.Errorf("EMF metadata = %+v", metrics)
+	}
+}

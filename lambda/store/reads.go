@@ -135,7 +135,7 @@ func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequ
 		return Page[Comment]{}, err
 	}
 	return queryPage[Comment](ctx, s, op, partitionQuery{
-		scope: cursor.Scope{Query: "Post.comments", Parent: postID},
+		scope: commentsScope(postID),
 		pk:    PostPK(postID), skPrefix: CommentPrefix,
 	}, page)
 }
@@ -161,7 +161,7 @@ func (s *Store) Following(ctx context.Context, userID string, page PageRequest) 
 		return Page[Follow]{}, err
 	}
 	return queryPage[Follow](ctx, s, op, partitionQuery{
-		scope: cursor.Scope{Query: "User.following", Parent: userID},
+		scope: followingScope(userID),
 		pk:    UserPK(userID), skPrefix: FollowsPrefix,
 	}, page)
 }

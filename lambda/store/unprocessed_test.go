@@ -16,37 +16,10 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store/storetest"
 )
 
-// halfUnprocessed makes DynamoDB Local's BatchGetItem answers look like a
-// busy table's: half of the items returned are withheld and listed in
-// UnprocessedKeys instead, on every call.
-func halfUnprocessed(stack *middleware.Stack) error {
-	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("test.halfUnprocessed",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			out, md, err := next.HandleInitialize(ctx, in)
-			o, ok := out.Result.(*dynamodb.BatchGetItemOutput)
-			if err != nil || !ok {
-				return out, md, err
-			}
-			for table, items := range o.Responses {
-				keep := len(items) - len(items)/2
-				if o.UnprocessedKeys == nil {
-					o.UnprocessedKeys = map[string]types.KeysAndAttributes{}
-				}
-				ka := o.UnprocessedKeys[table]
-				for _, item := range items[keep:] {
-					ka.Keys = append(ka.Keys, map[string]types.AttributeValue{"pk": item["pk"], "sk": item["sk"]})
-				}
-				o.UnprocessedKeys[table] = ka
-				o.Responses[table] = items[:keep]
-			}
-			return out, md, nil
-		}), middleware.After)
-}
-
 func TestBatchGetRetriesUnprocessedKeys(t *testing.T) {
 	users := manyUsers(120)
 	seeded, _ := storetest.NewStore(t, store.Dataset{Users: users})
-	client := storetest.Client(t, func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, halfUnprocessed) })
+	client := storetest.Client(t, func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, storetest.HalfUnprocessed) })
 	s := store.New(client, seeded.Table(), cursor.New(storetest.TokenKey))
 
 	ids := make([]string, len(users))

@@ -1,0 +1,117 @@
+package resolver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/sample"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/store/storetest"
+)
+
+// authorBatch returns a 100-event Post.author batch shaped like AppSync's
+// (every event repeats the headers, identity and info of events/Post.author.json),
+// over 30 distinct authors.
+func authorBatch(tb testing.TB) []byte {
+	tb.Helper()
+	raw, err := os.ReadFile("../../events/Post.author.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var template []map[string]any
+	if err := json.Unmarshal(raw, &template); err != nil {
+		tb.Fatal(err)
+	}
+	batch := make([]map[string]any, 100)
+	for i := range batch {
+		e := map[string]any{}
+		for k, v := range template[0] {
+			e[k] = v
+		}
+		e["source"] = store.Post{ID: fmt.Sprintf("01HWP%021d", i), AuthorID: fmt.Sprintf("author%02d", i%30), Title: "A post",
+			Body: "Some text of a post.", CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z", CommentCount: 3}
+		batch[i] = e
+	}
+	payload, err := json.Marshal(batch)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return payload
+}
+
+func authors() []store.User {
+	users := make([]store.User, 30)
+	for i := range users {
+		email := fmt.Sprintf("author%02d@example.com", i)
+		users[i] = store.User{ID: fmt.Sprintf("author%02d", i), Handle: fmt.Sprintf("author%02d", i), Name: fmt.Sprint("Author ", i),
+			Email: &email, CreatedAt: "2024-05-01T00:00:00.000Z", PostCount: 4}
+	}
+	return users
+}
+
+// memoryStore answers Users from memory, so a benchmark measures the
+// handler's own work (decode, route, encode) without the DynamoDB round trip.
+type memoryStore struct {
+	resolver.Store
+	users map[string]store.User
+}
+
+func (m memoryStore) Users(_ context.Context, ids []string) (map[string]store.User, error) {
+	out := make(map[string]store.User, len(ids))
+	for _, id := range ids {
+		if u, ok := m.users[id]; ok {
+			out[id] = u
+		}
+	}
+	return out, nil
+}
+
+// BenchmarkPostAuthorBatch100 runs a 100-event Post.author batch through
+// lambda.NewHandler(...).Invoke: "handler" without DynamoDB (users from
+// memory), "dynamodb-local" with the BatchGetItem round trip to DynamoDB Local.
+func BenchmarkPostAuthorBatch100(b *testing.B) {
+	payload := authorBatch(b)
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(payload)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := appsync.Decode(payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	mem := memoryStore{users: map[string]store.User{}}
+	for _, u := range authors() {
+		mem.users[u.ID] = u
+	}
+	b.Run("handler", func(b *testing.B) {
+		h := lambda.NewHandler(resolver.New(mem, quietLog()))
+		b.SetBytes(int64(len(payload)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := h.Invoke(context.Background(), payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("dynamodb-local", func(b *testing.B) {
+		d := sample.Data()
+		d.Users = append(d.Users, authors()...)
+		s, _ := storetest.NewStore(b, d)
+		h := lambda.NewHandler(resolver.New(s, quietLog()))
+		b.SetBytes(int64(len(payload)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := h.Invoke(context.Background(), payload); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,150 @@
+package resolver
+
+import (
+	"context"
+	"sync"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// The pattern: a parent whose selection includes one of its connections
+// reads the connection's first page together with itself, in one Query of
+// its partition, and passes it down on the object it returns. The child
+// resolver, whose event carries that object as source, serves its page from
+// it without a request when the prefetch covers its arguments, and queries
+// otherwise.
+
+// postResult is a Post as resolvers return it: with its first comments when
+// they were read together with it. AppSync ignores the extra key in the
+// response and hands the whole object to the post's child resolvers.
+type postResult struct {
+	store.Post
+	PrefetchedComments *store.Prefetch[store.Comment] `json:"prefetchedComments,omitempty"`
+}
+
+// userResult is a User with the follows it made, when read together.
+type userResult struct {
+	store.User
+	PrefetchedFollowing *store.Prefetch[store.Follow] `json:"prefetchedFollowing,omitempty"`
+}
+
+// prefetchLimit reads the selection of ev's field and decides whether its
+// connection field named conn can be prefetched: every selection of conn
+// (under any alias) that asks for a first page must have known arguments.
+// It returns the largest limit asked for, so that one read serves every
+// alias. It declines (false) when the selection cannot be read (unparsable
+// text, a named fragment spread hiding fields), when an argument is a
+// variable AppSync did not pass, or when only later pages are asked for.
+func prefetchLimit(ev *appsync.Event, conn string) (int, bool) {
+	if ev.Info.SelectionSetGraphQL == "" {
+		return 0, false
+	}
+	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
+	if err != nil || set.Opaque {
+		return 0, false
+	}
+	limit := 0
+	for _, f := range set.Named(conn) {
+		if f.Unknown {
+			return 0, false
+		}
+		if token, ok := f.Args["nextToken"]; ok && token != nil {
+			continue // a later page: that alias queries on its own
+		}
+		l := store.DefaultLimit
+		if v, ok := f.Args["limit"]; ok && v != nil {
+			n, isInt := v.(int64)
+			if !isInt || n < 1 || n > store.MaxLimit {
+				return 0, false // the child reports the bad limit
+			}
+			l = int(n)
+		}
+		limit = max(limit, l)
+	}
+	return limit, limit > 0
+}
+
+// postByID reads one post for ev: with its first comments in one Query when
+// the selection asks for them, otherwise with one GetItem.
+func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
+	if limit, ok := prefetchLimit(ev, "comments"); ok {
+		p, pre, err := h.store.PostWithComments(ctx, id, limit)
+		return postResult{Post: p, PrefetchedComments: &pre}, err
+	}
+	p, err := h.store.Post(ctx, id)
+	return postResult{Post: p}, err
+}
+
+// postsByID reads the posts with the given IDs for the events evs, keyed by
+// ID (absent posts missing): one BatchGetItem per 100 distinct IDs, or, when
+// an event's selection asks for comments, one Query per distinct post, run
+// concurrently, which reads each post with its first comments (with the
+// largest limit any event asks for: a child asking for fewer is served from
+// it, one asking for more queries on its own).
+func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]postResult, error) {
+	limit, prefetch := 0, false
+	for _, ev := range evs {
+		if l, ok := prefetchLimit(ev, "comments"); ok {
+			limit, prefetch = max(limit, l), true
+		}
+	}
+	if !prefetch {
+		posts, err := h.store.Posts(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[string]postResult, len(posts))
+		for id, p := range posts {
+			out[id] = postResult{Post: p}
+		}
+		return out, nil
+	}
+	distinct := map[string]struct{}{}
+	for _, id := range ids {
+		if !store.ValidID(id) {
+			return nil, errs.E("resolver.posts", errs.Validation, "invalid ID: must be 1-64 characters of A-Z, a-z, 0-9, _ and -")
+		}
+		distinct[id] = struct{}{}
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+		out      = make(map[string]postResult, len(distinct))
+		sem      = make(chan struct{}, maxConcurrent)
+	)
+	for id := range distinct {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			p, pre, err := h.store.PostWithComments(ctx, id, limit)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case errs.Is(err, errs.NotFound):
+			case err != nil:
+				if firstErr == nil {
+					firstErr = err
+				}
+			default:
+				out[id] = postResult{Post: p, PrefetchedComments: &pre}
+			}
+		})
+	}
+	wg.Wait()
+	return out, firstErr
+}
+
+// userByID reads one user for ev: with the follows it made in one Query when
+// the selection asks for following, otherwise with one GetItem.
+func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
+	if limit, ok := prefetchLimit(ev, "following"); ok {
+		u, pre, err := h.store.UserWithFollowing(ctx, id, limit)
+		return userResult{User: u, PrefetchedFollowing: &pre}, err
+	}
+	u, err := h.store.User(ctx, id)
+	return userResult{User: u}, err
+}

@@ -1,0 +1,150 @@
+// Package selection reads what a GraphQL query selects under the field being
+// resolved, from AppSync's info.selectionSetGraphQL, with the arguments of
+// nested fields and their $variables resolved from info.variables.
+//
+// AppSync's selectionSetList has no arguments and shows aliases in place of
+// names, so the arguments of a nested field (comments(limit: 5)) can only be
+// read here. What this package cannot know it says so: a named fragment
+// spread (left unexpanded by AppSync) makes its level Opaque, and an argument
+// naming a variable absent from info.variables is Unknown. Callers must not
+// guess in either case.
+package selection
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+)
+
+// Set is the fields selected at one level.
+type Set struct {
+	Fields []*Field
+	// Opaque is true when a named fragment spread at this level may select
+	// more fields than Fields lists.
+	Opaque bool
+}
+
+// Field is one selected field.
+type Field struct {
+	Alias string // the response key: the alias, or the name
+	Name  string
+	Args  map[string]any // int64, float64, string, bool, nil, []any, map[string]any
+	// Unknown is true when an argument names a variable that info.variables
+	// does not hold, so the argument's value cannot be known.
+	Unknown bool
+	Set     Set
+}
+
+// Named returns the fields selected under the name (whatever their aliases).
+func (s Set) Named(name string) []*Field {
+	var out []*Field
+	for _, f := range s.Fields {
+		if f.Name == name {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Parse reads the selection of the field named fieldName from its
+// selectionSetGraphQL text. It accepts both the sub-selection alone
+// ("{ id title }") and, as some documentation shows, the text with the field
+// itself around it ("post { id title }"). Inline fragments are merged into
+// their level. variables is info.variables (may be empty).
+func Parse(text, fieldName string, variables json.RawMessage) (Set, error) {
+	doc, err := parser.ParseQuery(&ast.Source{Input: text})
+	if err != nil {
+		return Set{}, err
+	}
+	var vars map[string]any
+	if len(variables) > 0 {
+		if err := json.Unmarshal(variables, &vars); err != nil {
+			return Set{}, err
+		}
+	}
+	var root ast.SelectionSet
+	if len(doc.Operations) > 0 {
+		root = doc.Operations[0].SelectionSet
+	}
+	set := build(root, vars)
+	if len(set.Fields) == 1 && !set.Opaque && set.Fields[0].Name == fieldName && set.Fields[0].Alias == fieldName &&
+		len(set.Fields[0].Set.Fields) > 0 {
+		return set.Fields[0].Set, nil
+	}
+	return set, nil
+}
+
+func build(sel ast.SelectionSet, vars map[string]any) Set {
+	var s Set
+	for _, item := range sel {
+		switch x := item.(type) {
+		case *ast.Field:
+			f := &Field{Alias: x.Alias, Name: x.Name, Args: map[string]any{}, Set: build(x.SelectionSet, vars)}
+			if f.Alias == "" {
+				f.Alias = f.Name
+			}
+			for _, a := range x.Arguments {
+				v, known := value(a.Value, vars)
+				f.Args[a.Name] = v
+				f.Unknown = f.Unknown || !known
+			}
+			s.Fields = append(s.Fields, f)
+		case *ast.InlineFragment:
+			inner := build(x.SelectionSet, vars)
+			s.Fields = append(s.Fields, inner.Fields...)
+			s.Opaque = s.Opaque || inner.Opaque
+		case *ast.FragmentSpread:
+			s.Opaque = true
+		}
+	}
+	return s
+}
+
+// value converts a literal or variable; known is false for a variable that
+// vars does not hold.
+func value(v *ast.Value, vars map[string]any) (any, bool) {
+	if v == nil {
+		return nil, true
+	}
+	switch v.Kind {
+	case ast.Variable:
+		x, ok := vars[v.Raw]
+		if f, isFloat := x.(float64); isFloat && f == float64(int64(f)) {
+			return int64(f), ok
+		}
+		return x, ok
+	case ast.IntValue:
+		n, err := strconv.ParseInt(v.Raw, 10, 64)
+		return n, err == nil
+	case ast.FloatValue:
+		f, err := strconv.ParseFloat(v.Raw, 64)
+		return f, err == nil
+	case ast.StringValue, ast.BlockValue, ast.EnumValue:
+		return v.Raw, true
+	case ast.BooleanValue:
+		return v.Raw == "true", true
+	case ast.NullValue:
+		return nil, true
+	case ast.ListValue:
+		list := make([]any, len(v.Children))
+		known := true
+		for i, c := range v.Children {
+			var k bool
+			list[i], k = value(c.Value, vars)
+			known = known && k
+		}
+		return list, known
+	case ast.ObjectValue:
+		obj := make(map[string]any, len(v.Children))
+		known := true
+		for _, c := range v.Children {
+			var k bool
+			obj[c.Name], k = value(c.Value, vars)
+			known = known && k
+		}
+		return obj, known
+	}
+	return nil, false
+}

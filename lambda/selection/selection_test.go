@@ -1,0 +1,55 @@
+package selection_test
+
+import (
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/selection"
+)
+
+func TestParse(t *testing.T) {
+	text := "{\n  title\n  a: comments(limit: 2) {\n    items {\n      body\n    }\n  }\n  b: comments(limit: $n, nextToken: null) {\n    nextToken\n  }\n  ... on Post {\n    commentCount\n  }\n}"
+	set, err := selection.Parse(text, "post", []byte(`{"n": 5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Opaque {
+		t.Error("no named fragment, but Opaque")
+	}
+	comments := set.Named("comments")
+	if len(comments) != 2 || comments[0].Alias != "a" || comments[1].Alias != "b" {
+		t.Fatalf("comments = %+v", comments)
+	}
+	if comments[0].Args["limit"] != int64(2) || comments[1].Args["limit"] != int64(5) || comments[1].Args["nextToken"] != nil {
+		t.Errorf("args = %v, %v", comments[0].Args, comments[1].Args)
+	}
+	if comments[1].Unknown {
+		t.Error("$n is in variables, but Unknown")
+	}
+	if len(set.Named("commentCount")) != 1 {
+		t.Error("inline fragment fields are not merged")
+	}
+	if got := comments[0].Set.Named("items")[0].Set.Fields[0].Name; got != "body" {
+		t.Errorf("nested field = %q", got)
+	}
+}
+
+func TestParseWithFieldAround(t *testing.T) {
+	set, err := selection.Parse("{ post { title comments { items { id } } } }", "post", nil)
+	if err != nil || len(set.Named("comments")) != 1 || len(set.Named("title")) != 1 {
+		t.Errorf("wrapped form: %+v, %v", set, err)
+	}
+}
+
+func TestOpaqueAndUnknown(t *testing.T) {
+	set, err := selection.Parse("{\n  id\n  ...PostFields\n}", "post", nil)
+	if err != nil || !set.Opaque {
+		t.Errorf("named fragment spread: Opaque = %v, err %v", set.Opaque, err)
+	}
+	set, err = selection.Parse("{ comments(limit: $missing) { nextToken } }", "post", []byte(`{}`))
+	if err != nil || !set.Named("comments")[0].Unknown {
+		t.Errorf("missing variable not Unknown: %+v, %v", set, err)
+	}
+	if _, err := selection.Parse("{ comments(limit: ", "post", nil); err == nil {
+		t.Error("unparsable text parsed")
+	}
+}
