@@ -6,6 +6,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -185,6 +186,8 @@ func (h *Handler) posts(ctx context.Context, ev *appsync.Event, args postsArgs) 
 type pageArgs struct {
 	Limit     *int    `json:"limit"`
 	NextToken *string `json:"nextToken"`
+
+	attributes []string // what to read of each item; nil for everything
 }
 
 func (a *pageArgs) validate() error {
@@ -194,6 +197,7 @@ func (a *pageArgs) validate() error {
 	return nil
 }
 
+// request returns the page the arguments ask for.
 func (a pageArgs) request() store.PageRequest {
 	r := store.PageRequest{Limit: store.DefaultLimit}
 	if a.Limit != nil {
@@ -202,6 +206,7 @@ func (a pageArgs) request() store.PageRequest {
 	if a.NextToken != nil {
 		r.NextToken = *a.NextToken
 	}
+	r.Attributes = a.attributes
 	return r
 }
 
@@ -219,13 +224,17 @@ func connection[S, T any](idOf func(S) string, fetch func(context.Context, strin
 
 func userID(u parentUser) string { return u.ID }
 
-// userPosts resolves User.posts (AP4: one Query on GSI1, newest first).
+// userPosts resolves User.posts (AP4: one Query on GSI1, newest first),
+// reading only the attributes of the posts that the selection needs.
 func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+	args.attributes = itemAttributes(ev, "id", "authorId")
 	return connection(userID, h.store.PostsByAuthor)(ctx, ev, args)
 }
 
-// userComments resolves User.comments (AP6: one Query on GSI1, newest first).
+// userComments resolves User.comments (AP6: one Query on GSI1, newest
+// first), reading only the attributes of the comments the selection needs.
 func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
 	return connection(userID, h.store.CommentsByAuthor)(ctx, ev, args)
 }
 
@@ -242,6 +251,7 @@ func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args page
 			return page, nil
 		}
 	}
+	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
 	return h.store.CommentsOnPost(ctx, src.ID, args.request())
 }
 
@@ -322,6 +332,26 @@ func (h *Handler) userConnection(
 		}
 		return out
 	}
+}
+
+// itemAttributes returns the attributes a connection's selection reads of
+// its items, plus required (what child resolvers need on their source), or
+// nil (read everything) when the selection cannot be read in full.
+func itemAttributes(ev *appsync.Event, required ...string) []string {
+	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
+	if err != nil || set.Opaque || ev.Info.SelectionSetGraphQL == "" {
+		return nil
+	}
+	attrs := append([]string(nil), required...)
+	for _, items := range set.Named("items") {
+		if items.Set.Opaque {
+			return nil
+		}
+		for _, f := range items.Set.Fields {
+			attrs = append(attrs, f.Name)
+		}
+	}
+	return attrs
 }
 
 // needsUserItems reports whether a UserConnection's selection reads more of

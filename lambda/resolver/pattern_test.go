@@ -297,3 +297,40 @@ func TestCommentAuthorBatchOf200(t *testing.T) {
 	n := check(t, lambda.NewHandler(resolver.New(busy, quietLog())))
 	t.Logf("with half of the keys unprocessed each time: %d BatchGetItem calls", n)
 }
+
+func TestConnectionsReadOnlySelectedAttributes(t *testing.T) {
+	d := sample.Data()
+	long := make([]byte, 15000)
+	for i := range long {
+		long[i] = 'x'
+	}
+	for i := range 5 {
+		d.Posts = append(d.Posts, store.Post{ID: fmt.Sprintf("01HWP00000000000000000000%d", i), AuthorID: sample.Bob, Title: fmt.Sprint("Long ", i),
+			Body: string(long), CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z"})
+	}
+	h := newHandler(t, d)
+	titles := withSelection(ev("User", "posts", nil, store.User{ID: sample.Bob}), "{\n  items {\n    title\n  }\n}", "items", "items/title")
+	out, ierr, m := invoke(t, h, mustJSON(t, titles))
+	if ierr != nil {
+		t.Fatal(ierr)
+	}
+	var page struct{ Items []map[string]any }
+	json.Unmarshal(out, &page)
+	if len(page.Items) != 5 || page.Items[0]["title"] != "Long 4" || page.Items[0]["body"] != "" || page.Items[0]["authorId"] != sample.Bob {
+		t.Errorf("titles only: %.300s", out)
+	}
+	narrow, narrowRCU := len(out), m.Summary().Read
+	bodies := withSelection(ev("User", "posts", nil, store.User{ID: sample.Bob}), "{\n  items {\n    title\n    body\n  }\n}", "items", "items/title", "items/body")
+	out, _, m = invoke(t, h, mustJSON(t, bodies))
+	json.Unmarshal(out, &page)
+	if len(page.Items) != 5 || len(page.Items[0]["body"].(string)) != len(long) {
+		t.Errorf("with bodies: %.200s", out)
+	}
+	// DynamoDB charges capacity for the whole item either way; the projection
+	// saves the bytes sent to the Lambda and back to AppSync.
+	t.Logf("User.posts of 5 posts with 15 kB bodies: titles only %d bytes (%.1f RCU), with bodies %d bytes (%.1f RCU)",
+		narrow, narrowRCU, len(out), m.Summary().Read)
+	if narrow*10 > len(out) {
+		t.Errorf("titles-only reply is %d bytes, not much smaller than %d with bodies", narrow, len(out))
+	}
+}

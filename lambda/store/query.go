@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -22,6 +24,11 @@ const (
 type PageRequest struct {
 	Limit     int    // 1..MaxLimit
 	NextToken string // "" for the first page
+	// Attributes, when not nil, limits what is read of each item to these
+	// attributes (and the keys, which are always read): a ProjectionExpression
+	// that saves bytes when large attributes, such as a post's body, are not
+	// needed. Names that are not attributes are ignored.
+	Attributes []string
 }
 
 // Page is one page of a connection, shaped as the schema's *Connection types.
@@ -80,6 +87,9 @@ func queryPage[T any](ctx context.Context, s *Store, op string, q partitionQuery
 	if q.scope.Index != "" {
 		in.IndexName = aws.String(q.scope.Index)
 	}
+	if page.Attributes != nil {
+		in.ProjectionExpression = aws.String(projection(in.ExpressionAttributeNames, append(keyAttrs(q.scope.Index), page.Attributes...)))
+	}
 	if q.skPrefix != "" {
 		in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :sk)")
 		in.ExpressionAttributeNames["#sk"] = keys.SortKey
@@ -124,4 +134,24 @@ func lastKey(item map[string]types.AttributeValue, index string) map[string]type
 		key[a] = item[a]
 	}
 	return key
+}
+
+// projection returns a ProjectionExpression for attrs, adding a placeholder
+// name for each to names (so reserved words such as "name" are safe).
+func projection(names map[string]string, attrs []string) string {
+	seen := make(map[string]bool, len(attrs))
+	var b strings.Builder
+	for _, a := range attrs {
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		ph := fmt.Sprintf("#p%d", len(seen))
+		names[ph] = a
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(ph)
+	}
+	return b.String()
 }
