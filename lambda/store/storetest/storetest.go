@@ -17,11 +17,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/oklog/ulid/v2"
 
-	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/ddblocal"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -70,16 +68,7 @@ func Endpoint(tb testing.TB) string {
 // cost middleware installed, so tests can count requests with cost.WithMeter.
 func Client(tb testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	tb.Helper()
-	url := Endpoint(tb)
-	cfg := aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-	}
-	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
-		o.BaseEndpoint = aws.String(url)
-		o.DisableValidateResponseChecksum = true // DynamoDB Local sends no CRC32 on errors
-		o.APIOptions = append(o.APIOptions, cost.Middleware)
-	}}, optFns...)...)
+	return ddblocal.Client(Endpoint(tb), optFns...)
 }
 
 // NewTable creates a uniquely named table with the production schema and

@@ -1,0 +1,68 @@
+package devserver
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+)
+
+// Issuer is the issuer of local tokens, shaped like a Cognito user pool's.
+const Issuer = "https://cognito-idp.local.amazonaws.com/local_devpool"
+
+// Identity turns an Authorization header into the caller AppSync would see.
+// No header is API-key access (nil identity). Otherwise the header is a JWT,
+// signed or not (the signature is not checked: this is a local tool), and its
+// claims become a Cognito user pools identity, as Amplify's mock does.
+func Identity(authorization, sourceIP string) (*appsync.Identity, error) {
+	token := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(authorization), "Bearer "))
+	if token == "" {
+		return nil, nil
+	}
+	parts := strings.Split(token, ".")
+	if len(parts) < 2 {
+		return nil, errors.New("Authorization is not a JWT")
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return nil, errors.New("Authorization is not a JWT: bad payload encoding")
+	}
+	var claims map[string]any
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return nil, errors.New("Authorization is not a JWT: payload is not JSON")
+	}
+	str := func(k string) string { s, _ := claims[k].(string); return s }
+	sub := str("sub")
+	if sub == "" {
+		return nil, errors.New("the token has no sub claim")
+	}
+	id := &appsync.Identity{
+		Sub: sub, Issuer: str("iss"), Username: str("cognito:username"), Claims: payload,
+		SourceIP: []string{sourceIP}, DefaultAuthStrategy: "ALLOW",
+	}
+	if id.Username == "" {
+		id.Username = str("username")
+	}
+	if groups, ok := claims["cognito:groups"].([]any); ok {
+		for _, g := range groups {
+			if s, ok := g.(string); ok {
+				id.Groups = append(id.Groups, s)
+			}
+		}
+	}
+	return id, nil
+}
+
+// Token returns an unsigned JWT (alg "none") for a local user: sub is the
+// user's ID, as in the sample data (u_<name>).
+func Token(username string) string {
+	enc := base64.RawURLEncoding
+	header, _ := json.Marshal(map[string]string{"alg": "none", "typ": "JWT"})
+	claims, _ := json.Marshal(map[string]any{
+		"sub": "u_" + username, "cognito:username": username, "email": username + "@example.com",
+		"iss": Issuer, "token_use": "id", "aud": "local", "iat": 1714381200, "exp": 4102444800,
+	})
+	return enc.EncodeToString(header) + "." + enc.EncodeToString(claims) + "."
+}

@@ -1,0 +1,50 @@
+package devserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/ddblocal"
+	"github.com/example/appsync-dynamo/lambda/executor"
+	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/schema"
+)
+
+// Config describes a local API.
+type Config struct {
+	Endpoint string        // the DynamoDB Local URL
+	Table    string        // a table to create
+	Data     store.Dataset // loaded into it
+	Log      io.Writer     // the Lambda's log (its cost lines); nil discards it
+}
+
+// Open creates the table from store.Schema (the definition the stack uses),
+// loads cfg.Data, and returns an executor that invokes the real Lambda
+// handler, wrapped as aws-lambda-go wraps it, for every routed field.
+func Open(ctx context.Context, cfg Config) (*executor.Executor, error) {
+	client := ddblocal.Client(cfg.Endpoint)
+	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(cfg.Table)); err != nil {
+		return nil, fmt.Errorf("create table %s: %w", cfg.Table, err)
+	}
+	s := store.New(client, cfg.Table, cursor.New([]byte(cursor.DevelopmentKey)))
+	if err := s.Load(ctx, cfg.Data); err != nil {
+		return nil, fmt.Errorf("load sample data: %w", err)
+	}
+	sch, err := schema.Load()
+	if err != nil {
+		return nil, err
+	}
+	logOut := cfg.Log
+	if logOut == nil {
+		logOut = io.Discard
+	}
+	h := resolver.New(s, slog.New(slog.NewJSONHandler(logOut, nil)))
+	return executor.New(sch, lambda.NewHandler(h), routes.All), nil
+}

@@ -1,0 +1,187 @@
+package executor
+
+import (
+	"strings"
+
+	"github.com/vektah/gqlparser/v2/ast"
+)
+
+// collected is a field of a selection set after fragments are expanded and
+// fields with the same response key are merged (GraphQL's CollectFields).
+type collected struct {
+	key   string // the response key: alias or name
+	name  string
+	def   *ast.FieldDefinition
+	field *ast.Field // with the merged sub-selection
+}
+
+func (c collected) args(vars map[string]any) map[string]any {
+	args := c.field.ArgumentMap(vars)
+	if args == nil {
+		args = map[string]any{}
+	}
+	return args
+}
+
+// collect returns the fields sel selects on an object of type typ, in order.
+func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
+	var out []collected
+	index := map[string]int{}
+	var walk func(ast.SelectionSet)
+	walk = func(sel ast.SelectionSet) {
+		for _, s := range sel {
+			switch x := s.(type) {
+			case *ast.Field:
+				if !r.included(x.Directives) {
+					continue
+				}
+				key := x.Alias
+				if key == "" {
+					key = x.Name
+				}
+				if i, ok := index[key]; ok {
+					merged := *out[i].field
+					merged.SelectionSet = append(append(ast.SelectionSet{}, merged.SelectionSet...), x.SelectionSet...)
+					out[i].field = &merged
+					continue
+				}
+				def := x.Definition
+				if def == nil {
+					def = typ.Fields.ForName(x.Name)
+				}
+				index[key] = len(out)
+				out = append(out, collected{key: key, name: x.Name, def: def, field: x})
+			case *ast.InlineFragment:
+				if r.included(x.Directives) && (x.TypeCondition == "" || x.TypeCondition == typ.Name) {
+					walk(x.SelectionSet)
+				}
+			case *ast.FragmentSpread:
+				fd := r.doc.Fragments.ForName(x.Name)
+				if r.included(x.Directives) && fd != nil && fd.TypeCondition == typ.Name {
+					walk(fd.SelectionSet)
+				}
+			}
+		}
+	}
+	walk(sel)
+	return out
+}
+
+// included applies @skip and @include.
+func (r *run) included(ds ast.DirectiveList) bool {
+	if d := ds.ForName("skip"); d != nil && d.ArgumentMap(r.vars)["if"] == true {
+		return false
+	}
+	if d := ds.ForName("include"); d != nil && d.ArgumentMap(r.vars)["if"] == false {
+		return false
+	}
+	return true
+}
+
+// selectionList is AppSync's info.selectionSetList for a field's
+// sub-selection: every selected path, slash-joined, aliases in place of
+// names, fragments expanded, no arguments.
+func (r *run) selectionList(sel ast.SelectionSet) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	var walk func(ast.SelectionSet, string)
+	walk = func(sel ast.SelectionSet, prefix string) {
+		for _, s := range sel {
+			switch x := s.(type) {
+			case *ast.Field:
+				if !r.included(x.Directives) {
+					continue
+				}
+				key := x.Alias
+				if key == "" {
+					key = x.Name
+				}
+				path := prefix + key
+				if !seen[path] {
+					seen[path] = true
+					out = append(out, path)
+				}
+				walk(x.SelectionSet, path+"/")
+			case *ast.InlineFragment:
+				walk(x.SelectionSet, prefix)
+			case *ast.FragmentSpread:
+				if fd := r.doc.Fragments.ForName(x.Name); fd != nil {
+					walk(fd.SelectionSet, prefix)
+				}
+			}
+		}
+	}
+	walk(sel, "")
+	return out
+}
+
+// selectionGraphQL is AppSync's info.selectionSetGraphQL: the sub-selection
+// as GraphQL text, with aliases, arguments and inline fragments, and named
+// fragment spreads left as they are. "" for a field without sub-selection.
+func selectionGraphQL(sel ast.SelectionSet) string {
+	if len(sel) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	writeSelection(&b, sel, 0)
+	return b.String()
+}
+
+func writeSelection(b *strings.Builder, sel ast.SelectionSet, depth int) {
+	b.WriteString("{\n")
+	indent := strings.Repeat("  ", depth+1)
+	for _, s := range sel {
+		b.WriteString(indent)
+		switch x := s.(type) {
+		case *ast.Field:
+			if x.Alias != "" && x.Alias != x.Name {
+				b.WriteString(x.Alias + ": ")
+			}
+			b.WriteString(x.Name)
+			if len(x.Arguments) > 0 {
+				b.WriteString("(")
+				for i, a := range x.Arguments {
+					if i > 0 {
+						b.WriteString(", ")
+					}
+					b.WriteString(a.Name + ": " + a.Value.String())
+				}
+				b.WriteString(")")
+			}
+			writeDirectives(b, x.Directives)
+			if len(x.SelectionSet) > 0 {
+				b.WriteString(" ")
+				writeSelection(b, x.SelectionSet, depth+1)
+			}
+		case *ast.InlineFragment:
+			b.WriteString("...")
+			if x.TypeCondition != "" {
+				b.WriteString(" on " + x.TypeCondition)
+			}
+			writeDirectives(b, x.Directives)
+			b.WriteString(" ")
+			writeSelection(b, x.SelectionSet, depth+1)
+		case *ast.FragmentSpread:
+			b.WriteString("..." + x.Name)
+			writeDirectives(b, x.Directives)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(strings.Repeat("  ", depth) + "}")
+}
+
+func writeDirectives(b *strings.Builder, ds ast.DirectiveList) {
+	for _, d := range ds {
+		b.WriteString(" @" + d.Name)
+		if len(d.Arguments) > 0 {
+			b.WriteString("(")
+			for i, a := range d.Arguments {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(a.Name + ": " + a.Value.String())
+			}
+			b.WriteString(")")
+		}
+	}
+}

@@ -1,0 +1,536 @@
+// Package executor runs GraphQL requests the way AWS AppSync runs them for
+// direct Lambda resolvers, so the API can be used offline.
+//
+// It parses and validates a request against the schema, then resolves it
+// level by level: every field that has a route (routes.All) invokes the
+// Lambda handler with an event built as AppSync builds it (arguments,
+// identity, the parent's whole result as source, request headers, info with
+// selectionSetList and selectionSetGraphQL, variables, stash, prev); fields
+// with a batch size are invoked once per level per field with arrays of at
+// most that many events; other fields are read from their parent's object.
+// Mutations run one after the other. Errors carry message, errorType, path
+// and locations, and nulls propagate as the GraphQL specification says.
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/routes"
+)
+
+// Invoker is the Lambda function: lambda.Handler satisfies it.
+type Invoker interface {
+	Invoke(ctx context.Context, payload []byte) ([]byte, error)
+}
+
+// Executor runs requests against one schema and one Lambda.
+type Executor struct {
+	schema *ast.Schema
+	lambda Invoker
+	routes map[string]routes.Route
+	intro  map[string]any // the __schema object, built once
+	types  map[string]map[string]any
+}
+
+// New returns an Executor for schema whose routed fields (rs) are resolved
+// by lambda.
+func New(schema *ast.Schema, lambda Invoker, rs []routes.Route) *Executor {
+	e := &Executor{schema: schema, lambda: lambda, routes: map[string]routes.Route{}}
+	for _, r := range rs {
+		e.routes[r.Key()] = r
+	}
+	e.intro, e.types = introspect(schema)
+	return e
+}
+
+// Request is a GraphQL request and who makes it.
+type Request struct {
+	Query         string         `json:"query"`
+	OperationName string         `json:"operationName,omitempty"`
+	Variables     map[string]any `json:"variables,omitempty"`
+
+	// Identity is the caller as AppSync describes it; nil for API key.
+	Identity *appsync.Identity `json:"-"`
+	// Headers are the HTTP request headers, passed on in events.
+	Headers map[string]string `json:"-"`
+}
+
+// Response is a GraphQL response. Extensions["cost"] reports the Lambda
+// invocations and the DynamoDB requests and capacity the request cost.
+type Response struct {
+	Data       any            `json:"data"`
+	Errors     []Error        `json:"errors,omitempty"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+}
+
+// Error is a GraphQL error as AppSync reports it.
+type Error struct {
+	Message   string     `json:"message"`
+	ErrorType string     `json:"errorType,omitempty"`
+	Path      []any      `json:"path,omitempty"`
+	Locations []Location `json:"locations,omitempty"`
+}
+
+// Location is a position in the request's query text.
+type Location struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Cost is what one request cost.
+type Cost struct {
+	LambdaInvocations  int            `json:"lambdaInvocations"`
+	DynamoDB           map[string]int `json:"dynamodb"`
+	ReadCapacityUnits  float64        `json:"readCapacityUnits"`
+	WriteCapacityUnits float64        `json:"writeCapacityUnits"`
+}
+
+// Execute runs req. DynamoDB calls made through ctx by a handler in this
+// process (with the cost middleware) are counted in the response's cost.
+func (e *Executor) Execute(ctx context.Context, req Request) Response {
+	ctx, meter := cost.WithMeter(ctx)
+	r := &run{e: e, ctx: ctx, req: req}
+	data := r.execute()
+	sum := meter.Summary()
+	resp := Response{Data: data, Errors: r.errors, Extensions: map[string]any{"cost": Cost{
+		LambdaInvocations: r.invocations, DynamoDB: sum.Requests,
+		ReadCapacityUnits: sum.Read, WriteCapacityUnits: sum.Write,
+	}}}
+	return resp
+}
+
+// run is the state of one request.
+type run struct {
+	e           *Executor
+	ctx         context.Context
+	req         Request
+	doc         *ast.QueryDocument
+	vars        map[string]any
+	varsJSON    json.RawMessage
+	errors      []Error
+	invocations int
+	mu          sync.Mutex
+}
+
+func (r *run) execute() any {
+	doc, errs := gqlparser.LoadQuery(r.e.schema, r.req.Query)
+	if len(errs) > 0 {
+		for _, err := range errs {
+			ge := Error{Message: err.Message, ErrorType: "GraphQLError"}
+			for _, l := range err.Locations {
+				ge.Locations = append(ge.Locations, Location{l.Line, l.Column})
+			}
+			r.errors = append(r.errors, ge)
+		}
+		return nil
+	}
+	r.doc = doc
+	op := doc.Operations.ForName(r.req.OperationName)
+	if op == nil {
+		r.errors = append(r.errors, Error{Message: "operation not found: give operationName", ErrorType: "GraphQLError"})
+		return nil
+	}
+	vars, err := validator.VariableValues(r.e.schema, op, r.req.Variables)
+	if err != nil {
+		r.errors = append(r.errors, Error{Message: err.Error(), ErrorType: "GraphQLError"})
+		return nil
+	}
+	r.vars = vars
+	r.varsJSON, _ = json.Marshal(vars)
+
+	var root *ast.Definition
+	switch op.Operation {
+	case ast.Query:
+		root = r.e.schema.Query
+	case ast.Mutation:
+		root = r.e.schema.Mutation
+	default:
+		r.errors = append(r.errors, Error{Message: "subscriptions are not supported locally", ErrorType: "UnsupportedOperation"})
+		return nil
+	}
+	out := &object{}
+	fields := r.collect(root, op.SelectionSet)
+	if op.Operation == ast.Mutation {
+		for _, f := range fields { // one after the other, each with its whole subtree
+			r.levels([]*task{{typ: root, fields: []collected{f}, out: out}})
+		}
+	} else {
+		r.levels([]*task{{typ: root, fields: fields, out: out}})
+	}
+	data, invalid := r.finish(&node{value: out, nonNull: true})
+	if invalid {
+		return nil
+	}
+	return data
+}
+
+// task is an object whose fields are to be resolved.
+type task struct {
+	typ    *ast.Definition
+	fields []collected
+	source map[string]any // the object as its resolver returned it; nil at the root
+	out    *object
+	path   []any
+}
+
+// call is a routed field of one object, waiting for its invocation.
+type call struct {
+	task  *task
+	field collected
+	node  *node
+}
+
+// levels resolves tasks breadth first: all the routed fields of one level are
+// invoked together, grouped by field, before the next level starts.
+func (r *run) levels(tasks []*task) {
+	for len(tasks) > 0 {
+		var next []*task
+		groups := map[string][]call{}
+		var order []string
+		for _, t := range tasks {
+			for _, f := range t.fields {
+				n := &node{nonNull: f.def.Type.NonNull, path: appendPath(t.path, f.key), field: f, parent: t.typ.Name}
+				t.out.set(f.key, n)
+				key := t.typ.Name + "." + f.name
+				switch {
+				case f.name == "__typename":
+					n.value = t.typ.Name
+				case t.typ == r.e.schema.Query && f.name == "__schema":
+					next = append(next, r.complete(n, f.def.Type, r.e.intro, f)...)
+				case t.typ == r.e.schema.Query && f.name == "__type":
+					name, _ := f.field.ArgumentMap(r.vars)["name"].(string)
+					var v any
+					if typ, ok := r.e.types[name]; ok {
+						v = typ
+					}
+					next = append(next, r.complete(n, f.def.Type, v, f)...)
+				default:
+					if _, routed := r.e.routes[key]; routed {
+						if _, seen := groups[key]; !seen {
+							order = append(order, key)
+						}
+						groups[key] = append(groups[key], call{task: t, field: f, node: n})
+						continue
+					}
+					v := t.source[f.name]
+					if fn, ok := v.(func(map[string]any) any); ok {
+						v = fn(f.field.ArgumentMap(r.vars))
+					}
+					next = append(next, r.complete(n, f.def.Type, v, f)...)
+				}
+			}
+		}
+		for _, key := range order {
+			results := r.invoke(r.e.routes[key], groups[key])
+			for i, c := range groups[key] {
+				res := results[i]
+				if res.err != nil {
+					c.node.errored = true
+					r.fail(c.node, res.errType, res.err.Error())
+					continue
+				}
+				next = append(next, r.complete(c.node, c.field.def.Type, res.data, c.field)...)
+			}
+		}
+		tasks = next
+	}
+}
+
+type outcome struct {
+	data    any
+	err     error
+	errType string
+}
+
+// invoke calls the Lambda for every call of one field: in batches of at most
+// MaxBatchSize events when the route batches, otherwise one event a call,
+// the invocations running concurrently.
+func (r *run) invoke(route routes.Route, calls []call) []outcome {
+	out := make([]outcome, len(calls))
+	size := route.MaxBatchSize
+	var wg sync.WaitGroup
+	if size <= 0 {
+		for i := range calls {
+			wg.Go(func() { out[i] = r.invokeOne(calls[i]) })
+		}
+		wg.Wait()
+		return out
+	}
+	for start := 0; start < len(calls); start += size {
+		chunk := calls[start:min(start+size, len(calls))]
+		wg.Go(func() { copy(out[start:], r.invokeBatch(chunk)) })
+	}
+	wg.Wait()
+	return out
+}
+
+func (r *run) invokeOne(c call) outcome {
+	payload, err := json.Marshal(r.event(c))
+	if err != nil {
+		return outcome{err: err, errType: "InternalError"}
+	}
+	r.count()
+	reply, err := r.e.lambda.Invoke(r.ctx, payload)
+	if err != nil {
+		return lambdaError(err)
+	}
+	return decodeData(reply)
+}
+
+func (r *run) invokeBatch(calls []call) []outcome {
+	out := make([]outcome, len(calls))
+	events := make([]appsync.Event, len(calls))
+	for i, c := range calls {
+		events[i] = r.event(c)
+	}
+	payload, err := json.Marshal(events)
+	if err == nil {
+		r.count()
+		var reply []byte
+		if reply, err = r.e.lambda.Invoke(r.ctx, payload); err == nil {
+			var items []struct {
+				Data         json.RawMessage `json:"data"`
+				ErrorMessage string          `json:"errorMessage"`
+				ErrorType    string          `json:"errorType"`
+			}
+			if err = json.Unmarshal(reply, &items); err == nil && len(items) != len(calls) {
+				err = fmt.Errorf("the Lambda answered %d items for a batch of %d", len(items), len(calls))
+			}
+			if err == nil {
+				for i, it := range items {
+					if it.ErrorMessage != "" {
+						out[i] = outcome{err: errors.New(it.ErrorMessage), errType: it.ErrorType}
+						continue
+					}
+					out[i] = decodeData(it.Data)
+				}
+				return out
+			}
+		}
+	}
+	// A failed invocation fails every field of the batch, as in AppSync.
+	for i := range out {
+		out[i] = lambdaError(err)
+	}
+	return out
+}
+
+func (r *run) count() {
+	r.mu.Lock()
+	r.invocations++
+	r.mu.Unlock()
+}
+
+func lambdaError(err error) outcome {
+	var ie messages.InvokeResponse_Error
+	if errors.As(err, &ie) {
+		return outcome{err: errors.New(ie.Message), errType: ie.Type}
+	}
+	return outcome{err: err, errType: "Lambda:Unhandled"}
+}
+
+func decodeData(raw []byte) outcome {
+	var v any
+	if len(raw) == 0 {
+		return outcome{}
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return outcome{err: fmt.Errorf("the Lambda's reply is not JSON: %v", err), errType: "Lambda:Unhandled"}
+	}
+	return outcome{data: v}
+}
+
+// event builds the AppSync event for one call.
+func (r *run) event(c call) appsync.Event {
+	args, _ := json.Marshal(c.field.args(r.vars))
+	source := json.RawMessage("null")
+	if c.task.source != nil {
+		source, _ = json.Marshal(c.task.source)
+	}
+	headers := r.req.Headers
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	request, _ := json.Marshal(map[string]any{"headers": headers, "domainName": nil})
+	return appsync.Event{
+		Arguments: args,
+		Identity:  r.req.Identity,
+		Source:    source,
+		Request:   request,
+		Prev:      json.RawMessage("null"),
+		Stash:     json.RawMessage("{}"),
+		Info: appsync.Info{
+			FieldName:           c.field.name,
+			ParentTypeName:      c.task.typ.Name,
+			SelectionSetList:    r.selectionList(c.field.field.SelectionSet),
+			SelectionSetGraphQL: selectionGraphQL(c.field.field.SelectionSet),
+			Variables:           r.varsJSON,
+		},
+	}
+}
+
+// complete sets n to v as a value of type typ, returning the objects whose
+// fields are to be resolved at the next level.
+func (r *run) complete(n *node, typ *ast.Type, v any, f collected) []*task {
+	if v == nil {
+		n.value = nil
+		return nil
+	}
+	if typ.Elem != nil {
+		list, ok := v.([]any)
+		if !ok {
+			r.fail(n, "GraphQLError", fmt.Sprintf("expected a list for %s", f.name))
+			n.errored = true
+			return nil
+		}
+		items := make([]*node, len(list))
+		var next []*task
+		for i, item := range list {
+			items[i] = &node{nonNull: typ.Elem.NonNull, path: appendPath(n.path, i), field: f, parent: n.parent}
+			next = append(next, r.complete(items[i], typ.Elem, item, f)...)
+		}
+		n.value = items
+		return next
+	}
+	def := r.e.schema.Types[typ.NamedType]
+	if def.IsLeafType() {
+		n.value = v
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		r.fail(n, "GraphQLError", fmt.Sprintf("expected an object for %s", f.name))
+		n.errored = true
+		return nil
+	}
+	obj := &object{}
+	n.value = obj
+	return []*task{{typ: def, fields: r.collect(def, f.field.SelectionSet), source: m, out: obj, path: n.path}}
+}
+
+func (r *run) fail(n *node, errType, message string) {
+	e := Error{Message: message, ErrorType: errType, Path: n.path}
+	if pos := n.field.field.Position; pos != nil {
+		e.Locations = []Location{{pos.Line, pos.Column}}
+	}
+	r.mu.Lock()
+	r.errors = append(r.errors, e)
+	r.mu.Unlock()
+}
+
+// finish turns the result tree into JSON values and applies null
+// propagation: a null in a non-null position makes its parent null, up to the
+// nearest nullable field. invalid reports a null the parent must absorb.
+func (r *run) finish(n *node) (value any, invalid bool) {
+	switch v := n.value.(type) {
+	case nil:
+		if n.nonNull && !n.errored {
+			r.fail(n, "GraphQLError", fmt.Sprintf("Cannot return null for non-nullable type: '%s' within parent '%s' (%s)",
+				n.field.def.Type.Name(), n.parent, pathString(n.path)))
+		}
+		return nil, n.nonNull
+	case []*node:
+		out := make([]any, len(v))
+		for i, item := range v {
+			val, bad := r.finish(item)
+			if bad {
+				return nil, n.nonNull
+			}
+			out[i] = val
+		}
+		return out, false
+	case *object:
+		for _, key := range v.keys {
+			val, bad := r.finish(v.fields[key])
+			if bad {
+				return nil, n.nonNull
+			}
+			v.values = append(v.values, val)
+		}
+		return v, false
+	default:
+		return v, false
+	}
+}
+
+// node is one value of the response being built.
+type node struct {
+	value   any // nil, a leaf value, []*node, *object
+	nonNull bool
+	errored bool // an error was reported for this null already
+	path    []any
+	field   collected
+	parent  string
+}
+
+// object is a response object: fields in selection order.
+type object struct {
+	keys   []string
+	fields map[string]*node
+	values []any // filled by finish
+}
+
+func (o *object) set(key string, n *node) {
+	if o.fields == nil {
+		o.fields = map[string]*node{}
+	}
+	if _, ok := o.fields[key]; !ok {
+		o.keys = append(o.keys, key)
+	}
+	o.fields[key] = n
+}
+
+// MarshalJSON writes the object's fields in selection order.
+func (o *object) MarshalJSON() ([]byte, error) {
+	buf := []byte{'{'}
+	for i, k := range o.keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		kb, _ := json.Marshal(k)
+		buf = append(buf, kb...)
+		buf = append(buf, ':')
+		vb, err := json.Marshal(o.values[i])
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, vb...)
+	}
+	return append(buf, '}'), nil
+}
+
+func appendPath(path []any, elem any) []any {
+	out := make([]any, len(path), len(path)+1)
+	copy(out, path)
+	return append(out, elem)
+}
+
+func pathString(path []any) string {
+	s := ""
+	for _, p := range path {
+		s += "/" + fmt.Sprint(p)
+	}
+	return s
+}
+
+// sortedKeys is used for deterministic iteration in tests and tools.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

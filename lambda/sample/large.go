@@ -1,0 +1,59 @@
+package sample
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// Blog returns the sample data plus a busier blog: alice writes `posts` more
+// posts, each commented commentsPerPost times by a rotation of `authors`
+// readers (u_reader01, ...); every reader follows alice and bob, and alice
+// follows carol too. Counts are consistent and IDs deterministic.
+func Blog(posts, commentsPerPost, authors int) store.Dataset {
+	d := Data()
+	start := time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)
+	id := func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), zeros{}).String() }
+	alice, bob, carol := &d.Users[0], &d.Users[1], &d.Users[2]
+
+	readers := make([]string, authors)
+	for i := range readers {
+		readers[i] = fmt.Sprintf("u_reader%02d", i+1)
+		d.Users = append(d.Users, store.User{ID: readers[i], Handle: fmt.Sprintf("reader%02d", i+1), Name: fmt.Sprintf("Reader %d", i+1),
+			CreatedAt: timestamp(start.Add(-time.Duration(authors-i) * time.Hour)), FollowingCount: 2})
+		d.Follows = append(d.Follows,
+			store.Follow{FollowerID: readers[i], FollowedID: Alice, CreatedAt: timestamp(start)},
+			store.Follow{FollowerID: readers[i], FollowedID: Bob, CreatedAt: timestamp(start)})
+	}
+	alice.FollowerCount += authors
+	bob.FollowerCount += authors
+	d.Follows = append(d.Follows, store.Follow{FollowerID: Alice, FollowedID: Carol, CreatedAt: timestamp(start)})
+	alice.FollowingCount++
+	carol.FollowerCount++
+
+	next := 0
+	for p := range posts {
+		t := start.Add(time.Duration(p) * time.Hour)
+		post := store.Post{ID: id(t), AuthorID: Alice, Title: fmt.Sprintf("Post %d", p+1),
+			Body: fmt.Sprintf("Post %d: notes on single-table design.", p+1), CreatedAt: timestamp(t), UpdatedAt: timestamp(t), CommentCount: commentsPerPost}
+		for c := range commentsPerPost {
+			ct := t.Add(time.Duration(c+1) * time.Minute)
+			author := readers[next%len(readers)]
+			next++
+			d.Comments = append(d.Comments, store.Comment{ID: id(ct), PostID: post.ID, AuthorID: author,
+				Body: fmt.Sprintf("Comment %d on post %d", c+1, p+1), CreatedAt: timestamp(ct)})
+		}
+		d.Posts = append(d.Posts, post)
+	}
+	alice.PostCount += posts
+	return d
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
