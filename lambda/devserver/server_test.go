@@ -1,0 +1,96 @@
+package devserver_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/devserver"
+	"github.com/example/appsync-dynamo/lambda/sample"
+	"github.com/example/appsync-dynamo/lambda/store/storetest"
+)
+
+type reply struct {
+	Data   map[string]any
+	Errors []struct {
+		Message, ErrorType string
+		Path               []any
+	}
+	Extensions struct {
+		Cost struct {
+			LambdaInvocations  int
+			DynamoDB           map[string]int
+			ReadCapacityUnits  float64
+			WriteCapacityUnits float64
+		}
+	}
+}
+
+func post(t *testing.T, url, auth, query string) reply {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query})
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("content-type", "application/json")
+	if auth != "" {
+		req.Header.Set("authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r reply
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("status %d: %v", resp.StatusCode, err)
+	}
+	return r
+}
+
+func TestEndToEndOverHTTP(t *testing.T) {
+	exec, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("e2e-%d", os.Getpid()), Data: sample.Blog(10, 20, 30)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(exec))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+
+	r := post(t, url, "", `{ user(id: "u_alice") { name posts { items { title comments { items { body author { name } } } } } } }`)
+	if len(r.Errors) > 0 || r.Data["user"] == nil {
+		t.Fatalf("seed query: %+v", r)
+	}
+	c := r.Extensions.Cost
+	// user, posts, comments, authors: one invocation per level, but authors span 3 batches of 100.
+	if c.LambdaInvocations != 6 || c.DynamoDB["GetItem"] != 1 || c.DynamoDB["Query"] != 12 || c.DynamoDB["BatchGetItem"] != 3 || c.ReadCapacityUnits <= 0 {
+		t.Errorf("cost = %+v", c)
+	}
+
+	r = post(t, url, "", `mutation { follow(userId: "u_bob") { followerId } }`)
+	if len(r.Errors) != 1 || r.Errors[0].ErrorType != "Unauthorized" || r.Extensions.Cost.WriteCapacityUnits != 0 {
+		t.Errorf("anonymous mutation: %+v", r)
+	}
+	r = post(t, url, devserver.Token("carol"), `mutation { follow(userId: "u_bob") { followerId followed { followerCount } } }`)
+	if len(r.Errors) > 0 || r.Extensions.Cost.DynamoDB["TransactWriteItems"] != 1 || r.Extensions.Cost.WriteCapacityUnits <= 0 {
+		t.Fatalf("carol follows bob: %+v", r)
+	}
+	if got := r.Data["follow"].(map[string]any); got["followerId"] != "u_carol" {
+		t.Errorf("follow = %v", got)
+	}
+	r = post(t, url, devserver.Token("carol"), `{ me { handle email } }`)
+	if me, _ := r.Data["me"].(map[string]any); me == nil || me["email"] != "carol@example.com" {
+		t.Errorf("me = %+v", r)
+	}
+	r = post(t, url, "", `{ __schema { queryType { name } } }`)
+	if r.Data["__schema"] == nil || r.Extensions.Cost.LambdaInvocations != 0 {
+		t.Errorf("introspection: %+v", r)
+	}
+	r = post(t, url, "Bearer not-a-jwt", `{ me { id } }`)
+	if len(r.Errors) != 1 || r.Errors[0].ErrorType != "UnauthorizedException" {
+		t.Errorf("bad token: %+v", r)
+	}
+}
