@@ -16,15 +16,25 @@ DDB_PKG_SHA256  := 3503ffac19f183407909fecdacf4db51ab1fdad1da7b2f177016670b2d80e
 DDB_DIR         := $(CACHE_DIR)/dynamodb-local-$(DDB_PKG_VERSION)
 export DYNAMODB_LOCAL_DIR := $(DDB_DIR)/emulator
 
+# The Lambda Runtime Interface Emulator (what `sam local invoke` runs), built
+# from its module, which the Go checksum database verifies.
+RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
+RIE         := $(CACHE_DIR)/bin/aws-lambda-rie-$(RIE_VERSION)
+export AWS_LAMBDA_RIE := $(RIE)
+
 # The Lambda, as AWS runs it: linux/arm64, no cgo, no RPC shim, named bootstrap.
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
+LAMBDA_SRC   := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod go.sum
 
-.PHONY: help test vet unit build dev bench dynamodb-local check-tools clean
+PORT  ?= 4000
+EVENT ?= events/Query.post-with-comments.json
+
+.PHONY: help test vet build dev token invoke bench dynamodb-local rie check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local vet ## vet, then all tests (unit and DynamoDB Local)
+test: check-tools dynamodb-local rie vet ## vet, then all tests (unit, DynamoDB Local, the emulator)
 	$(GO) test -count=1 ./...
 
 vet: ## go vet and gofmt
@@ -35,14 +45,36 @@ vet: ## go vet and gofmt
 build: $(BUILD_DIR)/resolver/bootstrap ## build the Lambda (linux/arm64) into .build/resolver/bootstrap
 	@ls -l $<
 
-$(BUILD_DIR)/resolver/bootstrap: $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod go.sum
+$(BUILD_DIR)/resolver/bootstrap: $(LAMBDA_SRC)
 	@mkdir -p $(@D)
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
 
-dev: ## serve the API locally (coming: see issue "Local AppSync")
-	@echo "make dev is not there yet: the local AppSync server is the next piece of work." >&2
-	@echo "Today: make test (DynamoDB Local tests) and the replayable events in events/." >&2
-	@exit 1
+# The same binary for this machine, to run under the emulator.
+$(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
+	@mkdir -p $(@D)
+	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
+
+dev: check-tools dynamodb-local ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data
+	$(GO) run ./lambda/cmd/dev -addr 127.0.0.1:$(PORT)
+
+token: ## print a token acting as a sample user: make token USER=alice
+	@$(GO) run ./lambda/cmd/dev token $(USER)
+
+invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json
+	$(GO) run ./lambda/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap
+
+bench: check-tools dynamodb-local ## cost table (this project vs the naive layout), then the handler benchmarks
+	$(GO) run ./lambda/cmd/bench
+	$(GO) test -run '^$$' -bench . -benchmem ./lambda/resolver/
+
+rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache
+
+$(RIE):
+	@mkdir -p "$(CACHE_DIR)/bin"
+	rm -rf "$(CACHE_DIR)/bin/.rie-build" && mkdir -p "$(CACHE_DIR)/bin/.rie-build"
+	GOBIN="$(CACHE_DIR)/bin/.rie-build" $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	mv "$(CACHE_DIR)/bin/.rie-build/aws-lambda-rie" "$@"
+	rm -rf "$(CACHE_DIR)/bin/.rie-build"
 
 check-tools: ## fail loudly when a tool the tests need is missing
 	@for tool in java javac npm; do \

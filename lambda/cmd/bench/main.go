@@ -1,0 +1,41 @@
+// Command bench prints what the fixed benchmark queries cost under this
+// project's resolvers and under the naive layout (make bench).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/example/appsync-dynamo/lambda/bench"
+	"github.com/example/appsync-dynamo/lambda/ddblocal"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 15, "runs of each query; the median latency is reported")
+	flag.Parse()
+	if err := run(*rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(rounds int) error {
+	ctx := context.Background()
+	dir, err := ddblocal.Dir()
+	if err != nil {
+		return err
+	}
+	db, err := ddblocal.Start(ctx, dir, 0)
+	if err != nil {
+		return err
+	}
+	defer db.Stop()
+	rows, err := bench.Run(ctx, db.Endpoint, rounds)
+	if err != nil {
+		return err
+	}
+	fmt.Print(bench.Table(rows))
+	return nil
+}

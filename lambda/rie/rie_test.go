@@ -1,0 +1,66 @@
+package rie_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/rie"
+	"github.com/example/appsync-dynamo/lambda/sample"
+	"github.com/example/appsync-dynamo/lambda/store/storetest"
+)
+
+// TestBootstrapUnderEmulator runs make invoke's path: the real bootstrap,
+// built for this machine, under the Runtime Interface Emulator, against a
+// DynamoDB Local table with the sample data.
+func TestBootstrapUnderEmulator(t *testing.T) {
+	binary, err := rie.Binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bootstrap := filepath.Join(t.TempDir(), "bootstrap")
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "../cmd/resolver")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build bootstrap: %v\n%s", err, out)
+	}
+	s, _ := storetest.NewStore(t, sample.Data())
+	emu, err := rie.Start(t.Context(), binary, bootstrap, []string{
+		"TABLE_NAME=" + s.Table(),
+		"AWS_ENDPOINT_URL_DYNAMODB=" + storetest.Endpoint(t),
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+		"NEXT_TOKEN_KEY=" + string(storetest.TokenKey),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emu.Stop()
+
+	event, err := os.ReadFile("../../events/Post.author.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := emu.Invoke(t.Context(), event)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, emu.Output())
+	}
+	var items []struct {
+		Data      *struct{ Handle string }
+		ErrorType string
+	}
+	if err := json.Unmarshal(out, &items); err != nil || len(items) != 3 {
+		t.Fatalf("reply %s (%v)\n%s", out, err, emu.Output())
+	}
+	if items[0].Data.Handle != "alice" || items[1].Data.Handle != "bob" || items[2].ErrorType != "NotFound" {
+		t.Errorf("reply %s", out)
+	}
+
+	// A handler error: the emulator returns it as AppSync would show it.
+	out, err = emu.Invoke(t.Context(), []byte(`{"info":{"parentTypeName":"Query","fieldName":"me"},"identity":null}`))
+	var failure struct{ ErrorType, ErrorMessage string }
+	if err != nil || json.Unmarshal(out, &failure) != nil || failure.ErrorType != "Unauthorized" {
+		t.Errorf("error reply %s (%v)", out, err)
+	}
+}
