@@ -26,10 +26,15 @@ export AWS_LAMBDA_RIE := $(RIE)
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 LAMBDA_SRC   := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod go.sum
 
+# The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), kept in the cache.
+CDK_VERSION := 2.1148.1
+CDK         := $(CACHE_DIR)/aws-cdk-$(CDK_VERSION)/node_modules/.bin/cdk
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
 PORT  ?= 4000
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench dynamodb-local rie check-tools clean
+.PHONY: help test vet build dev token invoke bench synth deploy destroy dynamodb-local rie cdk-cli check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -66,6 +71,23 @@ invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an
 bench: check-tools dynamodb-local ## cost table (this project vs the naive layout), then the handler benchmarks
 	$(GO) run ./lambda/cmd/bench
 	$(GO) test -run '^$$' -bench . -benchmem ./lambda/resolver/
+
+synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
+	$(CDK) synth --quiet
+	@ls cdk.out/*.template.json
+
+deploy: check-tools cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack)
+	$(CDK) deploy $(if $(filter true,$(THROWAWAY)),-c throwaway=true)
+
+destroy: check-tools cdk-cli ## delete the stack (a retained table and user pool stay unless THROWAWAY=true was deployed)
+	$(CDK) destroy
+
+cdk-cli: $(CDK) ## install the CDK CLI into the cache
+
+$(CDK):
+	rm -rf "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)" && mkdir -p "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)"
+	npm install --silent --no-audit --no-fund --prefix "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)" "aws-cdk@$(CDK_VERSION)"
+	test -x "$@"
 
 rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache
 

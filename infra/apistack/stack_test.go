@@ -1,0 +1,289 @@
+package apistack_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/example/appsync-dynamo/infra/apistack"
+	"github.com/example/appsync-dynamo/lambda/routes"
+)
+
+type resource struct {
+	Type           string
+	Properties     map[string]any
+	Metadata       map[string]any
+	DeletionPolicy string
+}
+
+type template struct {
+	Resources map[string]resource
+	Outputs   map[string]any
+	outdir    string
+}
+
+func (t template) ofType(typ string) map[string]resource {
+	out := map[string]resource{}
+	for id, r := range t.Resources {
+		if r.Type == typ {
+			out[id] = r
+		}
+	}
+	return out
+}
+
+func (t template) one(tb testing.TB, typ string) resource {
+	tb.Helper()
+	rs := t.ofType(typ)
+	if len(rs) != 1 {
+		tb.Fatalf("%d resources of type %s, want 1", len(rs), typ)
+	}
+	for _, r := range rs {
+		return r
+	}
+	return resource{}
+}
+
+var (
+	synthOnce sync.Map // throwaway bool -> template
+	scratch   string   // holds the synthesized outputs until the tests end
+)
+
+func TestMain(m *testing.M) {
+	os.Setenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+	dir, err := os.MkdirTemp("", "apistack-test-")
+	if err != nil {
+		panic(err)
+	}
+	scratch = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// synth synthesizes the stack in this process (no AWS credentials needed)
+// with a placeholder bootstrap as the Lambda's code.
+func synth(tb testing.TB, throwaway bool) template {
+	tb.Helper()
+	if t, ok := synthOnce.Load(throwaway); ok {
+		return t.(template)
+	}
+	lambdaDir, err := os.MkdirTemp(scratch, "lambda-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lambdaDir, "bootstrap"), []byte("placeholder"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	outdir, err := os.MkdirTemp(scratch, "cdk.out-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: &map[string]any{
+		"aws:cdk:enable-asset-metadata": true, "aws:cdk:enable-path-metadata": true,
+	}})
+	stack := apistack.New(app, "TestStack", &apistack.Props{
+		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, Throwaway: throwaway,
+	})
+	app.Synth(nil)
+	raw, err := json.Marshal(assertions.Template_FromStack(stack, nil).ToJSON())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var t template
+	if err := json.Unmarshal(raw, &t); err != nil {
+		tb.Fatal(err)
+	}
+	t.outdir = outdir
+	synthOnce.Store(throwaway, t)
+	return t
+}
+
+func str(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestTable(t *testing.T) {
+	tpl := synth(t, false)
+	table := tpl.one(t, "AWS::DynamoDB::GlobalTable")
+	p := table.Properties
+	if got := str(p["KeySchema"]); got != `[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}]` {
+		t.Errorf("KeySchema = %s", got)
+	}
+	gsis := str(p["GlobalSecondaryIndexes"])
+	for _, want := range []string{
+		`{"IndexName":"GSI1","KeySchema":[{"AttributeName":"gsi1pk","KeyType":"HASH"},{"AttributeName":"gsi1sk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}`,
+		`{"IndexName":"GSI2","KeySchema":[{"AttributeName":"gsi2pk","KeyType":"HASH"},{"AttributeName":"gsi2sk","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}`,
+	} {
+		if !strings.Contains(gsis, want) {
+			t.Errorf("GlobalSecondaryIndexes = %s, want %s", gsis, want)
+		}
+	}
+	if p["BillingMode"] != "PAY_PER_REQUEST" {
+		t.Errorf("BillingMode = %v", p["BillingMode"])
+	}
+	replicas := str(p["Replicas"])
+	if !strings.Contains(replicas, `"PointInTimeRecoveryEnabled":true`) || !strings.Contains(replicas, `"DeletionProtectionEnabled":true`) {
+		t.Errorf("Replicas = %s: want PITR and deletion protection", replicas)
+	}
+	if table.DeletionPolicy != "Retain" {
+		t.Errorf("DeletionPolicy = %q, want Retain", table.DeletionPolicy)
+	}
+
+	throwaway := synth(t, true).one(t, "AWS::DynamoDB::GlobalTable")
+	if throwaway.DeletionPolicy != "Delete" || strings.Contains(str(throwaway.Properties["Replicas"]), `"DeletionProtectionEnabled":true`) {
+		t.Errorf("throwaway table: policy %q, replicas %s", throwaway.DeletionPolicy, str(throwaway.Properties["Replicas"]))
+	}
+}
+
+func TestOneDirectResolverPerRoute(t *testing.T) {
+	tpl := synth(t, false)
+	got := map[string]resource{}
+	for _, r := range tpl.ofType("AWS::AppSync::Resolver") {
+		got[r.Properties["TypeName"].(string)+"."+r.Properties["FieldName"].(string)] = r
+	}
+	if len(got) != len(routes.All) {
+		t.Errorf("%d resolvers, want %d (one per route)", len(got), len(routes.All))
+	}
+	sources := tpl.ofType("AWS::AppSync::DataSource")
+	if len(sources) != 1 {
+		t.Fatalf("%d data sources, want 1", len(sources))
+	}
+	for _, ds := range sources {
+		if ds.Properties["Type"] != "AWS_LAMBDA" {
+			t.Errorf("data source type %v", ds.Properties["Type"])
+		}
+	}
+	for _, route := range routes.All {
+		r, ok := got[route.Key()]
+		if !ok {
+			t.Errorf("no resolver for %s", route.Key())
+			continue
+		}
+		for _, key := range []string{"RequestMappingTemplate", "ResponseMappingTemplate", "RequestMappingTemplateS3Location", "Code", "CodeS3Location", "Runtime", "PipelineConfig"} {
+			if _, has := r.Properties[key]; has {
+				t.Errorf("%s has %s: a direct Lambda resolver has none", route.Key(), key)
+			}
+		}
+		if kind, ok := r.Properties["Kind"]; ok && kind != "UNIT" {
+			t.Errorf("%s kind %v", route.Key(), kind)
+		}
+		batch, _ := r.Properties["MaxBatchSize"].(float64)
+		if int(batch) != route.MaxBatchSize {
+			t.Errorf("%s MaxBatchSize = %v, want %d", route.Key(), r.Properties["MaxBatchSize"], route.MaxBatchSize)
+		}
+	}
+}
+
+func TestFunction(t *testing.T) {
+	tpl := synth(t, false)
+	var fn resource
+	for _, r := range tpl.ofType("AWS::Lambda::Function") {
+		if r.Properties["Handler"] == "bootstrap" {
+			fn = r
+		}
+	}
+	p := fn.Properties
+	if p == nil {
+		t.Fatal("no function with handler bootstrap")
+	}
+	if p["Runtime"] != "provided.al2023" || str(p["Architectures"]) != `["arm64"]` {
+		t.Errorf("runtime %v, architectures %v", p["Runtime"], p["Architectures"])
+	}
+	if timeout := p["Timeout"].(float64); timeout >= 30 || p["MemorySize"].(float64) != apistack.MemoryMB {
+		t.Errorf("timeout %v (must be under AppSync's 30 s), memory %v", timeout, p["MemorySize"])
+	}
+	if str(p["TracingConfig"]) != `{"Mode":"Active"}` {
+		t.Errorf("TracingConfig = %v", p["TracingConfig"])
+	}
+	env := p["Environment"].(map[string]any)["Variables"].(map[string]any)
+	if !strings.Contains(str(env["TABLE_NAME"]), `"Ref"`) {
+		t.Errorf("TABLE_NAME = %s, want a reference to the table", str(env["TABLE_NAME"]))
+	}
+	if key := str(env["NEXT_TOKEN_KEY"]); !strings.Contains(key, "{{resolve:secretsmanager:") {
+		t.Errorf("NEXT_TOKEN_KEY = %s, want a Secrets Manager dynamic reference", key)
+	}
+	// SAM finds the code through the asset metadata: a directory holding bootstrap.
+	if fn.Metadata["aws:asset:property"] != "Code" {
+		t.Errorf("asset metadata = %v", fn.Metadata)
+	}
+	asset, _ := fn.Metadata["aws:asset:path"].(string)
+	if _, err := os.Stat(filepath.Join(tpl.outdir, asset, "bootstrap")); err != nil {
+		t.Errorf("asset path %q does not hold bootstrap: %v", asset, err)
+	}
+	for _, g := range tpl.ofType("AWS::Logs::LogGroup") {
+		if g.Properties["RetentionInDays"] == nil {
+			t.Errorf("a log group without retention: %v", g.Properties)
+		}
+	}
+}
+
+func TestLeastPrivilege(t *testing.T) {
+	tpl := synth(t, false)
+	var actions []string
+	for id, pol := range tpl.ofType("AWS::IAM::Policy") {
+		for _, st := range pol.Properties["PolicyDocument"].(map[string]any)["Statement"].([]any) {
+			s := st.(map[string]any)
+			var acts []string
+			switch a := s["Action"].(type) {
+			case string:
+				acts = []string{a}
+			case []any:
+				for _, x := range a {
+					acts = append(acts, x.(string))
+				}
+			}
+			for _, a := range acts {
+				if !strings.HasPrefix(a, "dynamodb:") {
+					continue
+				}
+				actions = append(actions, a)
+				res := str(s["Resource"])
+				if strings.Contains(res, `"*"`) || !strings.Contains(res, "/index/*") {
+					t.Errorf("%s: %s on %s: want the table and its indexes only", id, a, res)
+				}
+			}
+		}
+	}
+	slices.Sort(actions)
+	want := slices.Clone(apistack.Actions)
+	slices.Sort(want)
+	if !slices.Equal(actions, want) {
+		t.Errorf("DynamoDB actions = %v, want exactly %v", actions, want)
+	}
+	for _, a := range actions {
+		if a == "dynamodb:*" || a == "dynamodb:Scan" {
+			t.Errorf("%s is granted", a)
+		}
+	}
+}
+
+func TestApi(t *testing.T) {
+	tpl := synth(t, false)
+	api := tpl.one(t, "AWS::AppSync::GraphQLApi").Properties
+	if api["AuthenticationType"] != "AMAZON_COGNITO_USER_POOLS" || !strings.Contains(str(api["AdditionalAuthenticationProviders"]), `"AuthenticationType":"API_KEY"`) {
+		t.Errorf("auth = %v + %s", api["AuthenticationType"], str(api["AdditionalAuthenticationProviders"]))
+	}
+	if api["XrayEnabled"] != true || !strings.Contains(str(api["LogConfig"]), `"FieldLogLevel":"ERROR"`) {
+		t.Errorf("xray %v, logs %s", api["XrayEnabled"], str(api["LogConfig"]))
+	}
+	schema := tpl.one(t, "AWS::AppSync::GraphQLSchema").Properties["Definition"].(string)
+	sdl, _ := os.ReadFile("../../schema/schema.graphql")
+	if schema != string(sdl) {
+		t.Error("the API's schema is not schema/schema.graphql")
+	}
+	tpl.one(t, "AWS::Cognito::UserPool")
+	tpl.one(t, "AWS::Cognito::UserPoolClient")
+	tpl.one(t, "AWS::AppSync::ApiKey")
+	for _, name := range []string{"GraphQLUrl", "ApiKeyId", "UserPoolId", "UserPoolClientId", "TableName"} {
+		if tpl.Outputs[name] == nil {
+			t.Errorf("output %s missing", name)
+		}
+	}
+}

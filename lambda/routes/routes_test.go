@@ -1,0 +1,70 @@
+package routes_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/schema"
+)
+
+// needsResolver reports whether a schema field can only be resolved by the
+// Lambda: every Query and Mutation field, and every field whose value is
+// another object (author, comments, ...), except a connection's items,
+// which come with the connection. Scalars are attributes of their parent's
+// item. Subscriptions are AppSync's own.
+func needsResolver(s *ast.Schema, typ *ast.Definition, f *ast.FieldDefinition) bool {
+	switch {
+	case strings.HasPrefix(f.Name, "__"), typ == s.Subscription:
+		return false
+	case typ == s.Query, typ == s.Mutation:
+		return true
+	case strings.HasSuffix(typ.Name, "Connection"):
+		return false
+	}
+	return s.Types[f.Type.Name()].Kind == ast.Object
+}
+
+func TestRoutesMatchTheSchema(t *testing.T) {
+	s, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for name, typ := range s.Types {
+		if typ.Kind != ast.Object || typ.BuiltIn || strings.HasPrefix(name, "__") {
+			continue
+		}
+		for _, f := range typ.Fields {
+			if needsResolver(s, typ, f) {
+				want[name+"."+f.Name] = true
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range routes.All {
+		key := r.Key()
+		if seen[key] {
+			t.Errorf("%s is routed twice", key)
+		}
+		seen[key] = true
+		typ := s.Types[r.Type]
+		if typ == nil || typ.Fields.ForName(r.Field) == nil {
+			t.Errorf("%s is routed but not in the schema", key)
+			continue
+		}
+		if !want[key] {
+			t.Errorf("%s is routed but needs no resolver", key)
+		}
+		if r.MaxBatchSize < 0 || r.MaxBatchSize > 2000 || (r.MaxBatchSize > 0 && (r.Type == "Query" || r.Type == "Mutation")) {
+			t.Errorf("%s has batch size %d", key, r.MaxBatchSize)
+		}
+	}
+	for key := range want {
+		if !seen[key] {
+			t.Errorf("schema field %s needs a resolver but routes.All has none", key)
+		}
+	}
+}
