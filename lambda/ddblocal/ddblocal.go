@@ -59,6 +59,15 @@ func Dir() (string, error) {
 	return dir, nil
 }
 
+// StartInstalled starts the DynamoDB Local installed in Dir on a free port.
+func StartInstalled(ctx context.Context) (*Server, error) {
+	dir, err := Dir()
+	if err != nil {
+		return nil, err
+	}
+	return Start(ctx, dir, 0)
+}
+
 // Server is a running DynamoDB Local, in memory.
 type Server struct {
 	// Endpoint is the server's URL, such as http://127.0.0.1:41234.

@@ -35,10 +35,7 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 				if !r.included(x.Directives) {
 					continue
 				}
-				key := x.Alias
-				if key == "" {
-					key = x.Name
-				}
+				key := responseKey(x)
 				if i, ok := index[key]; ok {
 					merged := *out[i].field
 					merged.SelectionSet = append(append(ast.SelectionSet{}, merged.SelectionSet...), x.SelectionSet...)
@@ -67,6 +64,14 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 	return out
 }
 
+// responseKey is the key of a field in the response: its alias, or its name.
+func responseKey(f *ast.Field) string {
+	if f.Alias != "" {
+		return f.Alias
+	}
+	return f.Name
+}
+
 // included applies @skip and @include.
 func (r *run) included(ds ast.DirectiveList) bool {
 	if d := ds.ForName("skip"); d != nil && d.ArgumentMap(r.vars)["if"] == true {
@@ -92,11 +97,7 @@ func (r *run) selectionList(sel ast.SelectionSet) []string {
 				if !r.included(x.Directives) {
 					continue
 				}
-				key := x.Alias
-				if key == "" {
-					key = x.Name
-				}
-				path := prefix + key
+				path := prefix + responseKey(x)
 				if !seen[path] {
 					seen[path] = true
 					out = append(out, path)

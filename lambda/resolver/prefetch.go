@@ -86,7 +86,13 @@ func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (p
 // it, one asking for more queries on its own).
 func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]postResult, error) {
 	limit, prefetch := 0, false
+	seen := map[string]bool{} // the events of a batch mostly share one selection
 	for _, ev := range evs {
+		sel := ev.Info.SelectionSetGraphQL + "\x00" + string(ev.Info.Variables)
+		if seen[sel] {
+			continue
+		}
+		seen[sel] = true
 		if l, ok := prefetchLimit(ev, "comments"); ok {
 			limit, prefetch = max(limit, l), true
 		}

@@ -23,11 +23,7 @@ func main() {
 
 func run(rounds int) error {
 	ctx := context.Background()
-	dir, err := ddblocal.Dir()
-	if err != nil {
-		return err
-	}
-	db, err := ddblocal.Start(ctx, dir, 0)
+	db, err := ddblocal.StartInstalled(ctx)
 	if err != nil {
 		return err
 	}

@@ -36,11 +36,7 @@ func main() {
 func run(addr string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	dir, err := ddblocal.Dir()
-	if err != nil {
-		return err
-	}
-	db, err := ddblocal.Start(ctx, dir, 0)
+	db, err := ddblocal.StartInstalled(ctx)
 	if err != nil {
 		return err
 	}

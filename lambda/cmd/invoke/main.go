@@ -45,11 +45,7 @@ func run(eventFile, bootstrap string) error {
 	if err != nil {
 		return err
 	}
-	dir, err := ddblocal.Dir()
-	if err != nil {
-		return err
-	}
-	db, err := ddblocal.Start(ctx, dir, 0)
+	db, err := ddblocal.StartInstalled(ctx)
 	if err != nil {
 		return err
 	}

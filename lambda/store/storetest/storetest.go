@@ -46,12 +46,7 @@ func Endpoint(tb testing.TB) string {
 		if endpoint = os.Getenv(EnvEndpoint); endpoint != "" {
 			return
 		}
-		dir, err := ddblocal.Dir()
-		if err != nil {
-			startErr = err
-			return
-		}
-		srv, err := ddblocal.Start(context.Background(), dir, 0)
+		srv, err := ddblocal.StartInstalled(context.Background())
 		if err != nil {
 			startErr = err
 			return
