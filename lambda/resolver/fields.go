@@ -338,16 +338,32 @@ func (h *Handler) userConnection(
 // its items, plus required (what child resolvers need on their source), or
 // nil (read everything) when the selection cannot be read in full.
 func itemAttributes(ev *appsync.Event, required ...string) []string {
+	return selectedAttributes(ev, "items", required...)
+}
+
+// selectedAttributes returns the names of the fields selected under the
+// field named under ("" for the field's own selection), plus required, or
+// nil when the selection cannot be read in full (a named fragment spread).
+// Names that are not attributes (author, comments) are harmless in a
+// projection.
+func selectedAttributes(ev *appsync.Event, under string, required ...string) []string {
 	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
 	if err != nil || set.Opaque || ev.Info.SelectionSetGraphQL == "" {
 		return nil
 	}
 	attrs := append([]string(nil), required...)
-	for _, items := range set.Named("items") {
-		if items.Set.Opaque {
+	levels := []selection.Set{set}
+	if under != "" {
+		levels = nil
+		for _, f := range set.Named(under) {
+			levels = append(levels, f.Set)
+		}
+	}
+	for _, level := range levels {
+		if level.Opaque {
 			return nil
 		}
-		for _, f := range items.Set.Fields {
+		for _, f := range level.Fields {
 			attrs = append(attrs, f.Name)
 		}
 	}

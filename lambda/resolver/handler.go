@@ -31,7 +31,7 @@ type Store interface {
 	UserByHandle(ctx context.Context, handle string) (store.User, error)
 	Users(ctx context.Context, ids []string) (map[string]store.User, error)
 	Post(ctx context.Context, id string) (store.Post, error)
-	Posts(ctx context.Context, ids []string) (map[string]store.Post, error)
+	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
 	PostsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Post], error)
 	CommentsOnPost(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Comment], error)
 	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)

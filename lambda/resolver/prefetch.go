@@ -98,7 +98,19 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		}
 	}
 	if !prefetch {
-		posts, err := h.store.Posts(ctx, ids)
+		var attrs []string // what the events select of the posts, nil for everything
+		for i, ev := range evs {
+			a := selectedAttributes(ev, "", "authorId")
+			if a == nil {
+				attrs = nil
+				break
+			}
+			if i == 0 {
+				attrs = []string{}
+			}
+			attrs = append(attrs, a...)
+		}
+		posts, err := h.store.Posts(ctx, ids, attrs...)
 		if err != nil {
 			return nil, err
 		}

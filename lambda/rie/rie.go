@@ -19,7 +19,8 @@ import (
 )
 
 // EnvBinary names the variable that points at the aws-lambda-rie binary
-// (make installs it); without it, aws-lambda-rie is looked up on PATH.
+// (the Makefile sets it to the one `make rie` installs); without it, the
+// binary is looked up in that cache, then on PATH.
 const EnvBinary = "AWS_LAMBDA_RIE"
 
 // Binary returns the emulator's path, or an error saying how to install it.
@@ -29,6 +30,11 @@ func Binary() (string, error) {
 			return "", fmt.Errorf("%s=%s: %w", EnvBinary, p, err)
 		}
 		return p, nil
+	}
+	if cache, err := os.UserCacheDir(); err == nil {
+		if found, _ := filepath.Glob(filepath.Join(cache, "appsync-dynamo", "bin", "aws-lambda-rie-*")); len(found) > 0 {
+			return found[len(found)-1], nil
+		}
 	}
 	p, err := exec.LookPath("aws-lambda-rie")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -47,7 +48,10 @@ const (
 // concurrently; UnprocessedKeys are retried with jittered exponential backoff
 // until every key is answered or the context's deadline is near. Absent items
 // are simply missing from the result.
-func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey) (map[itemKey]map[string]types.AttributeValue, error) {
+//
+// attrs, when not nil, limits what is read of each item (the keys are always
+// read).
+func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey, attrs []string) (map[itemKey]map[string]types.AttributeValue, error) {
 	unique := make([]itemKey, 0, len(keys))
 	seen := make(map[itemKey]struct{}, len(keys))
 	for _, k := range keys {
@@ -68,7 +72,7 @@ func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey) (map[it
 	for start := 0; start < len(unique); start += MaxBatchGetKeys {
 		chunk := unique[start:min(start+MaxBatchGetKeys, len(unique))]
 		wg.Go(func() {
-			items, err := s.batchGetChunk(ctx, op, chunk)
+			items, err := s.batchGetChunk(ctx, op, chunk, attrs)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -92,12 +96,16 @@ func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey) (map[it
 }
 
 // batchGetChunk reads at most 100 distinct keys, retrying UnprocessedKeys.
-func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey) ([]map[string]types.AttributeValue, error) {
-	request := make([]map[string]types.AttributeValue, len(keys))
+func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey, attrs []string) ([]map[string]types.AttributeValue, error) {
+	request := types.KeysAndAttributes{Keys: make([]map[string]types.AttributeValue, len(keys))}
 	for i, k := range keys {
-		request[i] = k.attributes()
+		request.Keys[i] = k.attributes()
 	}
-	pending := map[string]types.KeysAndAttributes{s.table: {Keys: request}}
+	if attrs != nil {
+		request.ExpressionAttributeNames = map[string]string{}
+		request.ProjectionExpression = aws.String(projection(request.ExpressionAttributeNames, append([]string{AttrPK, AttrSK}, attrs...)))
+	}
+	pending := map[string]types.KeysAndAttributes{s.table: request}
 	deadline, hasDeadline := ctx.Deadline()
 	if !hasDeadline {
 		deadline = time.Now().Add(noDeadlineLimit)

@@ -80,18 +80,23 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 // BatchGetItem per 100 distinct IDs (run concurrently), plus retries of
 // unprocessed keys.
 func (s *Store) Users(ctx context.Context, ids []string) (map[string]User, error) {
-	return getMany[User](ctx, s, "store.Users", ids, func(id string) itemKey { return itemKey{UserPK(id), SKMetadata} },
+	return getMany[User](ctx, s, "store.Users", ids, nil, func(id string) itemKey { return itemKey{UserPK(id), SKMetadata} },
 		func(u User) string { return u.ID })
 }
 
 // Posts returns the posts with the given IDs, keyed by ID; absent posts are
-// missing from the map (AP10). Cost as for Users.
-func (s *Store) Posts(ctx context.Context, ids []string) (map[string]Post, error) {
-	return getMany[Post](ctx, s, "store.Posts", ids, func(id string) itemKey { return itemKey{PostPK(id), SKMetadata} },
+// missing from the map (AP10). Cost as for Users. With attrs, only those
+// attributes of each post are read (and its id): a post's body is up to
+// 20,000 characters, often not selected.
+func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[string]Post, error) {
+	if attrs != nil {
+		attrs = append([]string{"id"}, attrs...)
+	}
+	return getMany[Post](ctx, s, "store.Posts", ids, attrs, func(id string) itemKey { return itemKey{PostPK(id), SKMetadata} },
 		func(p Post) string { return p.ID })
 }
 
-func getMany[T any](ctx context.Context, s *Store, op string, ids []string, key func(string) itemKey, idOf func(T) string) (map[string]T, error) {
+func getMany[T any](ctx context.Context, s *Store, op string, ids []string, attrs []string, key func(string) itemKey, idOf func(T) string) (map[string]T, error) {
 	if err := checkIDs(op, ids...); err != nil {
 		return nil, err
 	}
@@ -99,7 +104,7 @@ func getMany[T any](ctx context.Context, s *Store, op string, ids []string, key 
 	for i, id := range ids {
 		keys[i] = key(id)
 	}
-	items, err := s.batchGet(ctx, op, keys)
+	items, err := s.batchGet(ctx, op, keys, attrs)
 	if err != nil {
 		return nil, err
 	}
