@@ -51,8 +51,12 @@ type (
 		PrefetchedFollowing *store.Prefetch[store.Follow] `json:"prefetchedFollowing"`
 	}
 	parentPost struct {
+		AuthorID string `json:"authorId"`
+	}
+	// commentsParent is a post as Post.comments reads it: with what its
+	// resolver prefetched (decoded only by the field that uses it).
+	commentsParent struct {
 		ID                 string                         `json:"id"`
-		AuthorID           string                         `json:"authorId"`
 		PrefetchedComments *store.Prefetch[store.Comment] `json:"prefetchedComments"`
 	}
 	parentComment struct {
@@ -242,7 +246,7 @@ func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args page
 // partition, oldest first), or with no request at all when the parent read
 // the page together with the post.
 func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	src, err := decodeSource[parentPost](ev)
+	src, err := decodeSource[commentsParent](ev)
 	if err != nil {
 		return nil, err
 	}
