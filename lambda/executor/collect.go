@@ -139,16 +139,7 @@ func writeSelection(b *strings.Builder, sel ast.SelectionSet, depth int) {
 				b.WriteString(x.Alias + ": ")
 			}
 			b.WriteString(x.Name)
-			if len(x.Arguments) > 0 {
-				b.WriteString("(")
-				for i, a := range x.Arguments {
-					if i > 0 {
-						b.WriteString(", ")
-					}
-					b.WriteString(a.Name + ": " + a.Value.String())
-				}
-				b.WriteString(")")
-			}
+			writeArguments(b, x.Arguments)
 			writeDirectives(b, x.Directives)
 			if len(x.SelectionSet) > 0 {
 				b.WriteString(" ")
@@ -174,15 +165,21 @@ func writeSelection(b *strings.Builder, sel ast.SelectionSet, depth int) {
 func writeDirectives(b *strings.Builder, ds ast.DirectiveList) {
 	for _, d := range ds {
 		b.WriteString(" @" + d.Name)
-		if len(d.Arguments) > 0 {
-			b.WriteString("(")
-			for i, a := range d.Arguments {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(a.Name + ": " + a.Value.String())
-			}
-			b.WriteString(")")
-		}
+		writeArguments(b, d.Arguments)
 	}
+}
+
+// writeArguments writes "(name: value, ...)" as written, $variables included.
+func writeArguments(b *strings.Builder, args ast.ArgumentList) {
+	if len(args) == 0 {
+		return
+	}
+	b.WriteString("(")
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.Name + ": " + a.Value.String())
+	}
+	b.WriteString(")")
 }
