@@ -525,7 +525,8 @@ func pathString(path []any) string {
 	return s
 }
 
-// sortedKeys is used for deterministic iteration in tests and tools.
+// sortedKeys returns the keys of m in order, so introspection lists types and
+// directives the same way every time.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
