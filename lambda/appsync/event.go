@@ -48,17 +48,6 @@ type Info struct {
 // Field returns "ParentType.field", the key resolvers are routed on.
 func (i *Info) Field() string { return i.ParentTypeName + "." + i.FieldName }
 
-// Selects reports whether path (such as "comments" or "items/name") is in the
-// selection set.
-func (i *Info) Selects(path string) bool {
-	for _, p := range i.SelectionSetList {
-		if p == path {
-			return true
-		}
-	}
-	return false
-}
-
 // Children returns the names (or aliases) of the direct sub-fields selected
 // under prefix ("" for the field's own sub-fields, "items" for a
 // connection's items), in selection order, without duplicates.

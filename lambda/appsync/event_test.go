@@ -34,9 +34,6 @@ func TestDecodeSingle(t *testing.T) {
 	if ev.Info.Field() != "Query.user" || ev.Identity.UserID() != "u_alice" || string(ev.Source) != "null" {
 		t.Errorf("decoded %+v", ev)
 	}
-	if !ev.Info.Selects("posts/items/title") || ev.Info.Selects("title") {
-		t.Error("Selects is wrong")
-	}
 	if got := ev.Info.Children(""); !slices.Equal(got, []string{"id", "posts", "p2"}) {
 		t.Errorf("Children(\"\") = %v", got)
 	}

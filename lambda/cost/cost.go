@@ -9,7 +9,6 @@ package cost
 
 import (
 	"context"
-	"sort"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -77,16 +76,6 @@ func (m *Meter) Summary() Summary {
 		s.Write += c.Write
 	}
 	return s
-}
-
-// Operations returns the operation names in s, sorted.
-func (s Summary) Operations() []string {
-	ops := make([]string, 0, len(s.Requests))
-	for op := range s.Requests {
-		ops = append(ops, op)
-	}
-	sort.Strings(ops)
-	return ops
 }
 
 type meterKey struct{}
