@@ -27,6 +27,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 )
 
@@ -91,10 +92,13 @@ type Location struct {
 
 // Cost is what one request cost.
 type Cost struct {
-	LambdaInvocations  int            `json:"lambdaInvocations"`
-	DynamoDB           map[string]int `json:"dynamodb"`
-	ReadCapacityUnits  float64        `json:"readCapacityUnits"`
-	WriteCapacityUnits float64        `json:"writeCapacityUnits"`
+	LambdaInvocations int `json:"lambdaInvocations"`
+	// LargestPayloadBytes is the largest Lambda request or reply the request
+	// caused, in bytes; Lambda refuses either over payload.MaxBytes.
+	LargestPayloadBytes int            `json:"largestPayloadBytes"`
+	DynamoDB            map[string]int `json:"dynamodb"`
+	ReadCapacityUnits   float64        `json:"readCapacityUnits"`
+	WriteCapacityUnits  float64        `json:"writeCapacityUnits"`
 }
 
 // Execute runs req. DynamoDB calls made through ctx by a handler in this
@@ -105,7 +109,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) Response {
 	data := r.execute()
 	sum := meter.Summary()
 	resp := Response{Data: data, Errors: r.errors, Extensions: map[string]any{"cost": Cost{
-		LambdaInvocations: r.invocations, DynamoDB: sum.Requests,
+		LambdaInvocations: r.invocations, LargestPayloadBytes: r.largest, DynamoDB: sum.Requests,
 		ReadCapacityUnits: sum.Read, WriteCapacityUnits: sum.Write,
 	}}}
 	return resp
@@ -121,6 +125,7 @@ type run struct {
 	varsJSON    json.RawMessage
 	errors      []Error
 	invocations int
+	largest     int // bytes of the largest Lambda request or reply
 	mu          sync.Mutex
 }
 
@@ -277,12 +282,11 @@ func (r *run) invoke(route routes.Route, calls []call) []outcome {
 }
 
 func (r *run) invokeOne(c call) outcome {
-	payload, err := json.Marshal(r.event(c))
+	payload, err := jsonPayload(r.event(c))
 	if err != nil {
 		return outcome{err: err, errType: "InternalError"}
 	}
-	r.count()
-	reply, err := r.e.lambda.Invoke(r.ctx, payload)
+	reply, err := r.call(payload)
 	if err != nil {
 		return lambdaError(err)
 	}
@@ -295,11 +299,10 @@ func (r *run) invokeBatch(calls []call) []outcome {
 	for i, c := range calls {
 		events[i] = r.event(c)
 	}
-	payload, err := json.Marshal(events)
+	payload, err := jsonPayload(events)
 	if err == nil {
-		r.count()
 		var reply []byte
-		if reply, err = r.e.lambda.Invoke(r.ctx, payload); err == nil {
+		if reply, err = r.call(payload); err == nil {
 			var items []struct {
 				Data         json.RawMessage `json:"data"`
 				ErrorMessage string          `json:"errorMessage"`
@@ -327,9 +330,42 @@ func (r *run) invokeBatch(calls []call) []outcome {
 	return out
 }
 
-func (r *run) count() {
+// The errors of a payload over Lambda's limit. Lambda refuses the request
+// before the function runs (RequestTooLargeException, HTTP 413), and replaces
+// a reply over the limit with a function error (Function.ResponseSizeTooLarge),
+// which AppSync reports as an unhandled Lambda error. Both limits are
+// payload.MaxBytes here (Lambda's reply limit is 100 bytes larger).
+var (
+	errRequestTooLarge = messages.InvokeResponse_Error{Type: "Lambda:RequestTooLargeException",
+		Message: fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", payload.MaxBytes)}
+	errReplyTooLarge = messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
+		Message: fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", payload.MaxBytes)}
+)
+
+// call invokes the Lambda with payload as Lambda would: a request or a reply
+// over the limit fails, and the largest of them is recorded.
+func (r *run) call(payload []byte) ([]byte, error) {
+	r.record(len(payload))
+	if len(payload) > maxPayload {
+		return nil, errRequestTooLarge
+	}
 	r.mu.Lock()
 	r.invocations++
+	r.mu.Unlock()
+	reply, err := r.e.lambda.Invoke(r.ctx, payload)
+	if err != nil {
+		return nil, err
+	}
+	r.record(len(reply))
+	if len(reply) > maxPayload {
+		return nil, errReplyTooLarge
+	}
+	return reply, nil
+}
+
+func (r *run) record(size int) {
+	r.mu.Lock()
+	r.largest = max(r.largest, size)
 	r.mu.Unlock()
 }
 
@@ -352,12 +388,18 @@ func decodeData(raw []byte) outcome {
 	return outcome{data: v}
 }
 
+// maxPayload is Lambda's limit on a request and on a reply.
+const maxPayload = payload.MaxBytes
+
+// jsonPayload encodes v as AppSync does: no HTML escaping.
+func jsonPayload(v any) ([]byte, error) { return payload.Marshal(v) }
+
 // event builds the AppSync event for one call.
 func (r *run) event(c call) appsync.Event {
-	args, _ := json.Marshal(c.field.args(r.vars))
+	args, _ := jsonPayload(c.field.args(r.vars))
 	source := json.RawMessage("null")
 	if c.task.source != nil {
-		source, _ = json.Marshal(c.task.source)
+		source, _ = jsonPayload(c.task.source)
 	}
 	headers := r.req.Headers
 	if headers == nil {

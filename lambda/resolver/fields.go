@@ -6,6 +6,8 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -27,7 +29,7 @@ func (h *Handler) routes() map[string]resolveFunc {
 		"Post.comments": one(h.postComments),
 
 		"Comment.author": lookup(func(c parentComment) string { return c.AuthorID }, h.users, h.showUser, "author not found"),
-		"Comment.post":   lookup(func(c parentComment) string { return c.PostID }, h.postsByID, showPost, "post not found"),
+		"Comment.post":   lookup(func(c parentComment) string { return c.PostID }, h.commentPosts, showPost, "post not found"),
 
 		"Follow.follower": lookup(func(f parentFollow) string { return f.FollowerID }, h.users, h.showUser, "user not found"),
 		"Follow.followed": lookup(func(f parentFollow) string { return f.FollowedID }, h.users, h.showUser, "user not found"),
@@ -68,6 +70,13 @@ type (
 		FollowedID string `json:"followedId"`
 	}
 )
+
+// commentPosts reads the posts of a Comment.post batch, each within its share
+// of a full batch's reply.
+func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]postResult, error) {
+	route, _ := routes.Find("Comment.post")
+	return h.postsByID(ctx, evs, ids, route.ReplyBudget())
+}
 
 // users adapts Store.Users to lookup.
 func (h *Handler) users(ctx context.Context, _ []*appsync.Event, ids []string) (map[string]store.User, error) {
@@ -173,7 +182,7 @@ func (a *postsArgs) validate() error {
 // or one Query per post when comments are selected): the posts in the order
 // of ids, null where a post is absent.
 func (h *Handler) posts(ctx context.Context, ev *appsync.Event, args postsArgs) (any, error) {
-	found, err := h.postsByID(ctx, []*appsync.Event{ev}, args.IDs)
+	found, err := h.postsByID(ctx, []*appsync.Event{ev}, args.IDs, payload.MaxBytes/max(len(args.IDs), 1))
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +194,9 @@ func (h *Handler) posts(ctx context.Context, ev *appsync.Event, args postsArgs) 
 	}
 	return out, nil
 }
+
+// pageEnvelope is what a page adds to its items: {"items":[],"nextToken":"..."}.
+const pageEnvelope = 512
 
 // pageArgs are a connection field's arguments.
 type pageArgs struct {
@@ -201,9 +213,13 @@ func (a *pageArgs) validate() error {
 	return nil
 }
 
-// request returns the page the arguments ask for.
-func (a pageArgs) request() store.PageRequest {
-	r := store.PageRequest{Limit: store.DefaultLimit}
+// request returns the page the arguments ask for, for the field of ev: at
+// most the field's share of a batch's reply (routes.Route.ReplyBudget).
+func (a pageArgs) request(ev *appsync.Event) store.PageRequest {
+	r := store.PageRequest{Limit: store.DefaultLimit, MaxBytes: payload.MaxBytes}
+	if route, ok := routes.Find(ev.Info.Field()); ok {
+		r.MaxBytes = route.ReplyBudget() - pageEnvelope
+	}
 	if a.Limit != nil {
 		r.Limit = *a.Limit
 	}
@@ -222,7 +238,7 @@ func connection[S, T any](idOf func(S) string, fetch func(context.Context, strin
 		if err != nil {
 			return nil, err
 		}
-		return fetch(ctx, idOf(src), args.request())
+		return fetch(ctx, idOf(src), args.request(ev))
 	}
 }
 
@@ -251,12 +267,12 @@ func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args page
 		return nil, err
 	}
 	if pre := src.PrefetchedComments; pre != nil && pre.Parent == src.ID {
-		if page, ok := h.store.CommentsFromPrefetch(*pre, args.request()); ok {
+		if page, ok := h.store.CommentsFromPrefetch(*pre, args.request(ev)); ok {
 			return page, nil
 		}
 	}
 	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
-	return h.store.CommentsOnPost(ctx, src.ID, args.request())
+	return h.store.CommentsOnPost(ctx, src.ID, args.request(ev))
 }
 
 // followingFromPrefetch serves User.following from the follows its parent
@@ -290,17 +306,18 @@ func (h *Handler) userConnection(
 			return nil, err
 		}
 		if prefetched != nil {
-			if page, ok := prefetched(src, args.request()); ok {
+			if page, ok := prefetched(src, args.request(ev)); ok {
 				return page, nil
 			}
 		}
-		return fetch(ctx, src.ID, args.request())
+		return fetch(ctx, src.ID, args.request(ev))
 	})
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := pages(ctx, evs)
 		var ids []string
+		need := make([]bool, len(evs))
 		for i, r := range out {
-			if r.err == nil && needsUserItems(&evs[i].Info) {
+			if need[i] = needsUserItems(evs[i]); r.err == nil && need[i] {
 				for _, f := range r.data.(store.Page[store.Follow]).Items {
 					ids = append(ids, other(f))
 				}
@@ -315,27 +332,58 @@ func (h *Handler) userConnection(
 			if r.err != nil {
 				continue
 			}
-			page := r.data.(store.Page[store.Follow])
-			conn := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}
-			switch {
-			case !needsUserItems(&evs[i].Info):
-				for _, f := range page.Items {
-					conn.Items = append(conn.Items, userRef{ID: other(f)})
-				}
-			case err != nil:
+			if !need[i] {
+				out[i] = result{data: userRefs(r.data.(store.Page[store.Follow]), other)}
+				continue
+			}
+			if err != nil {
 				out[i] = result{err: err}
 				continue
-			default:
-				for _, f := range page.Items {
-					if u, ok := users[other(f)]; ok { // a profile deleted since is left out
-						conn.Items = append(conn.Items, visible(evs[i], u))
-					}
-				}
 			}
-			out[i] = result{data: conn}
+			conn, cerr := usersPage(evs[i], r.data.(store.Page[store.Follow]), users, other)
+			out[i] = result{data: conn, err: cerr}
 		}
 		return out
 	}
+}
+
+// userRefs is a page of follows as the users on their other side, of whom only
+// the IDs are selected.
+func userRefs(page store.Page[store.Follow], other func(store.Follow) string) store.Page[any] {
+	conn := store.Page[any]{Items: make([]any, len(page.Items)), NextToken: page.NextToken}
+	for i, f := range page.Items {
+		conn.Items[i] = userRef{ID: other(f)}
+	}
+	return conn
+}
+
+// usersPage is a page of follows as the users on their other side, read in
+// users. A profile deleted since is left out. Users are larger than follows,
+// so the page is cut again (with a nextToken) where the users it holds would
+// exceed the field's share of the reply.
+func usersPage(ev *appsync.Event, page store.Page[store.Follow], users map[string]store.User, other func(store.Follow) string) (store.Page[any], error) {
+	budget := pageArgs{}.request(ev).MaxBytes
+	conn := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}
+	size := 0
+	for i, f := range page.Items {
+		u, ok := users[other(f)]
+		if !ok {
+			continue
+		}
+		item := visible(ev, u)
+		s := payload.Size(item) + 1
+		if len(conn.Items) > 0 && size+s > budget {
+			cut, err := page.Cut(i)
+			if err != nil {
+				return store.Page[any]{}, err
+			}
+			conn.NextToken = cut.NextToken
+			break
+		}
+		size += s
+		conn.Items = append(conn.Items, item)
+	}
+	return conn, nil
 }
 
 // itemAttributes returns the attributes a connection's selection reads of
@@ -375,9 +423,15 @@ func selectedAttributes(ev *appsync.Event, under string, required ...string) []s
 }
 
 // needsUserItems reports whether a UserConnection's selection reads more of
-// its users than their IDs.
-func needsUserItems(info *appsync.Info) bool {
-	for _, f := range info.Children("items") {
+// its users than their IDs. It reads field names from selectionSetGraphQL
+// (selectionSetList shows aliases in their place: "id: handle" is not the
+// ID); when the selection cannot be read in full, it answers true.
+func needsUserItems(ev *appsync.Event) bool {
+	attrs := selectedAttributes(ev, "items")
+	if attrs == nil {
+		return true
+	}
+	for _, f := range attrs {
 		if f != "id" && f != "__typename" {
 			return true
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -38,8 +39,8 @@ type Store interface {
 	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 
-	PostWithComments(ctx context.Context, id string, limit int) (store.Post, store.Prefetch[store.Comment], error)
-	UserWithFollowing(ctx context.Context, id string, limit int) (store.User, store.Prefetch[store.Follow], error)
+	PostWithComments(ctx context.Context, id string, limit, maxBytes int) (store.Post, store.Prefetch[store.Comment], error)
+	UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (store.User, store.Prefetch[store.Follow], error)
 	CommentsFromPrefetch(p store.Prefetch[store.Comment], req store.PageRequest) (store.Page[store.Comment], bool)
 	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
 
@@ -105,10 +106,10 @@ type resolveFunc func(ctx context.Context, evs []*appsync.Event) []result
 // Each invocation logs one line in CloudWatch Embedded Metric Format: the
 // field, the batch size, DynamoDB requests by operation, capacity units and
 // the duration, which CloudWatch turns into metrics with no API call.
-func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	start := time.Now()
 	ctx, meter := cost.WithMeter(ctx)
-	events, batch, err := appsync.Decode(payload)
+	events, batch, err := appsync.Decode(request)
 	field := ""
 	if len(events) > 0 {
 		field = events[0].Info.Field()
@@ -127,26 +128,60 @@ func (h *Handler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 		if r.err != nil {
 			return nil, h.invokeError(events[0].Info.Field(), r.err)
 		}
-		return h.encode(r.data)
-	}
-	items := make([]appsync.BatchItem, len(results))
-	for i, r := range results {
-		if r.err != nil {
-			h.logError(events[i].Info.Field(), r.err)
-			items[i] = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.err), ErrorType: errs.KindOf(r.err).String()}
-			continue
+		reply, err := payload.Marshal(r.data)
+		if err == nil && len(reply) > payload.MaxBytes {
+			err = tooLarge(len(reply))
 		}
-		items[i] = appsync.BatchItem{Data: r.data}
+		if err != nil {
+			return nil, h.invokeError(events[0].Info.Field(), err)
+		}
+		return reply, nil
 	}
-	return h.encode(items)
-}
-
-func (h *Handler) encode(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
+	items := make([]json.RawMessage, len(results))
+	total := 1
+	for i, r := range results {
+		items[i] = h.batchItem(events[i].Info.Field(), r)
+		total += len(items[i]) + 1
+	}
+	// The budgets keep a batch's answers within the payload limit; should they
+	// not, the largest answers become errors rather than the whole batch.
+	for total > payload.MaxBytes {
+		largest := 0
+		for i := range items {
+			if len(items[i]) > len(items[largest]) {
+				largest = i
+			}
+		}
+		failed := h.batchItem(events[largest].Info.Field(), result{err: tooLarge(len(items[largest]))})
+		total += len(failed) - len(items[largest])
+		items[largest] = failed
+	}
+	reply, err := payload.Marshal(items)
 	if err != nil {
 		return nil, h.invokeError("", errs.Wrap("resolver.encode", errs.Internal, "internal error", err))
 	}
-	return b, nil
+	return reply, nil
+}
+
+// batchItem encodes one event's answer as an item of a batch reply.
+func (h *Handler) batchItem(field string, r result) json.RawMessage {
+	item := appsync.BatchItem{Data: r.data}
+	if r.err != nil {
+		h.logError(field, r.err)
+		item = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.err), ErrorType: errs.KindOf(r.err).String()}
+	}
+	b, err := payload.Marshal(item)
+	if err != nil {
+		return h.batchItem(field, result{err: errs.Wrap("resolver.encode", errs.Internal, "internal error", err)})
+	}
+	return b
+}
+
+// tooLarge is the error for an answer that would not fit in a Lambda reply.
+func tooLarge(size int) error {
+	return errs.E("resolver.encode", errs.Validation, fmt.Sprintf(
+		"the answer would take %d bytes, more than the %d a Lambda may return to AppSync: select fewer fields or ask for fewer items",
+		size, payload.MaxBytes))
 }
 
 // resolve routes each event to its field's resolver. Events of one field are

@@ -316,8 +316,13 @@ func TestConnectionsReadOnlySelectedAttributes(t *testing.T) {
 	}
 	var page struct{ Items []map[string]any }
 	json.Unmarshal(out, &page)
-	if len(page.Items) != 5 || page.Items[0]["title"] != "Long 4" || page.Items[0]["body"] != "" || page.Items[0]["authorId"] != sample.Bob {
+	if len(page.Items) != 5 || page.Items[0]["title"] != "Long 4" || page.Items[0]["authorId"] != sample.Bob {
 		t.Errorf("titles only: %.300s", out)
+	}
+	for _, unread := range []string{"body", "updatedAt", "commentCount"} {
+		if v, ok := page.Items[0][unread]; ok {
+			t.Errorf("titles only: %s, which was not read, is in the reply as %q", unread, v)
+		}
 	}
 	narrow, narrowRCU := len(out), m.Summary().Read
 	bodies := withSelection(ev("User", "posts", nil, store.User{ID: sample.Bob}), "{\n  items {\n    title\n    body\n  }\n}", "items", "items/title", "items/body")
@@ -332,5 +337,17 @@ func TestConnectionsReadOnlySelectedAttributes(t *testing.T) {
 		narrow, narrowRCU, len(out), m.Summary().Read)
 	if narrow*10 > len(out) {
 		t.Errorf("titles-only reply is %d bytes, not much smaller than %d with bodies", narrow, len(out))
+	}
+}
+
+func TestPostsWithTheFieldAroundItsSelectionReadTheSelectedAttributes(t *testing.T) {
+	h := sampleHandler(t)
+	e := withSelection(ev("Query", "posts", map[string]any{"ids": []string{sample.HelloPost}}, nil),
+		"mine: posts(ids: $ids) { title body }", "title", "body")
+	e.Info.Variables = json.RawMessage(`{"ids":["` + sample.HelloPost + `"]}`)
+	out, ierr, _ := invoke(t, h, mustJSON(t, e))
+	var posts []map[string]any
+	if ierr != nil || json.Unmarshal(out, &posts) != nil || len(posts) != 1 || posts[0]["title"] != "Hello" || posts[0]["body"] == nil {
+		t.Errorf("reply %s, error %v; want the title and the body", out, ierr)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -23,6 +25,25 @@ import (
 type postResult struct {
 	store.Post
 	PrefetchedComments *store.Prefetch[store.Comment] `json:"prefetchedComments,omitempty"`
+}
+
+// MarshalJSON encodes the post as store.Post does (only what was read), with
+// its prefetched comments, if any, as one more member. Without it, Post's own
+// MarshalJSON, promoted through the embedding, would drop them.
+func (r postResult) MarshalJSON() ([]byte, error) {
+	post, err := r.Post.MarshalJSON()
+	if err != nil || r.PrefetchedComments == nil {
+		return post, err
+	}
+	pre, err := payload.Marshal(r.PrefetchedComments)
+	if err != nil {
+		return nil, err
+	}
+	out := append(post[:len(post)-1:len(post)-1], `,"prefetchedComments":`...)
+	if len(post) == 2 { // {}
+		out = append(post[:1:1], `"prefetchedComments":`...)
+	}
+	return append(append(out, pre...), '}'), nil
 }
 
 // userResult is a User with the follows it made, when read together.
@@ -68,10 +89,11 @@ func prefetchLimit(ev *appsync.Event, conn string) (int, bool) {
 }
 
 // postByID reads one post for ev: with its first comments in one Query when
-// the selection asks for them, otherwise with one GetItem.
+// the selection asks for them, otherwise with one GetItem. The post and its
+// prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
 	if limit, ok := prefetchLimit(ev, "comments"); ok {
-		p, pre, err := h.store.PostWithComments(ctx, id, limit)
+		p, pre, err := h.store.PostWithComments(ctx, id, limit, routes.SourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
 	p, err := h.store.Post(ctx, id)
@@ -83,8 +105,9 @@ func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (p
 // an event's selection asks for comments, one Query per distinct post, run
 // concurrently, which reads each post with its first comments (with the
 // largest limit any event asks for: a child asking for fewer is served from
-// it, one asking for more queries on its own).
-func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]postResult, error) {
+// it, one asking for more queries on its own). Each post, with what it
+// prefetched, takes at most share bytes (and at most a post's source budget).
+func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []string, share int) (map[string]postResult, error) {
 	limit, prefetch := 0, false
 	seen := map[string]bool{} // the events of a batch mostly share one selection
 	for _, ev := range evs {
@@ -138,7 +161,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			p, pre, err := h.store.PostWithComments(ctx, id, limit)
+			p, pre, err := h.store.PostWithComments(ctx, id, limit, min(share, routes.SourceBudget("Post")))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -160,7 +183,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 // the selection asks for following, otherwise with one GetItem.
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
 	if limit, ok := prefetchLimit(ev, "following"); ok {
-		u, pre, err := h.store.UserWithFollowing(ctx, id, limit)
+		u, pre, err := h.store.UserWithFollowing(ctx, id, limit, routes.SourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}
 	u, err := h.store.User(ctx, id)

@@ -231,13 +231,28 @@ func TestEmailOnlyForItsOwner(t *testing.T) {
 func TestFollowConnectionsFetchUsersOnlyWhenNeeded(t *testing.T) {
 	h := sampleHandler(t)
 	alice := store.User{ID: sample.Alice}
-	_, _, m := invoke(t, h, mustJSON(t, ev("User", "following", nil, alice, "items", "items/id", "nextToken")))
+	_, _, m := invoke(t, h, mustJSON(t, withSelection(ev("User", "following", nil, alice), "{ items { id } nextToken }",
+		"items", "items/id", "nextToken")))
 	if m.Count("Query") != 1 || m.Count("BatchGetItem") != 0 {
 		t.Errorf("ids only: calls %+v, want one Query", m.Calls())
 	}
-	out, _, m := invoke(t, h, mustJSON(t, ev("User", "following", nil, alice, "items", "items/id", "items/handle")))
+	out, _, m := invoke(t, h, mustJSON(t, withSelection(ev("User", "following", nil, alice), "{ items { id handle } }",
+		"items", "items/id", "items/handle")))
 	if m.Count("Query") != 1 || m.Count("BatchGetItem") != 1 || !strings.Contains(string(out), `"handle":"bob"`) {
 		t.Errorf("handles: calls %+v, reply %s", m.Calls(), out)
+	}
+	// selectionSetList shows aliases in place of names: "id: handle" reads
+	// handles, and "it: items" is still the items.
+	aliases := map[string]appsync.Event{
+		"id: handle": withSelection(ev("User", "following", nil, alice), "{ items { id: handle } }", "items", "items/id"),
+		"it: items":  withSelection(ev("User", "following", nil, alice), "{ it: items { handle } }", "it", "it/handle"),
+		"no text":    ev("User", "following", nil, alice, "items", "items/id"),
+	}
+	for name, e := range aliases {
+		out, ierr, _ := invoke(t, h, mustJSON(t, e))
+		if ierr != nil || !strings.Contains(string(out), `"handle":"bob"`) {
+			t.Errorf("%s: reply %s, error %v; want bob's whole profile", name, out, ierr)
+		}
 	}
 }
 

@@ -4,6 +4,8 @@
 // any of them diverges from it.
 package routes
 
+import "github.com/example/appsync-dynamo/lambda/payload"
+
 // Route is a field with a direct Lambda resolver.
 type Route struct {
 	Type  string // parent type name, such as "Post"
@@ -20,8 +22,16 @@ func (r Route) Key() string { return r.Type + "." + r.Field }
 // 100 keys, so their batches are large; connection fields run one Query per
 // parent, so their batches are smaller to keep one invocation's fan-out and
 // response size bounded.
+//
+// A batch is one Lambda payload, limited to 6 MB both ways (payload.MaxBytes),
+// and every event of it carries its parent's whole object as source. A post
+// is the largest object (a 20,000-character body is up to 120 kB of JSON), so
+// the fields whose source or answer is a post (Post.author, Comment.post) take
+// smaller batches: 32 events leave 180 kB per post as source (SourceBudget)
+// and 196 kB per post answered (ReplyBudget).
 const (
 	lookupBatch     = 100
+	postBatch       = 32
 	connectionBatch = 20
 )
 
@@ -38,11 +48,11 @@ var All = []Route{
 	{"User", "following", connectionBatch},
 	{"User", "followers", connectionBatch},
 
-	{"Post", "author", lookupBatch},
+	{"Post", "author", postBatch},
 	{"Post", "comments", connectionBatch},
 
 	{"Comment", "author", lookupBatch},
-	{"Comment", "post", lookupBatch},
+	{"Comment", "post", postBatch},
 
 	{"Follow", "follower", lookupBatch},
 	{"Follow", "followed", lookupBatch},
@@ -66,4 +76,33 @@ func Find(key string) (Route, bool) {
 		}
 	}
 	return Route{}, false
+}
+
+// batchItemEnvelope is what a batch reply adds around each item's data:
+// {"data":...,"errorMessage":"...","errorType":"..."} and a comma.
+const batchItemEnvelope = 256
+
+// ReplyBudget is the most bytes the answer to one event of the field may take:
+// the whole payload for a field that is not batched, and an even share of it
+// for a batched one, so that a full batch of full answers fits.
+func (r Route) ReplyBudget() int {
+	if r.MaxBatchSize <= 0 {
+		return payload.MaxBytes
+	}
+	return payload.MaxBytes/r.MaxBatchSize - batchItemEnvelope
+}
+
+// SourceBudget is the most bytes an object of the GraphQL type typ may take
+// when a resolver returns it (prefetched children included): AppSync sends it
+// as source in the event of each of its routed child fields, and a full batch
+// of such events, each with its EventReserve, must fit in one payload. A type
+// without routed children has the whole payload.
+func SourceBudget(typ string) int {
+	budget := payload.MaxBytes
+	for _, r := range All {
+		if r.Type == typ && r.MaxBatchSize > 0 {
+			budget = min(budget, payload.MaxBytes/r.MaxBatchSize-payload.EventReserve)
+		}
+	}
+	return budget
 }

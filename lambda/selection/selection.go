@@ -13,6 +13,7 @@ package selection
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
@@ -51,9 +52,13 @@ func (s Set) Named(name string) []*Field {
 // Parse reads the selection of the field named fieldName from its
 // selectionSetGraphQL text. It accepts both the sub-selection alone
 // ("{ id title }") and, as some documentation shows, the text with the field
-// itself around it ("post { id title }"). Inline fragments are merged into
+// itself around it, braced or not and aliased or not ("post { id title }",
+// "{ mine: posts(ids: $ids) { title } }"). Inline fragments are merged into
 // their level. variables is info.variables (may be empty).
 func Parse(text, fieldName string, variables json.RawMessage) (Set, error) {
+	if t := strings.TrimSpace(text); t != "" && t[0] != '{' {
+		text = "{" + text + "}" // the field with its selection, unbraced
+	}
 	doc, err := parser.ParseQuery(&ast.Source{Input: text})
 	if err != nil {
 		return Set{}, err
@@ -69,8 +74,12 @@ func Parse(text, fieldName string, variables json.RawMessage) (Set, error) {
 		root = doc.Operations[0].SelectionSet
 	}
 	set := build(root, vars)
-	if len(set.Fields) == 1 && !set.Opaque && set.Fields[0].Name == fieldName && set.Fields[0].Alias == fieldName &&
-		len(set.Fields[0].Set.Fields) > 0 {
+	// The form with the field around its selection, aliased or not
+	// ("mine: posts(ids: $ids) { title }"). No type of this schema has a field
+	// whose only sub-field could share its name, so this is never a real
+	// sub-selection.
+	if len(set.Fields) == 1 && !set.Opaque && set.Fields[0].Name == fieldName &&
+		(len(set.Fields[0].Set.Fields) > 0 || set.Fields[0].Set.Opaque) {
 		return set.Fields[0].Set, nil
 	}
 	return set, nil

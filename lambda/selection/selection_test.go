@@ -40,6 +40,17 @@ func TestParseWithFieldAround(t *testing.T) {
 	}
 }
 
+func TestParseWithAliasedFieldAround(t *testing.T) {
+	set, err := selection.Parse("mine: posts(ids: $ids) { title body }", "posts", []byte(`{"ids":["p"]}`))
+	if err != nil || len(set.Named("title")) != 1 || len(set.Named("body")) != 1 || len(set.Named("posts")) != 0 {
+		t.Errorf("aliased wrapped form: %+v, %v", set, err)
+	}
+	set, err = selection.Parse("{ mine: posts(ids: $ids) { ...F } }", "posts", nil)
+	if err != nil || !set.Opaque {
+		t.Errorf("aliased wrapped form around a named fragment: Opaque = %v, err %v", set.Opaque, err)
+	}
+}
+
 func TestOpaqueAndUnknown(t *testing.T) {
 	set, err := selection.Parse("{\n  id\n  ...PostFields\n}", "post", nil)
 	if err != nil || !set.Opaque {

@@ -1,5 +1,13 @@
 package store
 
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/example/appsync-dynamo/lambda/payload"
+)
+
 // The entities as the GraphQL API returns them. JSON names are the schema's
 // field names; dynamodbav names are the item's attributes. Each item also
 // carries its key attributes (see keys.go), added by the *Item functions.
@@ -28,7 +36,19 @@ type Post struct {
 	CreatedAt    string `json:"createdAt" dynamodbav:"createdAt"`
 	UpdatedAt    string `json:"updatedAt" dynamodbav:"updatedAt"`
 	CommentCount int    `json:"commentCount" dynamodbav:"commentCount"`
+
+	read attributes // what was read, when not every attribute was
 }
+
+// MarshalJSON encodes the post as the Lambda returns it: only the attributes
+// that were read (a zero value in place of an unread title would be a
+// plausible wrong answer), without HTML escaping.
+func (p Post) MarshalJSON() ([]byte, error) {
+	type plain Post
+	return p.read.marshal(plain(p))
+}
+
+func (p *Post) setRead(attrs []string) { p.read = attributes(attrs) }
 
 // Comment is a comment, stored in its post's partition.
 type Comment struct {
@@ -37,7 +57,18 @@ type Comment struct {
 	AuthorID  string `json:"authorId" dynamodbav:"authorId"`
 	Body      string `json:"body" dynamodbav:"body"`
 	CreatedAt string `json:"createdAt" dynamodbav:"createdAt"`
+
+	read attributes // what was read, when not every attribute was
 }
+
+// MarshalJSON encodes the comment with only the attributes that were read, as
+// Post.MarshalJSON does.
+func (c Comment) MarshalJSON() ([]byte, error) {
+	type plain Comment
+	return c.read.marshal(plain(c))
+}
+
+func (c *Comment) setRead(attrs []string) { c.read = attributes(attrs) }
 
 // Follow is the edge "FollowerID follows FollowedID".
 type Follow struct {
@@ -102,4 +133,47 @@ func newCommentItem(c Comment) commentItem {
 
 func newFollowItem(f Follow) followItem {
 	return followItem{PK: UserPK(f.FollowerID), SK: FollowsSK(f.FollowedID), GSI2PK: FollowersPK(f.FollowedID), GSI2SK: FollowerSK(f.FollowerID), Follow: f}
+}
+
+// attributes are the attributes read of an item by a projection; nil when
+// every attribute was read.
+type attributes []string
+
+// partial is an entity that may be read with a projection.
+type partial interface{ setRead(attrs []string) }
+
+// readOnly records on v, when it is a partial entity, that only attrs were
+// read (nil: everything).
+func readOnly[T any](v *T, attrs []string) {
+	if p, ok := any(v).(partial); ok && attrs != nil {
+		p.setRead(attrs)
+	}
+}
+
+// marshal encodes v, a struct, leaving out the members whose attribute was not
+// read (every member when a is nil).
+func (a attributes) marshal(v any) ([]byte, error) {
+	if a == nil {
+		return payload.Marshal(v)
+	}
+	rv := reflect.ValueOf(v)
+	buf := []byte{'{'}
+	for i := range rv.NumField() {
+		name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" || !slices.Contains(a, name) {
+			continue
+		}
+		val, err := payload.Marshal(rv.Field(i).Interface())
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) > 1 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '"')
+		buf = append(buf, name...)
+		buf = append(buf, '"', ':')
+		buf = append(buf, val...)
+	}
+	return append(buf, '}'), nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
 // Prefetch holds the first items of a connection, read together with its
@@ -18,33 +19,45 @@ import (
 type Prefetch[T any] struct {
 	Parent string `json:"parent"` // the parent's ID
 	Items  []T    `json:"items"`  // the connection's first items, in order
-	// Complete is true when Items holds the whole connection.
+	// Complete is true when Items holds the whole connection. When it is
+	// false, more items follow the last one; Items may then be fewer than were
+	// asked for (DynamoDB's 1 MB read limit, or the byte budget).
 	Complete bool `json:"complete"`
 }
 
 // PostWithComments reads a post and up to limit+1 of its first comments with
 // one Query of its partition: "#METADATA" sorts before "COMMENT#", so the
 // post comes first (AP3 and AP5 in one request). An absent post is NotFound.
-func (s *Store) PostWithComments(ctx context.Context, id string, limit int) (Post, Prefetch[Comment], error) {
+//
+// The post and the comments kept with it take at most maxBytes encoded (the
+// post always stays; comments beyond the budget are left for the child's own
+// Query).
+func (s *Store) PostWithComments(ctx context.Context, id string, limit, maxBytes int) (Post, Prefetch[Comment], error) {
 	const op = "store.PostWithComments"
 	var p Post
-	pre, err := withChildren[Comment](ctx, s, op, PostPK(id), id, limit, &p, "post not found")
+	pre, err := withChildren[Comment](ctx, s, op, PostPK(id), id, limit, maxBytes, &p, "post not found")
 	return p, pre, err
 }
 
 // UserWithFollowing reads a user and up to limit+1 of the follows it made
-// with one Query of its partition ("#METADATA" sorts before "FOLLOWS#"). An
-// absent user is NotFound.
-func (s *Store) UserWithFollowing(ctx context.Context, id string, limit int) (User, Prefetch[Follow], error) {
+// with one Query of its partition ("#METADATA" sorts before "FOLLOWS#"),
+// keeping follows within maxBytes as PostWithComments does. An absent user is
+// NotFound.
+func (s *Store) UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (User, Prefetch[Follow], error) {
 	const op = "store.UserWithFollowing"
 	var u User
-	pre, err := withChildren[Follow](ctx, s, op, UserPK(id), id, limit, &u, "user not found")
+	pre, err := withChildren[Follow](ctx, s, op, UserPK(id), id, limit, maxBytes, &u, "user not found")
 	return u, pre, err
 }
 
+// prefetchEnvelope is what a prefetch adds to its parent's encoding besides
+// its items: the member's name, the parent's ID and the flags.
+const prefetchEnvelope = 200
+
 // withChildren queries partition pk for its metadata item (decoded into
-// parent) and the first limit+1 children after it.
-func withChildren[T any](ctx context.Context, s *Store, op, pk, id string, limit int, parent any, notFound string) (Prefetch[T], error) {
+// parent) and the first limit+1 children after it, keeping the children that
+// fit in maxBytes together with the parent.
+func withChildren[T any](ctx context.Context, s *Store, op, pk, id string, limit, maxBytes int, parent any, notFound string) (Prefetch[T], error) {
 	if err := checkIDs(op, id); err != nil {
 		return Prefetch[T]{}, err
 	}
@@ -68,9 +81,17 @@ func withChildren[T any](ctx context.Context, s *Store, op, pk, id string, limit
 		return Prefetch[T]{}, err
 	}
 	children := out.Items[1:]
-	pre := Prefetch[T]{Parent: id, Items: make([]T, len(children)), Complete: len(children) <= limit}
+	pre := Prefetch[T]{Parent: id, Items: make([]T, len(children)),
+		Complete: len(children) <= limit && len(out.LastEvaluatedKey) == 0}
 	if err := attributevalue.UnmarshalListOfMaps(children, &pre.Items); err != nil {
 		return Prefetch[T]{}, errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	room := maxBytes - payload.Size(parent) - prefetchEnvelope
+	if n, size := FitBytes(pre.Items, room); len(pre.Items) > 0 && (n < len(pre.Items) || size > room) {
+		if size > room { // not even one child fits
+			n = 0
+		}
+		pre.Items, pre.Complete = pre.Items[:n], false
 	}
 	return pre, nil
 }
@@ -108,20 +129,27 @@ func fromPrefetch[T any](s *Store, p Prefetch[T], req PageRequest, scope cursor.
 	if req.NextToken != "" || req.Limit < 1 {
 		return Page[T]{}, false
 	}
+	page := Page[T]{Items: p.Items, after: func(i int) (string, error) {
+		return s.tokens.Encode(scope, keyOf(p.Items[i]).attributes())
+	}}
+	if page.Items == nil {
+		page.Items = []T{}
+	}
 	switch {
 	case len(p.Items) > req.Limit:
-		items := p.Items[:req.Limit]
-		token, err := s.tokens.Encode(scope, keyOf(items[len(items)-1]).attributes())
+		page, err := page.Cut(req.Limit)
+		return page, err == nil
+	case p.Complete:
+		return page, true
+	case len(p.Items) > 0:
+		// A prefetch cut short (by bytes or DynamoDB's 1 MB) is a short page:
+		// the connection resumes after its last item.
+		token, err := page.after(len(p.Items) - 1)
 		if err != nil {
 			return Page[T]{}, false
 		}
-		return Page[T]{Items: items, NextToken: &token}, true
-	case p.Complete:
-		items := p.Items
-		if items == nil {
-			items = []T{}
-		}
-		return Page[T]{Items: items}, true
+		page.NextToken = &token
+		return page, true
 	}
 	return Page[T]{}, false
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
 // Page limits of every connection.
@@ -29,13 +30,53 @@ type PageRequest struct {
 	// that saves bytes when large attributes, such as a post's body, are not
 	// needed. Names that are not attributes are ignored.
 	Attributes []string
+	// MaxBytes, when positive, ends the page early (with a NextToken) once its
+	// items, encoded as the Lambda sends them, would take more bytes. A page
+	// always holds at least one item when one remains.
+	MaxBytes int
 }
 
 // Page is one page of a connection, shaped as the schema's *Connection types.
-// NextToken is nil on the last page.
+// NextToken is nil on the last page, and only there: a page may hold fewer
+// items than its limit and still have a NextToken (DynamoDB's 1 MB read limit,
+// a byte budget), but never ends while items remain.
 type Page[T any] struct {
 	Items     []T     `json:"items"`
 	NextToken *string `json:"nextToken"`
+
+	// after returns the token that resumes the connection after Items[i].
+	after func(i int) (string, error)
+}
+
+// Cut returns the page ended after its first n items, with the token that
+// resumes right after them; the page itself when n is not less than its
+// length.
+func (p Page[T]) Cut(n int) (Page[T], error) {
+	if n >= len(p.Items) || n < 1 {
+		return p, nil
+	}
+	token, err := p.after(n - 1)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	p.Items = p.Items[:n]
+	p.NextToken = &token
+	return p, nil
+}
+
+// FitBytes returns the longest prefix of items (at least one item) whose
+// encodings, as the Lambda sends them, add up to at most budget bytes, and
+// those bytes.
+func FitBytes[T any](items []T, budget int) (n, size int) {
+	for n < len(items) {
+		s := payload.Size(items[n]) + 1 // and a comma
+		if n > 0 && size+s > budget {
+			break
+		}
+		size += s
+		n++
+	}
+	return n, size
 }
 
 // partitionQuery is a Query over one partition of the table or an index,
@@ -70,7 +111,9 @@ func indexKeys(index string) KeySchema {
 
 // queryPage runs q for one page. It costs exactly one Query request: it asks
 // for Limit+1 items so that it knows whether another page exists, and returns
-// a nextToken only when one does.
+// a nextToken whenever one may: more items than the limit, a LastEvaluatedKey
+// (DynamoDB stops at 1 MB read, so a page may be short and not the last), or
+// a page cut to page.MaxBytes.
 func queryPage[T any](ctx context.Context, s *Store, op string, q partitionQuery, page PageRequest) (Page[T], error) {
 	if page.Limit < 1 || page.Limit > MaxLimit {
 		return Page[T]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
@@ -106,23 +149,33 @@ func queryPage[T any](ctx context.Context, s *Store, op string, q partitionQuery
 	if err != nil {
 		return Page[T]{}, fail(op, err)
 	}
-	items := out.Items
-	var next *string
-	if len(items) > page.Limit {
-		items = items[:page.Limit]
-		token, err := s.tokens.Encode(q.scope, lastKey(items[len(items)-1], q.scope.Index))
-		if err != nil {
-			return Page[T]{}, err
-		}
-		next = &token
-	}
-	result := Page[T]{Items: make([]T, len(items))}
-	for i, item := range items {
+	result := Page[T]{Items: make([]T, len(out.Items))}
+	for i, item := range out.Items {
 		if err := attributevalue.UnmarshalMap(item, &result.Items[i]); err != nil {
 			return Page[T]{}, errs.Wrap(op, errs.Internal, "internal error", err)
 		}
+		readOnly(&result.Items[i], page.Attributes)
 	}
-	result.NextToken = next
+	result.after = func(i int) (string, error) {
+		return s.tokens.Encode(q.scope, lastKey(out.Items[i], q.scope.Index))
+	}
+	switch {
+	case len(out.Items) > page.Limit:
+		if result, err = result.Cut(page.Limit); err != nil {
+			return Page[T]{}, err
+		}
+	case len(out.LastEvaluatedKey) > 0:
+		// Fewer items than asked, and more may follow: resume where DynamoDB stopped.
+		token, err := s.tokens.Encode(q.scope, out.LastEvaluatedKey)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		result.NextToken = &token
+	}
+	if page.MaxBytes > 0 {
+		n, _ := FitBytes(result.Items, page.MaxBytes)
+		return result.Cut(n)
+	}
 	return result, nil
 }
 

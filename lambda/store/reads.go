@@ -114,6 +114,7 @@ func getMany[T any](ctx context.Context, s *Store, op string, ids []string, attr
 		if err := attributevalue.UnmarshalMap(item, &v); err != nil {
 			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
 		}
+		readOnly(&v, attrs)
 		out[idOf(v)] = v
 	}
 	return out, nil

@@ -1,0 +1,268 @@
+package executor_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/executor"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/sample"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/schema"
+)
+
+// Tests at the limits of what the API accepts: 20,000-character bodies of
+// 4-byte characters, 100-comment pages of 2,000-character comments that
+// encoding/json would have escaped to six bytes each, 32 and 100 posts at
+// once. The executor refuses, as Lambda does, any request or reply over
+// payload.MaxBytes, so a budget that does not hold fails these tests.
+
+// mustRun runs req and fails the test on any GraphQL error.
+func mustRun(t *testing.T, e *executor.Executor, req executor.Request) (map[string]any, executor.Cost) {
+	t.Helper()
+	data, resp := run(t, e, req)
+	if len(resp.Errors) > 0 {
+		t.Fatalf("errors: %+v", resp.Errors[:min(3, len(resp.Errors))])
+	}
+	return data, resp.Extensions["cost"].(executor.Cost)
+}
+
+func signedIn(id string) *appsync.Identity { return &appsync.Identity{Sub: id, Username: id} }
+
+func createUser(t *testing.T, e *executor.Executor, id string) {
+	t.Helper()
+	mustRun(t, e, executor.Request{Identity: signedIn(id), Query: `mutation($h: String!) {
+	  createUser(input: {handle: $h, name: "N", email: "n@example.com"}) { id } }`,
+		Variables: map[string]any{"h": strings.ToLower(strings.ReplaceAll(id, "-", "_"))}})
+}
+
+func TestPagesOfLargePostsEndOnlyWithTheLastPost(t *testing.T) {
+	e, _ := setup(t, store.Dataset{}, routes.All)
+	createUser(t, e, "u_writer")
+	body := strings.Repeat("😀", 20000) // 80,000 bytes: DynamoDB's 1 MB page holds 13
+	for i := range 25 {
+		mustRun(t, e, executor.Request{Identity: signedIn("u_writer"),
+			Query:     `mutation($t: String!, $b: String!) { createPost(input: {title: $t, body: $b}) { id } }`,
+			Variables: map[string]any{"t": fmt.Sprint("Post ", i), "b": body}})
+	}
+	seen := map[string]bool{}
+	largest, pages := 0, 0
+	var token any
+	for {
+		data, cost := mustRun(t, e, executor.Request{
+			Query:     `query($t: String) { user(id: "u_writer") { posts(nextToken: $t) { items { id body author { name } } nextToken } } }`,
+			Variables: map[string]any{"t": token}})
+		pages++
+		largest = max(largest, cost.LargestPayloadBytes)
+		for _, item := range get(data, "user", "posts", "items").([]any) {
+			id := get(item, "id").(string)
+			if seen[id] || get(item, "body") != body || get(item, "author", "name") != "N" {
+				t.Fatalf("page %d: post %s repeated or changed", pages, id)
+			}
+			seen[id] = true
+		}
+		if token = get(data, "user", "posts", "nextToken"); token == nil || pages > 30 {
+			break
+		}
+	}
+	if len(seen) != 25 {
+		t.Errorf("paging until nextToken is null gave %d distinct posts, want 25", len(seen))
+	}
+	if largest > payload.MaxBytes {
+		t.Errorf("largest Lambda payload %d bytes, over %d", largest, payload.MaxBytes)
+	}
+	t.Logf("25 posts of 80 kB: %d pages, largest Lambda payload %d bytes", pages, largest)
+}
+
+// commentsOf follows the nextToken of each post's comments until the end,
+// starting from the pages of the first query, and returns every comment body
+// and the largest payload seen.
+func commentsOf(t *testing.T, e *executor.Executor, posts []any) (bodies map[string][]string, largest int) {
+	t.Helper()
+	bodies = map[string][]string{}
+	for _, p := range posts {
+		id := get(p, "id").(string)
+		conn := get(p, "comments")
+		for {
+			for _, c := range get(conn, "items").([]any) {
+				if get(c, "author", "name") == nil {
+					t.Fatalf("post %s: a comment without its author: %v", id, c)
+				}
+				bodies[id] = append(bodies[id], get(c, "body").(string))
+			}
+			token := get(conn, "nextToken")
+			if token == nil {
+				break
+			}
+			data, cost := mustRun(t, e, executor.Request{
+				Query: `query($id: ID!, $t: String) { post(id: $id) {
+				  comments(limit: 100, nextToken: $t) { items { body author { name } } nextToken } } }`,
+				Variables: map[string]any{"id": id, "t": token}})
+			largest = max(largest, cost.LargestPayloadBytes)
+			conn = get(data, "post", "comments")
+		}
+	}
+	return bodies, largest
+}
+
+const postsWithComments = `query($ids: [ID!]!) { posts(ids: $ids) {
+  id author { name } comments(limit: 100) { items { body author { name } } nextToken } } }`
+
+func TestEightHundredLargeCommentsAllArrive(t *testing.T) {
+	e, _ := setup(t, store.Dataset{}, routes.All)
+	commenters := []string{"u_c1", "u_c2", "u_c3", "u_c4"}
+	for _, u := range append([]string{"u_author"}, commenters...) {
+		createUser(t, e, u)
+	}
+	body := strings.Repeat("<", 2000) // 6 bytes each through encoding/json's default
+	ids := make([]any, 8)
+	for i := range ids {
+		data, _ := mustRun(t, e, executor.Request{Identity: signedIn("u_author"),
+			Query: fmt.Sprintf(`mutation { createPost(input: {title: "P%d", body: "b"}) { id } }`, i)})
+		ids[i] = get(data, "createPost", "id")
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			for j := range 100 {
+				resp := e.Execute(context.Background(), executor.Request{Identity: signedIn(commenters[j%4]),
+					Query:     `mutation($p: ID!, $b: String!) { createComment(input: {postId: $p, body: $b}) { id } }`,
+					Variables: map[string]any{"p": id, "b": body}})
+				if len(resp.Errors) > 0 {
+					t.Errorf("createComment: %+v", resp.Errors)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	data, cost := mustRun(t, e, executor.Request{Query: postsWithComments, Variables: map[string]any{"ids": ids}})
+	bodies, largest := commentsOf(t, e, get(data, "posts").([]any))
+	largest = max(largest, cost.LargestPayloadBytes)
+	total := 0
+	for id, bs := range bodies {
+		total += len(bs)
+		for _, b := range bs {
+			if b != body {
+				t.Fatalf("post %s: a comment body changed", id)
+			}
+		}
+	}
+	if total != 800 {
+		t.Errorf("got %d comments, want 800", total)
+	}
+	if largest > payload.MaxBytes {
+		t.Errorf("largest Lambda payload %d bytes, over %d", largest, payload.MaxBytes)
+	}
+	t.Logf("8 posts x 100 comments of 2,000 '<': first query %+v; largest payload %d bytes", cost, largest)
+}
+
+// largeBlog is n posts by alice with per comments each of 2,000 '<' by bob and
+// carol, and bodies of 20,000 4-byte characters.
+func largeBlog(n, per int) (store.Dataset, []any) {
+	d := sample.Data()
+	ids := make([]any, n)
+	for i := range n {
+		id := fmt.Sprintf("01HX%022d", i)
+		ids[i] = id
+		d.Posts = append(d.Posts, store.Post{ID: id, AuthorID: sample.Alice, Title: strings.Repeat("T", 200),
+			Body: strings.Repeat("😀", 20000), CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z", CommentCount: per})
+		for j := range per {
+			d.Comments = append(d.Comments, store.Comment{ID: fmt.Sprintf("01HY%018d%04d", i, j), PostID: id,
+				AuthorID: []string{sample.Bob, sample.Carol}[j%2], Body: strings.Repeat("<", 2000), CreatedAt: "2024-05-01T00:00:00.000Z"})
+		}
+	}
+	d.Users[0].PostCount += n
+	return d, ids
+}
+
+func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
+	d, ids := largeBlog(32, 100)
+	e, _ := setup(t, d, routes.All)
+	data, cost := mustRun(t, e, executor.Request{Query: postsWithComments, Variables: map[string]any{"ids": ids}})
+	bodies, largest := commentsOf(t, e, get(data, "posts").([]any))
+	largest = max(largest, cost.LargestPayloadBytes)
+	total := 0
+	for _, bs := range bodies {
+		total += len(bs)
+	}
+	if total != 3200 || largest > payload.MaxBytes {
+		t.Errorf("got %d comments (want 3200), largest payload %d bytes (limit %d)", total, largest, payload.MaxBytes)
+	}
+	t.Logf("32 posts of 80 kB with 100 comments each: first query %+v", cost)
+}
+
+func TestAHundredLargePostsAreAClearErrorNotAFailedInvocation(t *testing.T) {
+	d, ids := largeBlog(100, 0)
+	e, _ := setup(t, d, routes.All)
+	// 100 posts of 80 kB cannot be one Lambda reply: a clear error, not a
+	// Lambda failure.
+	_, resp := run(t, e, executor.Request{Query: `query($ids: [ID!]!) { posts(ids: $ids) { id body } }`, Variables: map[string]any{"ids": ids}})
+	cost := resp.Extensions["cost"].(executor.Cost)
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "ValidationError" || cost.LargestPayloadBytes > payload.MaxBytes {
+		t.Errorf("errors %+v, cost %+v; want one ValidationError and no payload over the limit", resp.Errors, cost)
+	}
+	// Without the bodies they fit, with their authors.
+	data, _ := mustRun(t, e, executor.Request{Query: `query($ids: [ID!]!) { posts(ids: $ids) { id title author { name } } }`, Variables: map[string]any{"ids": ids}})
+	if n := len(get(data, "posts").([]any)); n != 100 || get(data, "posts", 99, "author", "name") != "Alice" {
+		t.Errorf("got %d posts: %.200v", n, data)
+	}
+}
+
+// stubLambda answers every invocation with reply.
+type stubLambda struct{ reply []byte }
+
+func (s stubLambda) Invoke(context.Context, []byte) ([]byte, error) { return s.reply, nil }
+
+func TestPayloadsOverTheLimitFailTheFieldAsInAppSync(t *testing.T) {
+	sch, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := []byte(`{"id":"p","title":"` + strings.Repeat("x", payload.MaxBytes) + `"}`)
+	e := executor.New(sch, stubLambda{reply: big}, routes.All)
+	resp := e.Execute(context.Background(), executor.Request{Query: `{ post(id: "p") { title } }`})
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Lambda:Unhandled" || !strings.Contains(resp.Errors[0].Message, "payload size exceeded") {
+		t.Errorf("reply over the limit: errors %+v", resp.Errors)
+	}
+	if c := resp.Extensions["cost"].(executor.Cost); c.LargestPayloadBytes != len(big) {
+		t.Errorf("largestPayloadBytes = %d, want %d", c.LargestPayloadBytes, len(big))
+	}
+	e = executor.New(sch, stubLambda{reply: []byte(`{"id":"p"}`)}, routes.All)
+	resp = e.Execute(context.Background(), executor.Request{Identity: signedIn("u_x"),
+		Query:     `mutation($b: String!) { createPost(input: {title: "t", body: $b}) { id } }`,
+		Variables: map[string]any{"b": strings.Repeat("y", payload.MaxBytes)}})
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Lambda:RequestTooLargeException" {
+		t.Errorf("request over the limit: errors %+v", resp.Errors)
+	}
+}
+
+func TestAliasesNeverChangeWhatIsRead(t *testing.T) {
+	e, _ := setup(t, sample.Data(), routes.All)
+	data, _ := mustRun(t, e, executor.Request{Query: `{ user(id: "u_alice") { following { items { id: handle } } } }`})
+	if got := get(data, "user", "following", "items", 0, "id"); got != "bob" {
+		t.Errorf("following { items { id: handle } }: %v, want bob's handle", data)
+	}
+	data, _ = mustRun(t, e, executor.Request{Query: `{ user(id: "u_bob") { followers(limit: 2) { it: items { handle } } } }`})
+	if got := get(data, "user", "followers", "it", 0, "handle"); got != "alice" {
+		t.Errorf("followers { it: items { handle } }: %v, want alice", data)
+	}
+}
+
+func TestACommentNeedsItsAuthorsProfile(t *testing.T) {
+	e, _ := setup(t, sample.Data(), routes.All)
+	_, resp := run(t, e, executor.Request{Identity: signedIn("u_ghost"),
+		Query: `mutation { createComment(input: {postId: "` + sample.HelloPost + `", body: "boo"}) { id } }`})
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "NotFound" {
+		t.Fatalf("createComment without a profile: %+v, want NotFound", resp.Errors)
+	}
+	data, _ := mustRun(t, e, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { commentCount comments { items { author { name } } } } }`})
+	if n := len(get(data, "post", "comments", "items").([]any)); n != 2 || get(data, "post", "commentCount") != 2.0 {
+		t.Errorf("post after a refused comment: %v", data)
+	}
+}

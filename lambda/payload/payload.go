@@ -1,0 +1,52 @@
+// Package payload encodes what the Lambda returns to AppSync and knows how
+// large such a payload may be.
+//
+// AppSync invokes the function synchronously, and Lambda refuses a
+// synchronous request or response over 6 MB: the field then fails. Everything
+// the function returns is encoded here, the same way it is measured, so that
+// byte budgets computed from sizes hold for the bytes that are sent.
+package payload
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+)
+
+// MaxBytes is Lambda's limit on a synchronous invocation's request and on its
+// response: 6 MB, in bytes (6 x 1024 x 1024). A batch counts as one payload.
+const MaxBytes = 6 << 20
+
+// EventReserve is what one event of a request may take besides its source:
+// the arguments, the identity with its claims, about 25 request headers and
+// info with the selection text (a typical event is 1.5-3 kB without its
+// source). Budgets for sources leave this much per event of a batch.
+const EventReserve = 16 << 10
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// Marshal encodes v as JSON without HTML escaping: "<", ">" and "&" stay one
+// byte each (encoding/json's default turns each into six). The result has no
+// trailing newline.
+func Marshal(v any) ([]byte, error) {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer buffers.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte{'\n'})
+	return append([]byte(nil), out...), nil
+}
+
+// Size returns the length of Marshal(v), or MaxBytes+1 when v cannot be
+// encoded (so that a budget check refuses it).
+func Size(v any) int {
+	b, err := Marshal(v)
+	if err != nil {
+		return MaxBytes + 1
+	}
+	return len(b)
+}

@@ -1,0 +1,67 @@
+package resolver
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// worst is n characters that encode to the most JSON bytes the Lambda sends
+// for valid text: U+2028, which encoding/json always escapes to six bytes.
+func worst(n int) string { return strings.Repeat("\u2028", n) }
+
+// TestLargestObjectsFitTheirBudgets checks the byte budgets against the
+// largest objects the API accepts: each fits as a source in a full batch of
+// each of its child fields, with room left for a prefetch where it carries
+// one, and as the answer of each field that returns it.
+func TestLargestObjectsFitTheirBudgets(t *testing.T) {
+	id := strings.Repeat("i", 64)
+	ts := "2024-05-01T00:00:00.000Z"
+	email := strings.Repeat("e", maxEmailAddress-12) + "@example.com"
+	bio := worst(maxBio)
+	user := store.User{ID: id, Handle: strings.Repeat("h", 30), Name: worst(maxName), Email: &email, Bio: &bio, CreatedAt: ts,
+		PostCount: 1 << 30, FollowerCount: 1 << 30, FollowingCount: 1 << 30}
+	post := store.Post{ID: id, AuthorID: id, Title: worst(maxTitle), Body: worst(maxPostBody), CreatedAt: ts, UpdatedAt: ts, CommentCount: 1 << 30}
+	comment := store.Comment{ID: id, PostID: id, AuthorID: id, Body: worst(maxCommentBody), CreatedAt: ts}
+	sizes := map[string]int{"User": payload.Size(user), "Post": payload.Size(post), "Comment": payload.Size(comment),
+		"Follow": payload.Size(store.Follow{FollowerID: id, FollowedID: id, CreatedAt: ts})}
+	t.Logf("largest objects, encoded: %v", sizes)
+
+	// A post carries its first comments; at least a few must fit beside it.
+	if room := routes.SourceBudget("Post") - sizes["Post"]; room < 4*sizes["Comment"] {
+		t.Errorf("a post source has %d bytes left for its comments, fewer than 4 of the largest", room)
+	}
+	for typ, size := range sizes {
+		if size > routes.SourceBudget(typ) {
+			t.Errorf("the largest %s (%d bytes) exceeds its source budget %d", typ, size, routes.SourceBudget(typ))
+		}
+	}
+	returns := map[string]string{"Post.author": "User", "Comment.author": "User", "Comment.post": "Post",
+		"Follow.follower": "User", "Follow.followed": "User", "Query.post": "Post", "Query.user": "User"}
+	for field, typ := range returns {
+		route, _ := routes.Find(field)
+		if sizes[typ] > route.ReplyBudget() {
+			t.Errorf("%s: the largest %s (%d bytes) exceeds the field's reply budget %d", field, typ, sizes[typ], route.ReplyBudget())
+		}
+	}
+	pages := map[string]string{"User.posts": "Post", "User.comments": "Comment", "Post.comments": "Comment",
+		"User.following": "User", "User.followers": "User"}
+	for field, typ := range pages {
+		route, _ := routes.Find(field)
+		if sizes[typ] > route.ReplyBudget()-pageEnvelope {
+			t.Errorf("%s: a page cannot hold even one of the largest %s (%d bytes)", field, typ, sizes[typ])
+		}
+	}
+	// A full batch of events with the largest sources, and a full batch of the
+	// largest answers, fit one payload.
+	for _, r := range routes.All {
+		if r.MaxBatchSize > 0 {
+			if need := r.MaxBatchSize * (routes.SourceBudget(r.Type) + payload.EventReserve); need > payload.MaxBytes {
+				t.Errorf("%s: a full batch of sources takes %d bytes", r.Key(), need)
+			}
+		}
+	}
+}
