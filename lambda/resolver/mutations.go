@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/mail"
-	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -50,15 +50,27 @@ const (
 )
 
 // checkText returns a ValidationError unless s has 1..max characters and is
-// not blank.
+// not blank: it must keep something once white space, control characters and
+// invisible format characters (such as U+200B, zero width space) are removed.
 func checkText(field string, s string, max int) error {
-	if strings.TrimSpace(s) == "" {
+	if blank(s) {
 		return errs.E("resolver.input", errs.Validation, field+" must not be empty")
 	}
 	if n := utf8.RuneCountInString(s); n > max || !utf8.ValidString(s) {
 		return errs.E("resolver.input", errs.Validation, fmt.Sprintf("%s must be at most %d characters", field, max))
 	}
 	return nil
+}
+
+// blank reports whether s has nothing visible: only Unicode white space,
+// control and format (Cf) characters, or nothing at all.
+func blank(s string) bool {
+	for _, r := range s {
+		if !unicode.IsSpace(r) && !unicode.IsControl(r) && !unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkOptional is checkText for a field that may be absent.

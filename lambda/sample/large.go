@@ -17,7 +17,9 @@ func Blog(posts, commentsPerPost, authors int) store.Dataset {
 	d := Data()
 	start := time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)
 	id := func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), zeros{}).String() }
-	alice, bob, carol := &d.Users[0], &d.Users[1], &d.Users[2]
+	// The users are counted into after the readers are appended: a pointer
+	// into d.Users taken before an append may point into the old array.
+	const alice, bob, carol = 0, 1, 2
 
 	readers := make([]string, authors)
 	for i := range readers {
@@ -28,11 +30,11 @@ func Blog(posts, commentsPerPost, authors int) store.Dataset {
 			store.Follow{FollowerID: readers[i], FollowedID: Alice, CreatedAt: timestamp(start)},
 			store.Follow{FollowerID: readers[i], FollowedID: Bob, CreatedAt: timestamp(start)})
 	}
-	alice.FollowerCount += authors
-	bob.FollowerCount += authors
+	d.Users[alice].FollowerCount += authors
+	d.Users[bob].FollowerCount += authors
 	d.Follows = append(d.Follows, store.Follow{FollowerID: Alice, FollowedID: Carol, CreatedAt: timestamp(start)})
-	alice.FollowingCount++
-	carol.FollowerCount++
+	d.Users[alice].FollowingCount++
+	d.Users[carol].FollowerCount++
 
 	next := 0
 	for p := range posts {
@@ -48,7 +50,7 @@ func Blog(posts, commentsPerPost, authors int) store.Dataset {
 		}
 		d.Posts = append(d.Posts, post)
 	}
-	alice.PostCount += posts
+	d.Users[alice].PostCount += posts
 	return d
 }
 

@@ -129,6 +129,15 @@ func (s *Store) addCount(pk, sk, counter string, delta string, failed func(map[s
 	}}, failed: failed}
 }
 
+// exists checks, without writing it, that an item exists.
+func (s *Store) exists(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
+	return txAction{item: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName:           aws.String(s.table),
+		Key:                 itemKey{pk, sk}.attributes(),
+		ConditionExpression: aws.String("attribute_exists(pk)"),
+	}}, failed: failed}
+}
+
 // onlyIf adds a condition "attribute = value" to an Update or Delete action.
 func onlyIf(a txAction, attribute, value string) txAction {
 	cond := "attribute_exists(pk) AND #owner = :owner"

@@ -176,8 +176,9 @@ func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, erro
 }
 
 // CreateComment adds a comment by authorID to the post and increments its
-// commentCount, in one transaction conditioned on the post existing (NotFound
-// otherwise, and nothing is written).
+// commentCount, in one transaction conditioned on the post and the author's
+// profile existing (NotFound otherwise, and nothing is written): a comment
+// whose author has no profile would make every read of its author fail.
 func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
 	const op = "store.CreateComment"
 	if err := checkIDs(op, authorID, postID); err != nil {
@@ -193,7 +194,8 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 		s.put(av, func(map[string]types.AttributeValue) error {
 			return errs.E(op, errs.Conflict, "comment ID collision; retry")
 		}),
-		s.addCount(PostPK(postID), SKMetadata, "commentCount", countUp, notFoundOr(op, "post not found", nil)))
+		s.addCount(PostPK(postID), SKMetadata, "commentCount", countUp, notFoundOr(op, "post not found", nil)),
+		s.exists(UserPK(authorID), SKMetadata, notFoundOr(op, "no profile: call createUser first", nil)))
 	if err != nil {
 		return Comment{}, err
 	}

@@ -256,6 +256,17 @@ func TestCreateCommentOnMissingPostWritesNothing(t *testing.T) {
 	}
 }
 
+func TestCreateCommentWithoutProfileWritesNothing(t *testing.T) {
+	s, c := storetest.NewStore(t, sample.Data())
+	if _, err := s.CreateComment(t.Context(), "u_noprofile", sample.HelloPost, "hello"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("err = %v, want NotFound", err)
+	}
+	p, err := s.Post(t.Context(), sample.HelloPost)
+	if n := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", "COMMENT#"); err != nil || n != 2 || p.CommentCount != 2 {
+		t.Errorf("after a refused comment: %d comments, commentCount %d (%v); want 2 and 2", n, p.CommentCount, err)
+	}
+}
+
 func TestDeletePostRemovesItsComments(t *testing.T) {
 	d := sample.Data()
 	const comments = 250
