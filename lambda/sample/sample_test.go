@@ -3,10 +3,6 @@ package sample_test
 import (
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/example/appsync-dynamo/lambda/bench"
 	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -26,33 +22,7 @@ func TestCountersEqualTheirItems(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s, c := storetest.NewStore(t, d)
 			count := func(index, pkAttr, pk, skAttr, prefix string) int {
-				in := &dynamodb.QueryInput{
-					TableName:                 aws.String(s.Table()),
-					KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
-					ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
-					ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}, ":sk": &types.AttributeValueMemberS{Value: prefix}},
-					Select:                    types.SelectCount,
-				}
-				if prefix == "" {
-					in.KeyConditionExpression = aws.String("#pk = :pk")
-					delete(in.ExpressionAttributeNames, "#sk")
-					delete(in.ExpressionAttributeValues, ":sk")
-				}
-				if index != "" {
-					in.IndexName = aws.String(index)
-				}
-				n := 0
-				for {
-					out, err := c.Query(t.Context(), in)
-					if err != nil {
-						t.Fatal(err)
-					}
-					n += int(out.Count)
-					if len(out.LastEvaluatedKey) == 0 {
-						return n
-					}
-					in.ExclusiveStartKey = out.LastEvaluatedKey
-				}
+				return storetest.Count(t, c, s.Table(), index, pkAttr, pk, skAttr, prefix)
 			}
 			for _, u := range d.Users {
 				got, err := s.User(t.Context(), u.ID)

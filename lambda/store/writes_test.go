@@ -31,35 +31,7 @@ func raw(t *testing.T, c *dynamodb.Client, table, pk, sk string) map[string]type
 // count returns how many items match a key condition, on the table or an index.
 func count(t *testing.T, c *dynamodb.Client, table, index, pkAttr, pk, skAttr, prefix string) int {
 	t.Helper()
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(table),
-		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}, ":sk": &types.AttributeValueMemberS{Value: prefix}},
-		Select:                    types.SelectCount,
-	}
-	if prefix == "" {
-		in.KeyConditionExpression = aws.String("#pk = :pk")
-		delete(in.ExpressionAttributeNames, "#sk")
-		delete(in.ExpressionAttributeValues, ":sk")
-	}
-	if index != "" {
-		in.IndexName = aws.String(index)
-	} else {
-		in.ConsistentRead = aws.Bool(true)
-	}
-	total := 0
-	for {
-		out, err := c.Query(t.Context(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		total += int(out.Count)
-		if len(out.LastEvaluatedKey) == 0 {
-			return total
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	return storetest.Count(t, c, table, index, pkAttr, pk, skAttr, prefix)
 }
 
 func numberAttr(t *testing.T, item map[string]types.AttributeValue, name string) string {

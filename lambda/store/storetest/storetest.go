@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
@@ -131,4 +132,40 @@ func sanitize(name string) string {
 		}
 		return '_'
 	}, name)
+}
+
+// Count returns how many items of table match a key condition: pkAttr = pk
+// and, unless prefix is "", begins_with(skAttr, prefix), on the table
+// (consistently) or on index. Tests check counters against it.
+func Count(t testing.TB, c *dynamodb.Client, table, index, pkAttr, pk, skAttr, prefix string) int {
+	t.Helper()
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
+		ExpressionAttributeNames:  map[string]string{"#pk": pkAttr, "#sk": skAttr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: pk}, ":sk": &types.AttributeValueMemberS{Value: prefix}},
+		Select:                    types.SelectCount,
+	}
+	if prefix == "" {
+		in.KeyConditionExpression = aws.String("#pk = :pk")
+		delete(in.ExpressionAttributeNames, "#sk")
+		delete(in.ExpressionAttributeValues, ":sk")
+	}
+	if index != "" {
+		in.IndexName = aws.String(index)
+	} else {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	total := 0
+	for {
+		out, err := c.Query(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += int(out.Count)
+		if len(out.LastEvaluatedKey) == 0 {
+			return total
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
