@@ -47,7 +47,7 @@ func Binary() (string, error) {
 type Emulator struct {
 	url    string
 	cmd    *exec.Cmd
-	output *bytes.Buffer
+	output *syncBuffer
 	done   chan struct{}
 	mu     sync.Mutex // the emulator serves one invocation at a time
 }
@@ -72,7 +72,7 @@ func Start(ctx context.Context, binary, bootstrap string, env []string) (*Emulat
 		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", runtimePort),
 		abs)
 	cmd.Env = append(os.Environ(), env...)
-	out := &bytes.Buffer{}
+	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -129,6 +129,25 @@ func (e *Emulator) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 
 // Output returns what the emulator and the function printed (the function's logs).
 func (e *Emulator) Output() string { return e.output.String() }
+
+// syncBuffer is a buffer the emulator's output is copied into while Output
+// reads it: exec copies stdout and stderr from goroutines of its own.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 // Stop ends the emulator and the function.
 func (e *Emulator) Stop() {

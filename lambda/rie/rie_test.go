@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/rie"
@@ -12,20 +13,27 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store/storetest"
 )
 
-// TestBootstrapUnderEmulator runs make invoke's path: the real bootstrap,
-// built for this machine, under the Runtime Interface Emulator, against a
-// DynamoDB Local table with the sample data.
-func TestBootstrapUnderEmulator(t *testing.T) {
+// build returns the emulator and the real bootstrap, built for this machine.
+func build(t *testing.T) (binary, bootstrap string) {
+	t.Helper()
 	binary, err := rie.Binary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	bootstrap := filepath.Join(t.TempDir(), "bootstrap")
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "../cmd/resolver")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
+	bootstrap = filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "../cmd/resolver")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build bootstrap: %v\n%s", err, out)
 	}
+	return binary, bootstrap
+}
+
+// TestBootstrapUnderEmulator runs make invoke's path: the real bootstrap,
+// built for this machine, under the Runtime Interface Emulator, against a
+// DynamoDB Local table with the sample data.
+func TestBootstrapUnderEmulator(t *testing.T) {
+	binary, bootstrap := build(t)
 	s, _ := storetest.NewStore(t, sample.Data())
 	emu, err := rie.Start(t.Context(), binary, bootstrap, []string{
 		"TABLE_NAME=" + s.Table(),
@@ -62,5 +70,37 @@ func TestBootstrapUnderEmulator(t *testing.T) {
 	var failure struct{ ErrorType, ErrorMessage string }
 	if err != nil || json.Unmarshal(out, &failure) != nil || failure.ErrorType != "Unauthorized" {
 		t.Errorf("error reply %s (%v)", out, err)
+	}
+}
+
+// TestBootstrapRefusesToStartWithoutAKeyInLambda starts the function as Lambda
+// does (the runtime API is set) without NEXT_TOKEN_KEY: it must not serve
+// tokens signed with the public development key.
+func TestBootstrapRefusesToStartWithoutAKeyInLambda(t *testing.T) {
+	binary, bootstrap := build(t)
+	env := []string{"TABLE_NAME=t", "AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9", "AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local"}
+	for _, key := range []string{"", "NEXT_TOKEN_KEY=development-only-next-token-key"} {
+		emu, err := rie.Start(t.Context(), binary, bootstrap, append(env, key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := emu.Invoke(t.Context(), []byte(`{"info":{"parentTypeName":"Query","fieldName":"nope"}}`))
+		emu.Stop()
+		if err == nil && !strings.Contains(string(out), "errorType") || strings.Contains(string(out), "ValidationError") {
+			t.Errorf("%q: the function served: %s", key, out)
+		}
+		if !strings.Contains(emu.Output(), "refusing to start") {
+			t.Errorf("%q: no start-up error in the log:\n%s", key, emu.Output())
+		}
+	}
+	emu, err := rie.Start(t.Context(), binary, bootstrap, append(env, "NEXT_TOKEN_KEY=a-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emu.Stop()
+	out, err := emu.Invoke(t.Context(), []byte(`{"info":{"parentTypeName":"Query","fieldName":"nope"}}`))
+	if err != nil || !strings.Contains(string(out), `"errorType":"ValidationError"`) {
+		t.Errorf("with a key: %s (%v)\n%s", out, err, emu.Output())
 	}
 }

@@ -1,10 +1,16 @@
 package store_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -124,6 +130,57 @@ func TestPrefetchCutShortServesAShortPageAndTheRestFollows(t *testing.T) {
 			store.PageRequest{Limit: store.MaxLimit, NextToken: *page.NextToken}, func(c store.Comment) string { return c.ID })
 		if ids = append(ids, rest...); len(ids) != 120 || distinct(ids) != 120 {
 			t.Errorf("budget %d: prefetch and pages gave %d comments (%d distinct), want 120", budget, len(ids), distinct(ids))
+		}
+	}
+}
+
+func TestSignedTokensForOtherKeysAreRefusedWithoutARequest(t *testing.T) {
+	s, _ := storetest.NewStore(t, sample.Data())
+	codec := cursor.New(storetest.TokenKey)
+	str := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	sign := func(scope cursor.Scope, key map[string]types.AttributeValue) string {
+		token, err := codec.Encode(scope, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return token
+	}
+	commentsScope := cursor.Scope{Query: "Post.comments", Parent: sample.HelloPost}
+	postsScope := cursor.Scope{Query: "User.posts", Parent: sample.Alice, Index: store.GSI1}
+	cases := map[string]func(context.Context, string) error{
+		"a user's metadata on Post.comments": func(ctx context.Context, _ string) error {
+			_, err := s.CommentsOnPost(ctx, sample.HelloPost, store.PageRequest{Limit: 5,
+				NextToken: sign(commentsScope, map[string]types.AttributeValue{"pk": str(store.UserPK(sample.Alice)), "sk": str(store.SKMetadata)})})
+			return err
+		},
+		"the post's own metadata on Post.comments": func(ctx context.Context, _ string) error {
+			_, err := s.CommentsOnPost(ctx, sample.HelloPost, store.PageRequest{Limit: 5,
+				NextToken: sign(commentsScope, map[string]types.AttributeValue{"pk": str(store.PostPK(sample.HelloPost)), "sk": str(store.SKMetadata)})})
+			return err
+		},
+		"an extra attribute on Post.comments": func(ctx context.Context, _ string) error {
+			_, err := s.CommentsOnPost(ctx, sample.HelloPost, store.PageRequest{Limit: 5,
+				NextToken: sign(commentsScope, map[string]types.AttributeValue{"pk": str(store.PostPK(sample.HelloPost)),
+					"sk": str(store.CommentSK(sample.BobComment)), "gsi1pk": str("x")})})
+			return err
+		},
+		"bob's partition on alice's User.posts": func(ctx context.Context, _ string) error {
+			_, err := s.PostsByAuthor(ctx, sample.Alice, store.PageRequest{Limit: 5,
+				NextToken: sign(postsScope, map[string]types.AttributeValue{"pk": str(store.PostPK("p")), "sk": str(store.SKMetadata),
+					"gsi1pk": str(store.AuthorPK(sample.Bob)), "gsi1sk": str(store.PostSK("p"))})})
+			return err
+		},
+		"a comment key on User.posts": func(ctx context.Context, _ string) error {
+			_, err := s.PostsByAuthor(ctx, sample.Alice, store.PageRequest{Limit: 5,
+				NextToken: sign(postsScope, map[string]types.AttributeValue{"pk": str(store.PostPK("p")), "sk": str(store.CommentSK("c")),
+					"gsi1pk": str(store.AuthorPK(sample.Alice)), "gsi1sk": str(store.CommentSK("c"))})})
+			return err
+		},
+	}
+	for name, read := range cases {
+		ctx, m := cost.WithMeter(t.Context())
+		if err := read(ctx, name); !errs.Is(err, errs.InvalidNextToken) || len(m.Calls()) != 0 {
+			t.Errorf("%s: %v after %d DynamoDB calls; want InvalidNextToken and none", name, err, len(m.Calls()))
 		}
 	}
 }

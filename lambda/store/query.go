@@ -88,6 +88,26 @@ type partitionQuery struct {
 	newestFirst bool         // ScanIndexForward=false
 }
 
+// holds reports whether key is a key of an item this query reads: exactly the
+// key attributes of its index, in its partition and its sort-key range. A
+// token signed with the right key may still carry another key (a leaked key,
+// a bug): DynamoDB would refuse it, or start elsewhere.
+func (q partitionQuery) holds(key map[string]types.AttributeValue) bool {
+	attrs := keyAttrs(q.scope.Index)
+	if len(key) != len(attrs) {
+		return false
+	}
+	for _, a := range attrs {
+		if _, ok := key[a].(*types.AttributeValueMemberS); !ok {
+			return false
+		}
+	}
+	keys := indexKeys(q.scope.Index)
+	pk := key[keys.PartitionKey].(*types.AttributeValueMemberS).Value
+	sk := key[keys.SortKey].(*types.AttributeValueMemberS).Value
+	return pk == q.pk && strings.HasPrefix(sk, q.skPrefix) && sk != q.skPrefix
+}
+
 // keyAttrs returns the key attributes of the index named index ("" for the
 // table): what a LastEvaluatedKey holds.
 func keyAttrs(index string) []string {
@@ -142,6 +162,9 @@ func queryPage[T any](ctx context.Context, s *Store, op string, q partitionQuery
 		start, err := s.tokens.Decode(q.scope, page.NextToken)
 		if err != nil {
 			return Page[T]{}, err
+		}
+		if !q.holds(start) {
+			return Page[T]{}, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
 		}
 		in.ExclusiveStartKey = start
 	}

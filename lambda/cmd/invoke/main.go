@@ -61,7 +61,7 @@ func run(eventFile, bootstrap string) error {
 	emu, err := rie.Start(ctx, binary, bootstrap, []string{
 		"TABLE_NAME=" + table, "AWS_ENDPOINT_URL_DYNAMODB=" + db.Endpoint,
 		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
-		"NEXT_TOKEN_KEY=" + cursor.DevelopmentKey,
+		"NEXT_TOKEN_KEY=local-emulator-token-key", // in Lambda, the development key is refused
 	})
 	if err != nil {
 		return err

@@ -3,12 +3,14 @@
 // runtime (make build).
 //
 // Environment: TABLE_NAME (required); NEXT_TOKEN_KEY, the key that signs
-// pagination tokens (a public development key is used, with a warning, when
-// it is unset); AWS_ENDPOINT_URL_DYNAMODB to point the SDK at DynamoDB Local.
+// pagination tokens (required in Lambda; elsewhere a public development key
+// is used, with a warning, when it is unset); AWS_ENDPOINT_URL_DYNAMODB to
+// point the SDK at DynamoDB Local.
 package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 
@@ -29,10 +31,13 @@ func main() {
 		log.Error("TABLE_NAME is not set")
 		os.Exit(1)
 	}
-	key := os.Getenv("NEXT_TOKEN_KEY")
-	if key == "" {
+	key, err := tokenKey(os.Getenv)
+	if err != nil {
+		log.Error("refusing to start", "error", err)
+		os.Exit(1)
+	}
+	if key == cursor.DevelopmentKey {
 		log.Warn("NEXT_TOKEN_KEY is not set: signing pagination tokens with the public development key")
-		key = cursor.DevelopmentKey
 	}
 	cfg, err := config.LoadDefaultConfig(context.Background())
 	if err != nil {
@@ -45,4 +50,22 @@ func main() {
 		o.DisableValidateResponseChecksum = os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != ""
 	})
 	lambda.Start(resolver.New(store.New(client, table, cursor.New([]byte(key))), log))
+}
+
+// tokenKey returns the key that signs pagination tokens. In Lambda (the
+// runtime API is set) it must be configured and must not be the public
+// development key, with which anyone could forge tokens; elsewhere (tests,
+// make dev) the development key stands in for a missing one.
+func tokenKey(getenv func(string) string) (string, error) {
+	key := getenv("NEXT_TOKEN_KEY")
+	inLambda := getenv("AWS_LAMBDA_RUNTIME_API") != ""
+	switch {
+	case inLambda && key == "":
+		return "", errors.New("NEXT_TOKEN_KEY is not set: the function will not sign pagination tokens with the public development key")
+	case inLambda && key == cursor.DevelopmentKey:
+		return "", errors.New("NEXT_TOKEN_KEY is the public development key: set a secret one")
+	case key == "":
+		return cursor.DevelopmentKey, nil
+	}
+	return key, nil
 }
