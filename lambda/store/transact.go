@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
@@ -24,12 +25,16 @@ type txAction struct {
 
 // transact runs actions as one TransactWriteItems: all of them or none.
 //
-// Each attempt carries its own ClientRequestToken, so the SDK's retries of
-// one attempt (a timeout, a dropped connection) are applied at most once. A
-// cancellation caused by a conflicting transaction (TransactionConflict) or a
-// transaction in progress is retried with jittered exponential backoff until
-// the context's deadline is near; a failed condition returns the error its
-// action names.
+// A logical write keeps one ClientRequestToken for as long as its outcome is
+// unknown: the SDK's own retries resend it, and so does the next attempt here
+// after a TransactionInProgressException, a lost reply or a timeout, so that a
+// write that did commit is confirmed (DynamoDB answers a repeat within 10
+// minutes with the first outcome) rather than applied twice or reported as
+// failed. Only a cancellation for a conflicting transaction
+// (TransactionConflict), which means nothing was written, starts over with a
+// fresh token. Attempts are spaced by jittered exponential backoff until the
+// context's deadline is near; a failed condition returns the error its action
+// names.
 func (s *Store) transact(ctx context.Context, op string, actions ...txAction) error {
 	items := make([]types.TransactWriteItem, len(actions))
 	for i, a := range actions {
@@ -39,57 +44,77 @@ func (s *Store) transact(ctx context.Context, op string, actions ...txAction) er
 	if !ok {
 		deadline = time.Now().Add(noDeadlineLimit)
 	}
+	token := requestToken()
 	for attempt := 0; ; attempt++ {
 		_, err := s.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 			TransactItems:      items,
-			ClientRequestToken: aws.String(requestToken()),
+			ClientRequestToken: aws.String(token),
 		})
 		if err == nil {
 			return nil
 		}
-		retry, failure := s.cancellation(op, err, actions)
-		if !retry {
+		next, failure := s.cancellation(op, err, actions)
+		switch next {
+		case giveUp:
 			return failure
+		case startOver:
+			token = requestToken()
 		}
 		wait := backoff(attempt)
-		if time.Until(deadline) < wait+backoffBase {
+		if ctx.Err() != nil || time.Until(deadline) < wait+backoffBase {
+			if next == confirm {
+				return errs.Wrap(op, errs.Throttled, "DynamoDB did not confirm the change in time; it may have been made: read before retrying", err)
+			}
 			return errs.Wrap(op, errs.Throttled, "too many concurrent changes to the same items; retry later", err)
 		}
 		if err := sleep(ctx, wait); err != nil {
-			return errs.Wrap(op, errs.Internal, "internal error", err)
+			return errs.Wrap(op, errs.Throttled, "DynamoDB did not confirm the change in time; it may have been made: read before retrying", err)
 		}
 	}
 }
 
-// cancellation interprets a failed transaction: whether to retry it, or the
-// error to return.
-func (s *Store) cancellation(op string, err error, actions []txAction) (retry bool, failure error) {
+// What to do after a failed TransactWriteItems.
+type txNext int
+
+const (
+	giveUp    txNext = iota // the outcome is known: nothing was written
+	startOver               // nothing was written, and trying again may succeed
+	confirm                 // the outcome is unknown: repeat with the same token
+)
+
+// cancellation interprets a failed transaction: whether to try again, and
+// with which token, or the error to return.
+func (s *Store) cancellation(op string, err error, actions []txAction) (txNext, error) {
 	var inProgress *types.TransactionInProgressException
 	if errors.As(err, &inProgress) {
-		return true, nil
+		return confirm, nil
 	}
 	var canceled *types.TransactionCanceledException
 	if !errors.As(err, &canceled) {
-		return false, fail(op, err)
+		var api smithy.APIError
+		if errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient && !throttlingCodes[api.ErrorCode()] {
+			return giveUp, fail(op, err) // refused as sent: a validation error, a mismatch
+		}
+		return confirm, nil // a timeout, a lost reply, a server error, throttling: it may have committed
 	}
 	conflict := false
 	for i, r := range canceled.CancellationReasons {
 		switch aws.ToString(r.Code) {
 		case "ConditionalCheckFailed":
 			if i < len(actions) && actions[i].failed != nil {
-				return false, actions[i].failed(r.Item)
+				return giveUp, actions[i].failed(r.Item)
 			}
-			return false, errs.Wrap(op, errs.Conflict, "the change conflicts with the current state", err)
+			return giveUp, errs.Wrap(op, errs.Conflict, "the change conflicts with the current state", err)
 		case "TransactionConflict":
 			conflict = true
 		case "ThrottlingError", "ProvisionedThroughputExceeded":
-			return false, errs.Wrap(op, errs.Throttled, "DynamoDB is throttling requests; retry later", err)
+			return giveUp, errs.Wrap(op, errs.Throttled, "DynamoDB is throttling requests; retry later", err)
 		}
 	}
 	if conflict {
-		return true, nil
+		return startOver, nil
 	}
-	return false, fail(op, err)
+	return giveUp, fail(op, err)
 }
 
 // requestToken returns a fresh idempotency token (DynamoDB takes 1-36 characters).

@@ -2,10 +2,15 @@ package storetest
 
 import (
 	"context"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // HalfUnprocessed is client middleware that makes DynamoDB Local's BatchGetItem answers look like a
@@ -33,4 +38,29 @@ func HalfUnprocessed(stack *middleware.Stack) error {
 			}
 			return out, md, nil
 		}), middleware.After)
+}
+
+// CommitThenFail is a store.API whose first TransactWriteItems reaches
+// DynamoDB (and commits) but is answered with Err, as when a reply is lost
+// or the SDK's retries end in TransactionInProgressException. It records the
+// ClientRequestToken of every TransactWriteItems.
+type CommitThenFail struct {
+	store.API
+	Err error
+
+	mu     sync.Mutex
+	failed bool
+	Tokens []string
+}
+
+func (c *CommitThenFail) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	out, err := c.API.TransactWriteItems(ctx, in, opts...)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.Tokens = append(c.Tokens, aws.ToString(in.ClientRequestToken))
+	if err == nil && !c.failed {
+		c.failed = true
+		return nil, c.Err
+	}
+	return out, err
 }
