@@ -1,7 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -50,23 +53,65 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 	return s.batchWrite(ctx, op, writes)
 }
 
-// batchWrite sends writes with BatchWriteItem, 25 a request, retrying
-// UnprocessedItems with jittered backoff.
+// writeReserve is the least time before the deadline in which a BatchWriteItem
+// is still sent.
+const writeReserve = 200 * time.Millisecond
+
+// maxConcurrentWrites bounds the BatchWriteItem requests in flight at once.
+const maxConcurrentWrites = 8
+
+// batchWrite sends writes with BatchWriteItem, 25 a request and up to
+// maxConcurrentWrites requests at a time, retrying UnprocessedItems with
+// jittered backoff until every write is done or the context's deadline is
+// near (Throttled then: the writes not done are not done).
 func (s *Store) batchWrite(ctx context.Context, op string, writes []types.WriteRequest) error {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(noDeadlineLimit)
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+		sem      = make(chan struct{}, maxConcurrentWrites)
+	)
 	for start := 0; start < len(writes); start += maxBatchWrite {
-		pending := map[string][]types.WriteRequest{s.table: writes[start:min(start+maxBatchWrite, len(writes))]}
-		for attempt := 0; len(pending[s.table]) > 0; attempt++ {
-			if attempt > 0 {
-				if err := sleep(ctx, backoff(attempt)); err != nil {
-					return errs.Wrap(op, errs.Internal, "internal error", err)
-				}
+		chunk := writes[start:min(start+maxBatchWrite, len(writes))]
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := s.batchWriteChunk(ctx, op, chunk, deadline); err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
 			}
-			out, err := s.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
-			if err != nil {
-				return fail(op, err)
-			}
-			pending = out.UnprocessedItems
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// batchWriteChunk sends at most 25 writes, retrying UnprocessedItems.
+func (s *Store) batchWriteChunk(ctx context.Context, op string, chunk []types.WriteRequest, deadline time.Time) error {
+	pending := map[string][]types.WriteRequest{s.table: chunk}
+	for attempt := 0; len(pending[s.table]) > 0; attempt++ {
+		if attempt == 0 && time.Until(deadline) < writeReserve {
+			return errs.E(op, errs.Throttled, "out of time before every write was sent; retry later")
 		}
+		if attempt > 0 {
+			wait := backoff(attempt)
+			if time.Until(deadline) < wait+backoffBase {
+				return errs.E(op, errs.Throttled, "DynamoDB left writes unprocessed until the deadline; retry later")
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return errs.Wrap(op, errs.Throttled, "out of time; retry later", err)
+			}
+		}
+		out, err := s.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+		if err != nil {
+			return fail(op, err)
+		}
+		pending = out.UnprocessedItems
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -97,9 +98,20 @@ func (s *Store) update(ctx context.Context, op string, key itemKey, upd updateEx
 	return unmarshal(op, out.Attributes, v)
 }
 
+// sweepReserve is the time deletePartition keeps before the context's
+// deadline: it starts no new page of deletes later than that.
+const sweepReserve = 500 * time.Millisecond
+
 // deletePartition deletes every item of partition pk whose sort key starts
-// with skPrefix: Query pages of keys only, deleted by BatchWriteItem.
+// with skPrefix: Query pages of keys only (up to 1 MB each), deleted by
+// BatchWriteItem, several requests at a time. It stops, with a Throttled
+// error, when the deadline is near: what it has not deleted is left for the
+// next call, which starts over from the partition's first remaining item.
 func (s *Store) deletePartition(ctx context.Context, op, pk, skPrefix string) error {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(noDeadlineLimit)
+	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
@@ -108,7 +120,11 @@ func (s *Store) deletePartition(ctx context.Context, op, pk, skPrefix string) er
 		ProjectionExpression:      aws.String("#pk, #sk"),
 		ConsistentRead:            aws.Bool(true),
 	}
+	remain := errs.E(op, errs.Throttled, "the post was deleted but some of its comments remain: call deletePost again to remove them")
 	for {
+		if time.Until(deadline) < sweepReserve {
+			return remain
+		}
 		out, err := s.api.Query(ctx, in)
 		if err != nil {
 			return fail(op, err)
@@ -117,7 +133,9 @@ func (s *Store) deletePartition(ctx context.Context, op, pk, skPrefix string) er
 		for i, item := range out.Items {
 			deletes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: item}}
 		}
-		if err := s.batchWrite(ctx, op, deletes); err != nil {
+		if err := s.batchWrite(ctx, op, deletes); errs.Is(err, errs.Throttled) {
+			return remain
+		} else if err != nil {
 			return err
 		}
 		if len(out.LastEvaluatedKey) == 0 {

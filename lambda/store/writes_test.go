@@ -6,11 +6,13 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -267,6 +269,56 @@ func TestDeletePostRemovesItsComments(t *testing.T) {
 	if _, err := s.DeletePost(t.Context(), sample.Alice, sample.HelloPost); !errs.Is(err, errs.NotFound) {
 		t.Errorf("second delete: %v, want NotFound", err)
 	}
+}
+
+// postWithManyComments is the sample data with n comments on the hello post.
+func postWithManyComments(n int) store.Dataset {
+	d := sample.Data()
+	for i := range n {
+		d.Comments = append(d.Comments, store.Comment{ID: fmt.Sprintf("01HZ%022d", i), PostID: sample.HelloPost,
+			AuthorID: sample.Carol, Body: "c", CreatedAt: "2024-05-01T00:00:00.000Z"})
+	}
+	d.Posts[0].CommentCount += n
+	return d
+}
+
+func TestDeletePostSweepsConcurrently(t *testing.T) {
+	seeded, c := storetest.NewStore(t, postWithManyComments(698))
+	slow := &storetest.SlowWrites{API: c, Delay: 10 * time.Millisecond}
+	s := store.New(slow, seeded.Table(), cursor.New(storetest.TokenKey))
+	if _, err := s.DeletePost(t.Context(), sample.Alice, sample.HelloPost); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", ""); n != 0 || slow.Calls != 28 || slow.MaxInFlight < 2 {
+		t.Errorf("%d items left; %d BatchWriteItem calls (want 28), at most %d at once (want several)", n, slow.Calls, slow.MaxInFlight)
+	}
+}
+
+func TestDeletePostStopsBeforeTheDeadlineAndARetryFinishes(t *testing.T) {
+	seeded, c := storetest.NewStore(t, postWithManyComments(3000))
+	slow := &storetest.SlowWrites{API: c, Delay: 100 * time.Millisecond}
+	s := store.New(slow, seeded.Table(), cursor.New(storetest.TokenKey))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := s.DeletePost(ctx, sample.Alice, sample.HelloPost)
+	if took := time.Since(start); !errs.Is(err, errs.Throttled) || ctx.Err() != nil {
+		t.Fatalf("a sweep longer than the deadline: %v after %v (context %v); want Throttled before the deadline", err, took, ctx.Err())
+	}
+	left := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
+	if left == 0 || left == 3002 {
+		t.Fatalf("%d comments left; want some deleted and some left", left)
+	}
+	if _, err := seeded.DeletePost(t.Context(), "u_someone_else", sample.HelloPost); !errs.Is(err, errs.NotFound) {
+		t.Errorf("retry: %v, want NotFound (the post is gone)", err)
+	}
+	if n := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", ""); n != 0 {
+		t.Errorf("%d items left after the retry", n)
+	}
+	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Alice), store.SKMetadata), "postCount"); got != "0" {
+		t.Errorf("alice's postCount = %s, want 0", got)
+	}
+	t.Logf("%d of 3,002 comments left when the first call stopped", left)
 }
 
 func TestCreateAndUpdateUser(t *testing.T) {

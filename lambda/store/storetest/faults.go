@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -63,4 +64,34 @@ func (c *CommitThenFail) TransactWriteItems(ctx context.Context, in *dynamodb.Tr
 		return nil, c.Err
 	}
 	return out, err
+}
+
+// SlowWrites is a store.API whose BatchWriteItem requests each take Delay
+// longer, and which records how many were in flight at most.
+type SlowWrites struct {
+	store.API
+	Delay time.Duration
+
+	mu                    sync.Mutex
+	inFlight, MaxInFlight int
+	Calls                 int
+}
+
+func (s *SlowWrites) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	s.mu.Lock()
+	s.inFlight++
+	s.Calls++
+	s.MaxInFlight = max(s.MaxInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	select {
+	case <-time.After(s.Delay):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.API.BatchWriteItem(ctx, in, opts...)
 }
