@@ -97,7 +97,11 @@ func Decode(payload []byte) (events []Event, batch bool, err error) {
 		return events, true, nil
 	}
 	events = make([]Event, 1)
-	if err := decodeEvent(trimmed, &events[0]); err != nil {
+	end, err := decodeEvent(trimmed, 0, &events[0])
+	if err == nil {
+		err = trailing(trimmed, end)
+	}
+	if err != nil {
 		return nil, false, errors.Join(ErrMalformed, err)
 	}
 	return events, false, nil

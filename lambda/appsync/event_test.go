@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -54,7 +55,8 @@ func TestDecodeBatch(t *testing.T) {
 }
 
 func TestDecodeMalformed(t *testing.T) {
-	for _, p := range []string{"", "   ", "nul", "{", "[{]", `"text"`, `{"info": 5}`} {
+	for _, p := range []string{"", "   ", "nul", "{", "[{]", `"text"`, `{"info": 5}`,
+		`{"request":{"a" "b",,,}}`, "{\"prev\":\"a\x01b\"}", `{"stash":"\q"}`, `{"prev":01}`, `{"prev":1.}`, `{"prev":tru}`} {
 		if _, _, err := appsync.Decode([]byte(p)); !errors.Is(err, appsync.ErrMalformed) {
 			t.Errorf("Decode(%q) err = %v, want ErrMalformed", p, err)
 		}
@@ -127,16 +129,53 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// reference decodes p with encoding/json, as Decode must: an array into
+// []Event, anything else into one Event.
+func reference(p []byte) ([]appsync.Event, bool, error) {
+	if t := bytes.TrimLeft(p, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		var evs []appsync.Event
+		return evs, true, json.Unmarshal(p, &evs)
+	}
+	evs := make([]appsync.Event, 1)
+	return evs, false, json.Unmarshal(p, &evs[0])
+}
+
+// FuzzDecode checks that Decode accepts exactly what encoding/json accepts
+// and decodes it to the same events.
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(single))
 	f.Add([]byte("[" + single + "]"))
 	f.Add([]byte(`[{"a":"\\"}]`))
+	f.Add([]byte(`{"request":{"a" "b",,,}}`))
+	f.Add([]byte("{\"info\":{\"fieldName\":\"a\tb\"}}"))
+	f.Add([]byte(`{"arguments":"\q"}`))
+	f.Add([]byte(`{"info":null}`))
+	f.Add([]byte(`{"Info":{"FIELDNAME":"x","fieldName":null},"INFO":{"parentTypeName":"Y"},"identity":{"sub":"a"},"Identity":{"username":"b"}}`))
+	f.Add([]byte(`[null,{"stash":[1e5,-0.5,0,true,false,null,{}]}]`))
+	f.Add([]byte(`{"prev":01}`))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		events, _, err := appsync.Decode(p) // must not panic
-		if err == nil && json.Valid(p) {
-			for i := range events {
-				_ = events[i].Info.Field()
-			}
+		got, gotBatch, err := appsync.Decode(p)
+		want, wantBatch, wantErr := reference(p)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("Decode(%q): err %v; encoding/json: %v", p, err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		if gotBatch != wantBatch || !reflect.DeepEqual(normalize(got), normalize(want)) {
+			t.Fatalf("Decode(%q):\n got %+v\nwant %+v", p, got, want)
 		}
 	})
+}
+
+// normalize makes empty raw members comparable: encoding/json copies them,
+// Decode slices the payload.
+func normalize(evs []appsync.Event) []appsync.Event {
+	out := make([]appsync.Event, len(evs))
+	for i, e := range evs {
+		b, _ := json.Marshal(e)
+		out[i] = e
+		out[i].Arguments, out[i].Source, out[i].Request, out[i].Prev, out[i].Stash = nil, nil, nil, nil, json.RawMessage(b)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -12,8 +13,14 @@ import (
 // with encoding/json costs ~25 µs an event; this file walks each event's
 // members instead, keeping raw slices of the members a resolver may read
 // (arguments, source, ...) and skipping the rest at scanning speed; only small
-// arrays go through encoding/json. Skipped values are checked for balanced
-// brackets and terminated strings, not fully validated.
+// arrays go through encoding/json.
+//
+// It accepts and decodes exactly what encoding/json would for an Event (or a
+// []Event): skipped values are fully validated (string escapes and control
+// characters, number grammar, literals, nesting up to encoding/json's depth
+// limit), keys match field names case-insensitively when no exact match
+// exists, null leaves a string or struct member as it was, and a later
+// duplicate member wins. FuzzDecode compares the two on arbitrary input.
 
 var errSyntax = errors.New("invalid JSON")
 
@@ -29,12 +36,9 @@ func decodeBatch(b []byte) ([]Event, error) {
 		return events, trailing(b, i+1)
 	}
 	for {
-		end, err := skipValue(b, i)
-		if err != nil {
-			return nil, err
-		}
 		events = append(events, Event{})
-		if err := decodeEvent(b[i:end], &events[len(events)-1]); err != nil {
+		end, err := decodeEvent(b, i, &events[len(events)-1])
+		if err != nil {
 			return nil, err
 		}
 		i = skipSpace(b, end)
@@ -52,52 +56,43 @@ func decodeBatch(b []byte) ([]Event, error) {
 	}
 }
 
-// members calls fn with the key and the raw value of each member of the
-// JSON object b, in order.
-func members(b []byte, fn func(key string, value json.RawMessage) error) error {
-	i := skipSpace(b, 0)
+// object walks the JSON object at b[i], calling member with each key and the
+// index of its value; member consumes the value and returns the index after
+// it. object returns the index after the object.
+func object(b []byte, i int, member func(key []byte, i int) (int, error)) (int, error) {
 	if i >= len(b) || b[i] != '{' {
-		return errSyntax
+		return 0, errSyntax
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return trailing(b, i+1)
+		return i + 1, nil
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return errSyntax
+			return 0, errSyntax
 		}
 		keyEnd, err := skipString(b, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		key, err := unquote(b[i:keyEnd])
+		key := b[i:keyEnd]
+		if i = skipSpace(b, keyEnd); i >= len(b) || b[i] != ':' {
+			return 0, errSyntax
+		}
+		end, err := member(key, skipSpace(b, i+1))
 		if err != nil {
-			return err
+			return 0, err
 		}
-		i = skipSpace(b, keyEnd)
-		if i >= len(b) || b[i] != ':' {
-			return errSyntax
-		}
-		i = skipSpace(b, i+1)
-		end, err := skipValue(b, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(key, b[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) {
-			return errSyntax
+		if i = skipSpace(b, end); i >= len(b) {
+			return 0, errSyntax
 		}
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
-			return trailing(b, i+1)
+			return i + 1, nil
 		default:
-			return errSyntax
+			return 0, errSyntax
 		}
 	}
 }
@@ -113,96 +108,148 @@ func unquote(b []byte) (string, error) {
 	return s, err
 }
 
-// stringValue decodes a string member, null giving "".
-func stringValue(dst *string, v json.RawMessage) error {
-	if string(v) == "null" {
-		*dst = ""
-		return nil
+func isNull(b []byte, i int) bool { return len(b)-i >= 4 && string(b[i:i+4]) == "null" }
+
+// stringAt decodes the string member at b[i]; null leaves it as it was.
+func stringAt(b []byte, i int, dst *string) (int, error) {
+	end, err := skipValue(b, i)
+	if err != nil || isNull(b, i) {
+		return end, err
 	}
-	s, err := unquote(v)
-	*dst = s
-	return err
+	*dst, err = unquote(b[i:end])
+	return end, err
 }
 
-// rawValue keeps a member as it is, null included (as encoding/json does).
-func rawValue(dst *json.RawMessage, v json.RawMessage) error {
-	*dst = v
-	return nil
+// rawAt keeps the member at b[i] as it is, null included (as encoding/json
+// does for a json.RawMessage).
+func rawAt(b []byte, i int, dst *json.RawMessage) (int, error) {
+	end, err := skipValue(b, i)
+	if err == nil {
+		*dst = b[i:end]
+	}
+	return end, err
 }
 
-// decodeEvent fills ev from one JSON object.
-func decodeEvent(b []byte, ev *Event) error {
-	return members(b, func(key string, v json.RawMessage) error {
-		switch key {
+// unmarshalAt decodes the (small) member at b[i] with encoding/json.
+func unmarshalAt(b []byte, i int, dst any) (int, error) {
+	end, err := skipValue(b, i)
+	if err != nil {
+		return 0, err
+	}
+	return end, json.Unmarshal(b[i:end], dst)
+}
+
+// field returns the name of names that the quoted key selects, as
+// encoding/json matches an object's keys to a struct's fields: exactly, or
+// else ignoring case; "" when none does.
+func field(quoted []byte, names ...string) string {
+	raw := quoted[1 : len(quoted)-1]
+	for _, n := range names {
+		if string(raw) == n {
+			return n
+		}
+	}
+	key, err := unquote(quoted)
+	if err != nil {
+		return ""
+	}
+	for _, n := range names {
+		if strings.EqualFold(key, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+var (
+	eventFields    = []string{"arguments", "identity", "source", "request", "prev", "stash", "info"}
+	infoFields     = []string{"fieldName", "parentTypeName", "selectionSetList", "selectionSetGraphQL", "variables"}
+	identityFields = []string{"sub", "issuer", "username", "claims", "sourceIp", "defaultAuthStrategy", "groups",
+		"accountId", "userArn", "cognitoIdentityId", "resolverContext"}
+)
+
+// decodeEvent fills ev from the JSON object at b[i] (null leaves ev zero, as
+// in encoding/json) and returns the index after it.
+func decodeEvent(b []byte, i int, ev *Event) (int, error) {
+	if isNull(b, i) {
+		return i + 4, nil
+	}
+	return object(b, i, func(key []byte, i int) (int, error) {
+		switch field(key, eventFields...) {
 		case "arguments":
-			return rawValue(&ev.Arguments, v)
+			return rawAt(b, i, &ev.Arguments)
 		case "source":
-			return rawValue(&ev.Source, v)
+			return rawAt(b, i, &ev.Source)
 		case "request":
-			return rawValue(&ev.Request, v)
+			return rawAt(b, i, &ev.Request)
 		case "prev":
-			return rawValue(&ev.Prev, v)
+			return rawAt(b, i, &ev.Prev)
 		case "stash":
-			return rawValue(&ev.Stash, v)
+			return rawAt(b, i, &ev.Stash)
 		case "identity":
-			ev.Identity = nil
-			if string(v) == "null" {
-				return nil
+			if isNull(b, i) {
+				ev.Identity = nil
+				return i + 4, nil
 			}
-			ev.Identity = &Identity{}
-			return decodeIdentity(v, ev.Identity)
+			if ev.Identity == nil {
+				ev.Identity = &Identity{}
+			}
+			return decodeIdentity(b, i, ev.Identity)
 		case "info":
-			return decodeInfo(v, &ev.Info)
+			if isNull(b, i) {
+				return i + 4, nil
+			}
+			return decodeInfo(b, i, &ev.Info)
 		}
-		return nil
+		return skipValue(b, i)
 	})
 }
 
-func decodeInfo(b []byte, info *Info) error {
-	return members(b, func(key string, v json.RawMessage) error {
-		switch key {
+func decodeInfo(b []byte, i int, info *Info) (int, error) {
+	return object(b, i, func(key []byte, i int) (int, error) {
+		switch field(key, infoFields...) {
 		case "fieldName":
-			return stringValue(&info.FieldName, v)
+			return stringAt(b, i, &info.FieldName)
 		case "parentTypeName":
-			return stringValue(&info.ParentTypeName, v)
+			return stringAt(b, i, &info.ParentTypeName)
 		case "selectionSetGraphQL":
-			return stringValue(&info.SelectionSetGraphQL, v)
+			return stringAt(b, i, &info.SelectionSetGraphQL)
 		case "selectionSetList":
-			return json.Unmarshal(v, &info.SelectionSetList)
+			return unmarshalAt(b, i, &info.SelectionSetList)
 		case "variables":
-			return rawValue(&info.Variables, v)
+			return rawAt(b, i, &info.Variables)
 		}
-		return nil
+		return skipValue(b, i)
 	})
 }
 
-func decodeIdentity(b []byte, id *Identity) error {
-	return members(b, func(key string, v json.RawMessage) error {
-		switch key {
+func decodeIdentity(b []byte, i int, id *Identity) (int, error) {
+	return object(b, i, func(key []byte, i int) (int, error) {
+		switch field(key, identityFields...) {
 		case "sub":
-			return stringValue(&id.Sub, v)
+			return stringAt(b, i, &id.Sub)
 		case "issuer":
-			return stringValue(&id.Issuer, v)
+			return stringAt(b, i, &id.Issuer)
 		case "username":
-			return stringValue(&id.Username, v)
+			return stringAt(b, i, &id.Username)
 		case "defaultAuthStrategy":
-			return stringValue(&id.DefaultAuthStrategy, v)
+			return stringAt(b, i, &id.DefaultAuthStrategy)
 		case "accountId":
-			return stringValue(&id.AccountID, v)
+			return stringAt(b, i, &id.AccountID)
 		case "userArn":
-			return stringValue(&id.UserArn, v)
+			return stringAt(b, i, &id.UserArn)
 		case "cognitoIdentityId":
-			return stringValue(&id.CognitoIdentityID, v)
+			return stringAt(b, i, &id.CognitoIdentityID)
 		case "claims":
-			return rawValue(&id.Claims, v)
+			return rawAt(b, i, &id.Claims)
 		case "sourceIp":
-			return json.Unmarshal(v, &id.SourceIP)
+			return unmarshalAt(b, i, &id.SourceIP)
 		case "groups":
-			return json.Unmarshal(v, &id.Groups)
+			return unmarshalAt(b, i, &id.Groups)
 		case "resolverContext":
-			return json.Unmarshal(v, &id.ResolverContext)
+			return unmarshalAt(b, i, &id.ResolverContext)
 		}
-		return nil
+		return skipValue(b, i)
 	})
 }
 
@@ -220,80 +267,169 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string starting at b[i] == '"'.
-// It jumps from quote to quote; a quote preceded by an odd number of
-// backslashes is escaped and does not end the string.
+// maxDepth is encoding/json's limit on nested arrays and objects.
+const maxDepth = 10000
+
+// special marks the bytes a string scan must stop at: the closing quote, a
+// backslash, and control characters, which JSON forbids in strings.
+var special = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+// skipString returns the index after the string starting at b[i] == '"',
+// checking its escapes and refusing raw control characters.
 func skipString(b []byte, i int) (int, error) {
 	i++
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return 0, errSyntax
+	for i < len(b) {
+		c := b[i]
+		if !special[c] {
+			i++
+			continue
 		}
-		i += j
-		k := i - 1
-		for k >= 0 && b[k] == '\\' {
-			k--
-		}
-		if (i-1-k)%2 == 0 {
+		switch c {
+		case '"':
 			return i + 1, nil
+		case '\\':
+			if i+1 >= len(b) {
+				return 0, errSyntax
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return 0, errSyntax
+				}
+				i += 6
+			default:
+				return 0, errSyntax
+			}
+		default:
+			return 0, errSyntax // a raw control character
 		}
-		i++
 	}
+	return 0, errSyntax
 }
 
-// skipValue returns the index after the JSON value starting at b[i]. It
-// checks that brackets balance and strings end; literals are validated by
-// whoever decodes them, or not at all when they are skipped.
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// skipValue returns the index after the JSON value starting at b[i],
+// validating it as encoding/json does.
 func skipValue(b []byte, i int) (int, error) {
+	return skipNested(b, i, 0)
+}
+
+func skipNested(b []byte, i, depth int) (int, error) {
 	if i >= len(b) {
 		return 0, errSyntax
 	}
-	switch b[i] {
-	case '"':
+	switch c := b[i]; {
+	case c == '"':
 		return skipString(b, i)
-	case '{', '[':
-		var buf [32]byte
-		stack := buf[:0]
-		for i < len(b) {
-			switch c := b[i]; c {
-			case '"':
+	case c == '{' || c == '[':
+		if depth+1 > maxDepth {
+			return 0, errSyntax
+		}
+		closing := byte(']')
+		if c == '{' {
+			closing = '}'
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == closing {
+			return i + 1, nil
+		}
+		for {
+			if c == '{' {
+				if i >= len(b) || b[i] != '"' {
+					return 0, errSyntax
+				}
 				end, err := skipString(b, i)
 				if err != nil {
 					return 0, err
 				}
-				i = end
-				continue
-			case '{', '[':
-				stack = append(stack, c)
-			case '}', ']':
-				if len(stack) == 0 || (c == '}') != (stack[len(stack)-1] == '{') {
+				if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
 					return 0, errSyntax
 				}
-				stack = stack[:len(stack)-1]
-				if len(stack) == 0 {
-					return i + 1, nil
-				}
+				i = skipSpace(b, i+1)
 			}
-			i++
+			end, err := skipNested(b, i, depth+1)
+			if err != nil {
+				return 0, err
+			}
+			if i = skipSpace(b, end); i >= len(b) {
+				return 0, errSyntax
+			}
+			switch b[i] {
+			case ',':
+				i = skipSpace(b, i+1)
+			case closing:
+				return i + 1, nil
+			default:
+				return 0, errSyntax
+			}
 		}
-		return 0, errSyntax
+	case c == 't':
+		return skipLiteral(b, i, "true")
+	case c == 'f':
+		return skipLiteral(b, i, "false")
+	case c == 'n':
+		return skipLiteral(b, i, "null")
 	default:
-		start := i
-		for i < len(b) && !isDelimiter(b[i]) {
-			i++
-		}
-		if i == start || !json.Valid(b[start:i]) {
-			return 0, errSyntax
-		}
-		return i, nil
+		return skipNumber(b, i)
 	}
 }
 
-func isDelimiter(c byte) bool {
-	switch c {
-	case ',', '}', ']', ' ', '\n', '\t', '\r':
-		return true
+func skipLiteral(b []byte, i int, lit string) (int, error) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return 0, errSyntax
 	}
-	return false
+	return i + len(lit), nil
+}
+
+// skipNumber returns the index after the number at b[i]:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func skipNumber(b []byte, i int) (int, error) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = skipDigits(b, i)
+	default:
+		return 0, errSyntax
+	}
+	if i < len(b) && b[i] == '.' {
+		if i+1 >= len(b) || !isDigit(b[i+1]) {
+			return 0, errSyntax
+		}
+		i = skipDigits(b, i+1)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return 0, errSyntax
+		}
+		i = skipDigits(b, i)
+	}
+	return i, nil
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
 }
