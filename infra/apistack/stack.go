@@ -7,6 +7,7 @@ package apistack
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsappsync"
@@ -43,7 +44,7 @@ type Props struct {
 // AppSync can report, and bounds BatchGetItem and transaction retries.
 const (
 	MemoryMB       = 512
-	TimeoutSeconds = 10
+	TimeoutSeconds = int(routes.FunctionTimeout / time.Second) // the local AppSync gives invocations the same
 	LogRetention   = awslogs.RetentionDays_ONE_MONTH
 )
 

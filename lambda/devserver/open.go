@@ -22,7 +22,9 @@ type Config struct {
 	Endpoint string        // the DynamoDB Local URL
 	Table    string        // a table to create
 	Data     store.Dataset // loaded into it
-	Log      io.Writer     // the Lambda's log (its cost lines); nil discards it
+	// Log receives the Lambda's warnings and errors (the cause of every
+	// InternalError and Throttled); nil discards them.
+	Log io.Writer
 }
 
 // Open creates the table from store.Schema (the definition the stack uses),
@@ -45,6 +47,6 @@ func Open(ctx context.Context, cfg Config) (*executor.Executor, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	h := resolver.New(s, slog.New(slog.NewJSONHandler(logOut, nil)))
+	h := resolver.New(s, slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	return executor.New(sch, lambda.NewHandler(h), routes.All), nil
 }

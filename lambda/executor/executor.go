@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/vektah/gqlparser/v2"
@@ -41,16 +42,35 @@ type Executor struct {
 	schema *ast.Schema
 	lambda Invoker
 	routes map[string]routes.Route
-	intro  map[string]any // the __schema object, built once
-	types  map[string]map[string]any
+	// requestTimeout is AppSync's limit on a GraphQL request; functionTimeout
+	// the Lambda's on an invocation.
+	requestTimeout, functionTimeout time.Duration
+	intro                           map[string]any // the __schema object, built once
+	types                           map[string]map[string]any
+}
+
+// RequestTimeout is AppSync's limit on one GraphQL request.
+const RequestTimeout = 30 * time.Second
+
+// Option configures an Executor.
+type Option func(*Executor)
+
+// WithTimeouts sets the time a request may take (RequestTimeout by default)
+// and the time one Lambda invocation may take (routes.FunctionTimeout).
+func WithTimeouts(request, function time.Duration) Option {
+	return func(e *Executor) { e.requestTimeout, e.functionTimeout = request, function }
 }
 
 // New returns an Executor for schema whose routed fields (rs) are resolved
 // by lambda.
-func New(schema *ast.Schema, lambda Invoker, rs []routes.Route) *Executor {
-	e := &Executor{schema: schema, lambda: lambda, routes: map[string]routes.Route{}}
+func New(schema *ast.Schema, lambda Invoker, rs []routes.Route, opts ...Option) *Executor {
+	e := &Executor{schema: schema, lambda: lambda, routes: map[string]routes.Route{},
+		requestTimeout: RequestTimeout, functionTimeout: routes.FunctionTimeout}
 	for _, r := range rs {
 		e.routes[r.Key()] = r
+	}
+	for _, o := range opts {
+		o(e)
 	}
 	e.intro, e.types = introspect(schema)
 	return e
@@ -103,7 +123,13 @@ type Cost struct {
 
 // Execute runs req. DynamoDB calls made through ctx by a handler in this
 // process (with the cost middleware) are counted in the response's cost.
+//
+// As in AppSync, the request has RequestTimeout: fields not resolved by then
+// fail with ExecutionTimeout. Each invocation has the function's timeout as
+// its context's deadline, as a Lambda invocation has.
 func (e *Executor) Execute(ctx context.Context, req Request) Response {
+	ctx, cancel := context.WithTimeout(ctx, e.requestTimeout)
+	defer cancel()
 	ctx, meter := cost.WithMeter(ctx)
 	r := &run{e: e, ctx: ctx, req: req}
 	data := r.execute()
@@ -237,8 +263,15 @@ func (r *run) levels(tasks []*task) {
 				}
 			}
 		}
-		for _, key := range order {
-			results := r.invoke(r.e.routes[key], groups[key])
+		// The fields of a level are resolved at the same time, as in AppSync.
+		results := make([][]outcome, len(order))
+		var wg sync.WaitGroup
+		for k, key := range order {
+			wg.Go(func() { results[k] = r.invoke(r.e.routes[key], groups[key]) })
+		}
+		wg.Wait()
+		for k, key := range order {
+			results := results[k]
 			for i, c := range groups[key] {
 				res := results[i]
 				if res.err != nil {
@@ -342,9 +375,16 @@ var (
 		Message: fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", payload.MaxBytes)}
 )
 
-// call invokes the Lambda with payload as Lambda would: a request or a reply
-// over the limit fails, and the largest of them is recorded.
+// errExecutionTimeout fails the fields not resolved within RequestTimeout.
+var errExecutionTimeout = messages.InvokeResponse_Error{Type: "ExecutionTimeout", Message: "Execution timed out."}
+
+// call invokes the Lambda with payload as Lambda would: with the function's
+// timeout as deadline, refusing a request or a reply over the limit, and
+// recording the largest of them.
 func (r *run) call(payload []byte) ([]byte, error) {
+	if r.ctx.Err() != nil {
+		return nil, errExecutionTimeout
+	}
 	r.record(len(payload))
 	if len(payload) > maxPayload {
 		return nil, errRequestTooLarge
@@ -352,7 +392,15 @@ func (r *run) call(payload []byte) ([]byte, error) {
 	r.mu.Lock()
 	r.invocations++
 	r.mu.Unlock()
-	reply, err := r.e.lambda.Invoke(r.ctx, payload)
+	ctx, cancel := context.WithTimeout(r.ctx, r.e.functionTimeout)
+	defer cancel()
+	start := time.Now()
+	reply, err := r.e.lambda.Invoke(ctx, payload)
+	if took := time.Since(start); took > r.e.functionTimeout {
+		// Lambda would have stopped the function and answered this.
+		return nil, messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
+			Message: fmt.Sprintf("Task timed out after %.2f seconds", r.e.functionTimeout.Seconds())}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -108,6 +108,8 @@ type resolveFunc func(ctx context.Context, evs []*appsync.Event) []result
 // the duration, which CloudWatch turns into metrics with no API call.
 func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	start := time.Now()
+	ctx, cancel := withMargin(ctx, start)
+	defer cancel()
 	ctx, meter := cost.WithMeter(ctx)
 	events, batch, err := appsync.Decode(request)
 	field := ""
@@ -234,6 +236,21 @@ func (h *Handler) safely(ctx context.Context, field string, fn resolveFunc, evs 
 		panic(fmt.Sprintf("resolver for %s returned %d results for %d events", field, len(out), len(evs)))
 	}
 	return out
+}
+
+// withMargin returns ctx with a deadline a margin before the invocation's
+// (a tenth of the time left, between 250 ms and 1 s), so that the handler
+// stops waiting for DynamoDB while there is still time to answer every event
+// with an error AppSync can show, instead of being cut off by Lambda's
+// timeout ("Task timed out" fails the whole field and kills the runtime).
+// Every DynamoDB request and retry runs under this deadline.
+func withMargin(ctx context.Context, now time.Time) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	margin := min(max(deadline.Sub(now)/10, 250*time.Millisecond), time.Second)
+	return context.WithDeadline(ctx, deadline.Add(-margin))
 }
 
 // invokeError converts err for a single (unbatched) invocation.

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/example/appsync-dynamo/lambda/ddblocal"
 	"github.com/example/appsync-dynamo/lambda/rie"
 	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store/storetest"
@@ -103,4 +105,35 @@ func TestBootstrapRefusesToStartWithoutAKeyInLambda(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"errorType":"ValidationError"`) {
 		t.Errorf("with a key: %s (%v)\n%s", out, err, emu.Output())
 	}
+}
+
+// TestBootstrapAnswersBeforeItsTimeoutWhenDynamoDBHangs runs the real
+// bootstrap under the emulator with a 3 s timeout against an endpoint that
+// accepts connections and never answers: the reply must be an error AppSync
+// can show, in time, not "Task timed out".
+func TestBootstrapAnswersBeforeItsTimeoutWhenDynamoDBHangs(t *testing.T) {
+	binary, bootstrap := build(t)
+	emu, err := rie.Start(t.Context(), binary, bootstrap, []string{
+		"TABLE_NAME=t", "AWS_ENDPOINT_URL_DYNAMODB=" + ddblocal.BlackHole(t), "AWS_LAMBDA_FUNCTION_TIMEOUT=3",
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "NEXT_TOKEN_KEY=k",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emu.Stop()
+	event, err := os.ReadFile("../../events/Query.post.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := emu.Invoke(t.Context(), event)
+	took := time.Since(start)
+	var failure struct{ ErrorType, ErrorMessage string }
+	if err != nil || json.Unmarshal(out, &failure) != nil || (failure.ErrorType != "Throttled" && failure.ErrorType != "InternalError") || took >= 3*time.Second {
+		t.Fatalf("after %v: %s (%v)\n%s", took, out, err, emu.Output())
+	}
+	if !strings.Contains(emu.Output(), "deadline exceeded") {
+		t.Errorf("the log does not give the cause:\n%s", emu.Output())
+	}
+	t.Logf("%s after %v", failure.ErrorType, took)
 }

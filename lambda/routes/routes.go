@@ -4,7 +4,17 @@
 // any of them diverges from it.
 package routes
 
-import "github.com/example/appsync-dynamo/lambda/payload"
+import (
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/payload"
+)
+
+// FunctionTimeout is the Lambda function's timeout, as the stack deploys it and
+// as the local AppSync gives each invocation. It stays well under AppSync's
+// 30 s request limit, so that a slow invocation fails as a Lambda error
+// AppSync can report.
+const FunctionTimeout = 10 * time.Second
 
 // Route is a field with a direct Lambda resolver.
 type Route struct {

@@ -84,8 +84,13 @@ var throttlingCodes = map[string]bool{
 	"RequestLimitExceeded":                   true,
 }
 
-// fail converts an SDK error into an errs.Error of the right kind.
+// fail converts an SDK error into an errs.Error of the right kind. A request
+// still unanswered at the invocation's deadline is Throttled: the client may
+// retry, and the cause is logged.
 func fail(op string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errs.Wrap(op, errs.Throttled, "DynamoDB did not answer in time; retry later", err)
+	}
 	var api smithy.APIError
 	if errors.As(err, &api) && throttlingCodes[api.ErrorCode()] {
 		return errs.Wrap(op, errs.Throttled, "DynamoDB is throttling requests; retry later", err)

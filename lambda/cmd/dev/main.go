@@ -41,7 +41,8 @@ func run(addr string) error {
 		return err
 	}
 	defer db.Stop()
-	exec, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: sample.Blog(10, 20, 30)})
+	exec, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: sample.Blog(10, 20, 30),
+		Log: os.Stderr})
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func main() {
 		log.Error("load AWS config", "error", err)
 		os.Exit(1)
 	}
-	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+	client := dynamodb.NewFromConfig(cfg, store.ClientOptions, func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 		// DynamoDB Local sends no CRC32 header on errors.
 		o.DisableValidateResponseChecksum = os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != ""
