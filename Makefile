@@ -39,12 +39,13 @@ EVENT ?= events/Query.post-with-comments.json
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie vet ## vet, then all tests (unit, DynamoDB Local, the emulator), the function's under the race detector
-	$(GO) test -race -count=1 ./lambda/... ./schema/...
-	$(GO) test -count=1 ./infra/...
+test: check-tools dynamodb-local rie vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+	$(GO) test -race -count=1 ./...
+	cd infra && $(GO) test -count=1 ./...
 
-vet: ## go vet and gofmt
+vet: ## go vet and gofmt, in both modules (the function and local tools; the CDK app in infra/)
 	$(GO) vet ./...
+	cd infra && $(GO) vet ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
@@ -61,16 +62,16 @@ $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
 	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
 
 dev: check-tools dynamodb-local ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data
-	$(GO) run ./lambda/cmd/dev -addr 127.0.0.1:$(PORT)
+	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT)
 
 token: ## print a token acting as a sample user: make token USER=alice
-	@$(GO) run ./lambda/cmd/dev token $(USER)
+	@$(GO) run ./local/cmd/dev token $(USER)
 
 invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json
-	$(GO) run ./lambda/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap
+	$(GO) run ./local/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap
 
 bench: check-tools dynamodb-local ## cost table (this project vs the naive layout), then the handler benchmarks
-	$(GO) run ./lambda/cmd/bench
+	$(GO) run ./local/cmd/bench
 	$(GO) test -run '^$$' -bench . -benchmem ./lambda/resolver/
 
 synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)

@@ -1,5 +1,6 @@
-// Command infra is the CDK app: `cdk synth` and `cdk deploy` run it (see
-// cdk.json; make synth, make deploy). Context: -c throwaway=true for a stack
+// Command infra is the CDK app: `cdk synth` and `cdk deploy` run it in this
+// folder, its own module (see cdk.json; make synth, make deploy), so paths
+// are relative to it. Context: -c throwaway=true for a stack
 // whose table and user pool are destroyed with it; -c stackName=... to name it.
 package main
 
@@ -19,8 +20,8 @@ func main() {
 	}
 	throwaway := app.Node().TryGetContext(jsii.String("throwaway"))
 	apistack.New(app, name, &apistack.Props{
-		SchemaFile: "schema/schema.graphql",
-		LambdaDir:  ".build/resolver",
+		SchemaFile: "../schema/schema.graphql",
+		LambdaDir:  "../.build/resolver",
 		Throwaway:  throwaway == true || throwaway == "true",
 	})
 	app.Synth(nil)

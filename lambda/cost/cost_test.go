@@ -8,8 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/sample"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // A request is recorded in its own meter and every enclosing one, with the

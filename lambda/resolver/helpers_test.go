@@ -13,9 +13,9 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // newHandler returns the Lambda handler, wrapped as aws-lambda-go wraps it,

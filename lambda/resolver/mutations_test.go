@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/sample"
+	"github.com/example/appsync-dynamo/local/sample"
 )
 
 func as(e appsync.Event, userID string) appsync.Event {

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/sample"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

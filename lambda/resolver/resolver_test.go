@@ -14,9 +14,9 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // ev builds an event for parent.field with the given arguments and source.

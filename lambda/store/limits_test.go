@@ -12,9 +12,9 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // manyLargePosts is bob with n posts whose bodies are 20,000 4-byte

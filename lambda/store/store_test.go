@@ -8,9 +8,9 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // metered returns a context whose DynamoDB calls are counted.

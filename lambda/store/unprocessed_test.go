@@ -13,9 +13,9 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 func TestBatchGetRetriesUnprocessedKeys(t *testing.T) {

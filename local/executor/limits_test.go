@@ -8,11 +8,11 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/executor"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/schema"
 )
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/ddblocal"
-	"github.com/example/appsync-dynamo/lambda/rie"
-	"github.com/example/appsync-dynamo/lambda/sample"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/rie"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // build returns the emulator and the real bootstrap, built for this machine.
@@ -23,7 +23,7 @@ func build(t *testing.T) (binary, bootstrap string) {
 		t.Fatal(err)
 	}
 	bootstrap = filepath.Join(t.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "../cmd/resolver")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bootstrap, "../../lambda/cmd/resolver")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build bootstrap: %v\n%s", err, out)

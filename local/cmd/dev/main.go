@@ -15,9 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/ddblocal"
-	"github.com/example/appsync-dynamo/lambda/devserver"
-	"github.com/example/appsync-dynamo/lambda/sample"
+	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/sample"
 )
 
 func main() {

@@ -9,9 +9,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/example/appsync-dynamo/lambda/devserver"
-	"github.com/example/appsync-dynamo/lambda/sample"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 type reply struct {

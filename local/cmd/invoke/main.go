@@ -14,10 +14,10 @@ import (
 	"os/signal"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/ddblocal"
-	"github.com/example/appsync-dynamo/lambda/rie"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/rie"
+	"github.com/example/appsync-dynamo/local/sample"
 )
 
 func main() {

@@ -16,13 +16,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/ddblocal"
-	"github.com/example/appsync-dynamo/lambda/executor"
-	"github.com/example/appsync-dynamo/lambda/naive"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/naive"
+	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/schema"
 )
 

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/example/appsync-dynamo/lambda/executor"
+	"github.com/example/appsync-dynamo/local/executor"
 )
 
 // MaxRequestBytes bounds a request body.

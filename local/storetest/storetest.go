@@ -22,8 +22,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/ddblocal"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/ddblocal"
 )
 
 // EnvEndpoint names the variable that points tests at a running DynamoDB Local.

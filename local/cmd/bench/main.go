@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/example/appsync-dynamo/lambda/bench"
-	"github.com/example/appsync-dynamo/lambda/ddblocal"
+	"github.com/example/appsync-dynamo/local/bench"
+	"github.com/example/appsync-dynamo/local/ddblocal"
 )
 
 func main() {

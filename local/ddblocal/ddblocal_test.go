@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // DynamoDB Local has no host option; the launcher must bind it to loopback.

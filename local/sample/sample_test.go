@@ -3,10 +3,10 @@ package sample_test
 import (
 	"testing"
 
-	"github.com/example/appsync-dynamo/lambda/bench"
-	"github.com/example/appsync-dynamo/lambda/sample"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/bench"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // TestCountersEqualTheirItems loads each data set into DynamoDB Local and

@@ -3,8 +3,8 @@ package bench_test
 import (
 	"testing"
 
-	"github.com/example/appsync-dynamo/lambda/bench"
-	"github.com/example/appsync-dynamo/lambda/store/storetest"
+	"github.com/example/appsync-dynamo/local/bench"
+	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // The project's claims, checked on every run: at most one Lambda invocation

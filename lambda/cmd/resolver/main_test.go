@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/cursor"
+)
+
+// TestLambdaHoldsTheFunctionAndOnlyIt checks the tree's promise: every
+// package under lambda/ is part of what this main builds, and it imports no
+// package of the project from outside lambda/ (the local tools never ship).
+func TestLambdaHoldsTheFunctionAndOnlyIt(t *testing.T) {
+	list := func(args ...string) []string {
+		out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("go list %v: %v", args, err)
+		}
+		return strings.Fields(string(out))
+	}
+	const module = "github.com/example/appsync-dynamo/"
+	deps := list("-deps", ".")
+	for _, pkg := range list("../../...") {
+		if !slices.Contains(deps, pkg) {
+			t.Errorf("%s is under lambda/ but not part of the function", pkg)
+		}
+	}
+	for _, pkg := range deps {
+		if strings.HasPrefix(pkg, module) && !strings.HasPrefix(pkg, module+"lambda/") {
+			t.Errorf("the function imports %s, from outside lambda/", pkg)
+		}
+	}
+}
+
+func TestTokenKey(t *testing.T) {
+	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+	cases := []struct {
+		vars    map[string]string
+		want    string
+		refused bool
+	}{
+		{map[string]string{}, cursor.DevelopmentKey, false},
+		{map[string]string{"NEXT_TOKEN_KEY": "k"}, "k", false},
+		{map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001"}, "", true},
+		{map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001", "NEXT_TOKEN_KEY": cursor.DevelopmentKey}, "", true},
+		{map[string]string{"AWS_LAMBDA_RUNTIME_API": "127.0.0.1:9001", "NEXT_TOKEN_KEY": "secret"}, "secret", false},
+	}
+	for _, c := range cases {
+		key, err := tokenKey(env(c.vars))
+		if key != c.want || (err != nil) != c.refused {
+			t.Errorf("%v: key %q, error %v", c.vars, key, err)
+		}
+	}
+}
