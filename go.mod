@@ -3,6 +3,7 @@ module github.com/example/appsync-dynamo
 go 1.26.0
 
 require (
+	github.com/99designs/gqlgen v0.17.98
 	github.com/aws/aws-lambda-go v1.55.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.18

@@ -17,10 +17,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -45,7 +45,7 @@ type Executor struct {
 	// requestTimeout is AppSync's limit on a GraphQL request; functionTimeout
 	// the Lambda's on an invocation.
 	requestTimeout, functionTimeout time.Duration
-	intro                           map[string]any // the __schema object, built once
+	intro                           *introspection.Schema // the __schema object
 	types                           map[string]map[string]any
 }
 
@@ -72,7 +72,7 @@ func New(schema *ast.Schema, lambda Invoker, rs []routes.Route, opts ...Option) 
 	for _, o := range opts {
 		o(e)
 	}
-	e.intro, e.types = introspect(schema)
+	e.intro = introspection.WrapSchema(schema)
 	return e
 }
 
@@ -212,6 +212,7 @@ type task struct {
 	typ    *ast.Definition
 	fields []collected
 	source map[string]any // the object as its resolver returned it; nil at the root
+	intro  any            // or the introspection value it is
 	out    *object
 	path   []any
 }
@@ -242,11 +243,7 @@ func (r *run) levels(tasks []*task) {
 					next = append(next, r.complete(n, f.def.Type, r.e.intro, f)...)
 				case t.typ == r.e.schema.Query && f.name == "__type":
 					name, _ := f.field.ArgumentMap(r.vars)["name"].(string)
-					var v any
-					if typ, ok := r.e.types[name]; ok {
-						v = typ
-					}
-					next = append(next, r.complete(n, f.def.Type, v, f)...)
+					next = append(next, r.complete(n, f.def.Type, r.e.schemaType(name), f)...)
 				default:
 					if _, routed := r.e.routes[key]; routed {
 						if _, seen := groups[key]; !seen {
@@ -256,8 +253,8 @@ func (r *run) levels(tasks []*task) {
 						continue
 					}
 					v := t.source[f.name]
-					if fn, ok := v.(func(map[string]any) any); ok {
-						v = fn(f.field.ArgumentMap(r.vars))
+					if t.intro != nil {
+						v = member(t.intro, f.name, f.field.ArgumentMap(r.vars))
 					}
 					next = append(next, r.complete(n, f.def.Type, v, f)...)
 				}
@@ -499,15 +496,20 @@ func (r *run) complete(n *node, typ *ast.Type, v any, f collected) []*task {
 		n.value = v
 		return nil
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		r.fail(n, "GraphQLError", fmt.Sprintf("expected an object for %s", f.name))
-		n.errored = true
-		return nil
+	t := &task{typ: def, fields: r.collect(def, f.field.SelectionSet), out: &object{}, path: n.path}
+	switch obj := v.(type) {
+	case map[string]any:
+		t.source = obj
+	default:
+		if !isIntrospection(obj) {
+			r.fail(n, "GraphQLError", fmt.Sprintf("expected an object for %s", f.name))
+			n.errored = true
+			return nil
+		}
+		t.intro = obj
 	}
-	obj := &object{}
-	n.value = obj
-	return []*task{{typ: def, fields: r.collect(def, f.field.SelectionSet), source: m, out: obj, path: n.path}}
+	n.value = t.out
+	return []*task{t}
 }
 
 func (r *run) fail(n *node, errType, message string) {
@@ -615,13 +617,3 @@ func pathString(path []any) string {
 	return s
 }
 
-// sortedKeys returns the keys of m in order, so introspection lists types and
-// directives the same way every time.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
