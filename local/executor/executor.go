@@ -616,4 +616,3 @@ func pathString(path []any) string {
 	}
 	return s
 }
-
