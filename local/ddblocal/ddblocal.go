@@ -9,7 +9,6 @@
 package ddblocal
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	_ "embed"
@@ -17,14 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/example/appsync-dynamo/local/proc"
 )
 
 //go:embed LoopbackDynamoDBLocal.java
@@ -75,7 +74,7 @@ type Server struct {
 
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	output *lockedBuffer
+	output *proc.Output
 	done   chan struct{}
 	err    error
 }
@@ -88,7 +87,7 @@ func Start(ctx context.Context, dir string, port int) (*Server, error) {
 		return nil, err
 	}
 	if port == 0 {
-		if port, err = freePort(); err != nil {
+		if port, err = proc.FreePort(); err != nil {
 			return nil, err
 		}
 	}
@@ -99,7 +98,7 @@ func Start(ctx context.Context, dir string, port int) (*Server, error) {
 		"-cp", strings.Join([]string{classes, filepath.Join(dir, "DynamoDBLocal.jar"), filepath.Join(dir, "DynamoDBLocal_lib", "*")}, sep),
 		launcherClass, "-inMemory", "-port", fmt.Sprint(port))
 	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0")
-	out := &lockedBuffer{}
+	out := &proc.Output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -184,30 +183,4 @@ func compileLauncher(dir string) (string, error) {
 		}
 	}
 	return classes, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -1,11 +1,9 @@
 package executor_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,27 +15,10 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/proc"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/schema"
 )
-
-// syncWriter is a log buffer written by concurrent invocations.
-type syncWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
-}
 
 // TestAHangingDynamoDBIsAnsweredBeforeTheDeadline points the handler at an
 // endpoint that never answers: every field must fail with Throttled within
@@ -47,7 +28,7 @@ func TestAHangingDynamoDBIsAnsweredBeforeTheDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &syncWriter{}
+	log := &proc.Output{}
 	s := store.New(ddblocal.Client(ddblocal.BlackHole(t)), "t", cursor.New([]byte("k")))
 	h := resolver.New(s, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	const timeout = time.Second

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/example/appsync-dynamo/local/proc"
 )
 
 // EnvBinary names the variable that points at the aws-lambda-rie binary
@@ -47,7 +49,7 @@ func Binary() (string, error) {
 type Emulator struct {
 	url    string
 	cmd    *exec.Cmd
-	output *syncBuffer
+	output *proc.Output
 	done   chan struct{}
 	mu     sync.Mutex // the emulator serves one invocation at a time
 }
@@ -55,11 +57,11 @@ type Emulator struct {
 // Start runs bootstrap under the emulator at binary, on loopback ports, with
 // env added to this process's environment, and returns once it listens.
 func Start(ctx context.Context, binary, bootstrap string, env []string) (*Emulator, error) {
-	apiPort, err := freePort()
+	apiPort, err := proc.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	runtimePort, err := freePort()
+	runtimePort, err := proc.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +74,7 @@ func Start(ctx context.Context, binary, bootstrap string, env []string) (*Emulat
 		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", runtimePort),
 		abs)
 	cmd.Env = append(os.Environ(), env...)
-	out := &syncBuffer{}
+	out := &proc.Output{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -130,25 +132,6 @@ func (e *Emulator) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 // Output returns what the emulator and the function printed (the function's logs).
 func (e *Emulator) Output() string { return e.output.String() }
 
-// syncBuffer is a buffer the emulator's output is copied into while Output
-// reads it: exec copies stdout and stderr from goroutines of its own.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // Stop ends the emulator and the function.
 func (e *Emulator) Stop() {
 	e.cmd.Process.Signal(os.Interrupt)
@@ -158,13 +141,4 @@ func (e *Emulator) Stop() {
 		e.cmd.Process.Kill()
 		<-e.done
 	}
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
