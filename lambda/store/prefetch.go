@@ -96,16 +96,6 @@ func withChildren[T any](ctx context.Context, s *Store, op, pk, id string, limit
 	return pre, nil
 }
 
-// The scopes of the connections that can be prefetched: a page built from a
-// prefetch must carry the same nextToken as one read by its own Query.
-func commentsScope(postID string) cursor.Scope {
-	return cursor.Scope{Query: "Post.comments", Parent: postID}
-}
-
-func followingScope(userID string) cursor.Scope {
-	return cursor.Scope{Query: "User.following", Parent: userID}
-}
-
 func isMetadata(item map[string]types.AttributeValue) bool {
 	sk, ok := item[AttrSK].(*types.AttributeValueMemberS)
 	return ok && sk.Value == SKMetadata
@@ -115,13 +105,13 @@ func isMetadata(item map[string]types.AttributeValue) bool {
 // return, built from p with no request, nextToken included; false when p
 // does not hold that page (a later page, or more items than were prefetched).
 func (s *Store) CommentsFromPrefetch(p Prefetch[Comment], req PageRequest) (Page[Comment], bool) {
-	return fromPrefetch(s, p, req, commentsScope(p.Parent),
+	return fromPrefetch(s, p, req, commentsOnPost(p.Parent).scope,
 		func(c Comment) itemKey { return itemKey{PostPK(c.PostID), CommentSK(c.ID)} })
 }
 
 // FollowingFromPrefetch is CommentsFromPrefetch for Following.
 func (s *Store) FollowingFromPrefetch(p Prefetch[Follow], req PageRequest) (Page[Follow], bool) {
-	return fromPrefetch(s, p, req, followingScope(p.Parent),
+	return fromPrefetch(s, p, req, following(p.Parent).scope,
 		func(f Follow) itemKey { return itemKey{UserPK(f.FollowerID), FollowsSK(f.FollowedID)} })
 }
 

@@ -108,6 +108,31 @@ func (q partitionQuery) holds(key map[string]types.AttributeValue) bool {
 	return pk == q.pk && strings.HasPrefix(sk, q.skPrefix) && sk != q.skPrefix
 }
 
+// The connections' queries: the partition each reads, its sort-key range and
+// its order, and the scope that binds its tokens.
+
+func postsByAuthor(authorID string) partitionQuery {
+	return partitionQuery{scope: cursor.Scope{Query: "User.posts", Parent: authorID, Index: GSI1},
+		pk: AuthorPK(authorID), skPrefix: PostPrefix, newestFirst: true}
+}
+
+func commentsOnPost(postID string) partitionQuery {
+	return partitionQuery{scope: cursor.Scope{Query: "Post.comments", Parent: postID}, pk: PostPK(postID), skPrefix: CommentPrefix}
+}
+
+func commentsByAuthor(authorID string) partitionQuery {
+	return partitionQuery{scope: cursor.Scope{Query: "User.comments", Parent: authorID, Index: GSI1},
+		pk: AuthorPK(authorID), skPrefix: CommentPrefix, newestFirst: true}
+}
+
+func following(userID string) partitionQuery {
+	return partitionQuery{scope: cursor.Scope{Query: "User.following", Parent: userID}, pk: UserPK(userID), skPrefix: FollowsPrefix}
+}
+
+func followers(userID string) partitionQuery {
+	return partitionQuery{scope: cursor.Scope{Query: "User.followers", Parent: userID, Index: GSI2}, pk: FollowersPK(userID)}
+}
+
 // keyAttrs returns the key attributes of the index named index ("" for the
 // table): what a LastEvaluatedKey holds.
 func keyAttrs(index string) []string {
@@ -134,7 +159,11 @@ func indexKeys(index string) KeySchema {
 // a nextToken whenever one may: more items than the limit, a LastEvaluatedKey
 // (DynamoDB stops at 1 MB read, so a page may be short and not the last), or
 // a page cut to page.MaxBytes.
-func queryPage[T any](ctx context.Context, s *Store, op string, q partitionQuery, page PageRequest) (Page[T], error) {
+func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page PageRequest) (Page[T], error) {
+	op := "store." + q.scope.Query
+	if err := checkIDs(op, q.scope.Parent); err != nil {
+		return Page[T]{}, err
+	}
 	if page.Limit < 1 || page.Limit > MaxLimit {
 		return Page[T]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
@@ -120,67 +119,35 @@ func getMany[T any](ctx context.Context, s *Store, op string, ids []string, attr
 	return out, nil
 }
 
+// The connections. Each is one Query of one partition (queryPage); which
+// partition, index, sort-key range and order is said once, in query.go.
+
 // PostsByAuthor returns a page of the author's posts, newest first (AP4): one
 // Query on GSI1.
 func (s *Store) PostsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Post], error) {
-	const op = "store.PostsByAuthor"
-	if err := checkIDs(op, authorID); err != nil {
-		return Page[Post]{}, err
-	}
-	return queryPage[Post](ctx, s, op, partitionQuery{
-		scope: cursor.Scope{Query: "User.posts", Parent: authorID, Index: GSI1},
-		pk:    AuthorPK(authorID), skPrefix: PostPrefix, newestFirst: true,
-	}, page)
+	return queryPage[Post](ctx, s, postsByAuthor(authorID), page)
 }
 
 // CommentsOnPost returns a page of the post's comments, oldest first (AP5):
 // one Query on the post's partition.
 func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
-	const op = "store.CommentsOnPost"
-	if err := checkIDs(op, postID); err != nil {
-		return Page[Comment]{}, err
-	}
-	return queryPage[Comment](ctx, s, op, partitionQuery{
-		scope: commentsScope(postID),
-		pk:    PostPK(postID), skPrefix: CommentPrefix,
-	}, page)
+	return queryPage[Comment](ctx, s, commentsOnPost(postID), page)
 }
 
 // CommentsByAuthor returns a page of the author's comments, newest first
 // (AP6): one Query on GSI1.
 func (s *Store) CommentsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Comment], error) {
-	const op = "store.CommentsByAuthor"
-	if err := checkIDs(op, authorID); err != nil {
-		return Page[Comment]{}, err
-	}
-	return queryPage[Comment](ctx, s, op, partitionQuery{
-		scope: cursor.Scope{Query: "User.comments", Parent: authorID, Index: GSI1},
-		pk:    AuthorPK(authorID), skPrefix: CommentPrefix, newestFirst: true,
-	}, page)
+	return queryPage[Comment](ctx, s, commentsByAuthor(authorID), page)
 }
 
 // Following returns a page of the follows the user made, ordered by the
 // followed user's ID (AP7): one Query on the user's partition.
 func (s *Store) Following(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
-	const op = "store.Following"
-	if err := checkIDs(op, userID); err != nil {
-		return Page[Follow]{}, err
-	}
-	return queryPage[Follow](ctx, s, op, partitionQuery{
-		scope: followingScope(userID),
-		pk:    UserPK(userID), skPrefix: FollowsPrefix,
-	}, page)
+	return queryPage[Follow](ctx, s, following(userID), page)
 }
 
 // Followers returns a page of the follows made to the user, ordered by the
 // follower's ID (AP8): one Query on GSI2.
 func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
-	const op = "store.Followers"
-	if err := checkIDs(op, userID); err != nil {
-		return Page[Follow]{}, err
-	}
-	return queryPage[Follow](ctx, s, op, partitionQuery{
-		scope: cursor.Scope{Query: "User.followers", Parent: userID, Index: GSI2},
-		pk:    FollowersPK(userID),
-	}, page)
+	return queryPage[Follow](ctx, s, followers(userID), page)
 }
