@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -17,10 +18,41 @@ import (
 
 // txAction is one action of a transaction and what its failed condition means.
 type txAction struct {
-	item types.TransactWriteItem
+	put    map[string]types.AttributeValue // the item to put, or
+	key    itemKey                         // the item to update, delete or check
+	update *expression.UpdateBuilder       // the change, for an update
+	delete bool                            // or its deletion
+	cond   expression.ConditionBuilder     // the condition, always set
 	// failed returns the error for this action's condition failing, given the
-	// item as it was (nil when absent). Required for actions with a condition.
+	// item as it was (nil when absent).
 	failed func(old map[string]types.AttributeValue) error
+}
+
+// item builds the TransactWriteItem of a for table.
+func (a txAction) item(table string) (types.TransactWriteItem, error) {
+	b := expression.NewBuilder().WithCondition(a.cond)
+	if a.update != nil {
+		b = b.WithUpdate(*a.update)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	allOld := types.ReturnValuesOnConditionCheckFailureAllOld
+	switch {
+	case a.put != nil:
+		return types.TransactWriteItem{Put: &types.Put{TableName: &table, Item: a.put, ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: allOld}}, nil
+	case a.update != nil:
+		return types.TransactWriteItem{Update: &types.Update{TableName: &table, Key: a.key.attributes(), UpdateExpression: expr.Update(),
+			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			ReturnValuesOnConditionCheckFailure: allOld}}, nil
+	case a.delete:
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: &table, Key: a.key.attributes(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: allOld}}, nil
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &table, Key: a.key.attributes(),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}}, nil
 }
 
 // transact runs actions as one TransactWriteItems: all of them or none.
@@ -38,7 +70,11 @@ type txAction struct {
 func (s *Store) transact(ctx context.Context, op string, actions ...txAction) error {
 	items := make([]types.TransactWriteItem, len(actions))
 	for i, a := range actions {
-		items[i] = a.item
+		item, err := a.item(s.table)
+		if err != nil {
+			return errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+		items[i] = item
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -124,71 +160,42 @@ func requestToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Building blocks of write actions.
+// Building blocks of write actions. Every action is conditioned on its item:
+// absent for a put, present otherwise (and, with onlyIf, owned).
 
 func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 
-func num(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+var (
+	itemExists = expression.AttributeExists(expression.Name(AttrPK))
+	itemAbsent = expression.AttributeNotExists(expression.Name(AttrPK))
+)
 
 // put adds item if no item with its key exists; failed receives the
 // existing item otherwise.
 func (s *Store) put(item map[string]types.AttributeValue, failed func(map[string]types.AttributeValue) error) txAction {
-	return txAction{item: types.TransactWriteItem{Put: &types.Put{
-		TableName:                           aws.String(s.table),
-		Item:                                item,
-		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, failed: failed}
+	return txAction{put: item, cond: itemAbsent, failed: failed}
 }
 
 // addCount adds delta to a counter of an existing item.
-func (s *Store) addCount(pk, sk, counter string, delta string, failed func(map[string]types.AttributeValue) error) txAction {
-	return txAction{item: types.TransactWriteItem{Update: &types.Update{
-		TableName:                           aws.String(s.table),
-		Key:                                 itemKey{pk, sk}.attributes(),
-		UpdateExpression:                    aws.String("ADD #c :d"),
-		ConditionExpression:                 aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames:            map[string]string{"#c": counter},
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":d": num(delta)},
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, failed: failed}
-}
-
-// exists checks, without writing it, that an item exists.
-func (s *Store) exists(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
-	return txAction{item: types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName:           aws.String(s.table),
-		Key:                 itemKey{pk, sk}.attributes(),
-		ConditionExpression: aws.String("attribute_exists(pk)"),
-	}}, failed: failed}
-}
-
-// onlyIf adds a condition "attribute = value" to an Update or Delete action.
-func onlyIf(a txAction, attribute, value string) txAction {
-	cond := "attribute_exists(pk) AND #owner = :owner"
-	switch {
-	case a.item.Update != nil:
-		u := a.item.Update
-		u.ConditionExpression = aws.String(cond)
-		u.ExpressionAttributeNames["#owner"] = attribute
-		u.ExpressionAttributeValues[":owner"] = str(value)
-	case a.item.Delete != nil:
-		d := a.item.Delete
-		d.ConditionExpression = aws.String(cond)
-		d.ExpressionAttributeNames = map[string]string{"#owner": attribute}
-		d.ExpressionAttributeValues = map[string]types.AttributeValue{":owner": str(value)}
-	}
-	return a
+func (s *Store) addCount(pk, sk, counter string, delta int, failed func(map[string]types.AttributeValue) error) txAction {
+	add := expression.Add(expression.Name(counter), expression.Value(delta))
+	return txAction{key: itemKey{pk, sk}, update: &add, cond: itemExists, failed: failed}
 }
 
 // remove deletes an existing item.
 func (s *Store) remove(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
-	return txAction{item: types.TransactWriteItem{Delete: &types.Delete{
-		TableName:                           aws.String(s.table),
-		Key:                                 itemKey{pk, sk}.attributes(),
-		ConditionExpression:                 aws.String("attribute_exists(pk)"),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, failed: failed}
+	return txAction{key: itemKey{pk, sk}, delete: true, cond: itemExists, failed: failed}
+}
+
+// exists checks, without writing it, that an item exists.
+func (s *Store) exists(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
+	return txAction{key: itemKey{pk, sk}, cond: itemExists, failed: failed}
+}
+
+// onlyIf adds to a's condition that the item's attribute equals value.
+func onlyIf(a txAction, attribute, value string) txAction {
+	a.cond = a.cond.And(expression.Name(attribute).Equal(expression.Value(value)))
+	return a
 }
 
 // notFoundOr returns a failure function: NotFound when the item was absent,

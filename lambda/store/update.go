@@ -3,85 +3,56 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
-// updateExpr collects the SET and REMOVE clauses of an UpdateItem.
-type updateExpr struct {
-	sets, removes []string
-	names         map[string]string
-	values        map[string]types.AttributeValue
+// changes collects what an UpdateItem sets and removes.
+type changes struct {
+	update expression.UpdateBuilder
+	n      int
 }
 
 // set assigns value to attribute; a nil value leaves the attribute alone.
-func (u *updateExpr) set(attribute string, value *string) {
-	if value == nil {
-		return
+func (c *changes) set(attribute string, value *string) {
+	if value != nil {
+		c.update, c.n = c.update.Set(expression.Name(attribute), expression.Value(*value)), c.n+1
 	}
-	n := u.name(attribute)
-	v := fmt.Sprintf(":v%d", len(u.values))
-	if u.values == nil {
-		u.values = map[string]types.AttributeValue{}
-	}
-	u.values[v] = str(*value)
-	u.sets = append(u.sets, n+" = "+v)
 }
 
-func (u *updateExpr) remove(attribute string) { u.removes = append(u.removes, u.name(attribute)) }
-
-func (u *updateExpr) name(attribute string) string {
-	if u.names == nil {
-		u.names = map[string]string{}
-	}
-	n := fmt.Sprintf("#a%d", len(u.names))
-	u.names[n] = attribute
-	return n
+func (c *changes) remove(attribute string) {
+	c.update, c.n = c.update.Remove(expression.Name(attribute)), c.n+1
 }
 
-func (u *updateExpr) String() string {
-	var b strings.Builder
-	if len(u.sets) > 0 {
-		b.WriteString("SET " + strings.Join(u.sets, ", "))
-	}
-	if len(u.removes) > 0 {
-		b.WriteString(" REMOVE " + strings.Join(u.removes, ", "))
-	}
-	return strings.TrimSpace(b.String())
-}
-
-// update applies upd to the existing item at key, if its ownerAttr equals
-// owner (when ownerAttr is set), and decodes the new item into v. One
+// update applies the changes to the existing item at key, if its ownerAttr
+// equals owner (when ownerAttr is set), and decodes the new item into v. One
 // UpdateItem. When the item is absent it returns notFound; when it exists but
 // has another owner, notOwner.
-func (s *Store) update(ctx context.Context, op string, key itemKey, upd updateExpr, ownerAttr, owner string, notFound, notOwner error, v any) error {
-	expr := upd.String()
-	if len(upd.sets) == 0 && len(upd.removes) == 0 {
+func (s *Store) update(ctx context.Context, op string, key itemKey, c changes, ownerAttr, owner string, notFound, notOwner error, v any) error {
+	if c.n == 0 {
 		return errs.E(op, errs.Validation, "nothing to update")
 	}
-	cond := "attribute_exists(pk)"
+	cond := itemExists
 	if ownerAttr != "" {
-		cond += " AND #owner = :owner"
-		upd.names["#owner"] = ownerAttr
-		if upd.values == nil {
-			upd.values = map[string]types.AttributeValue{}
-		}
-		upd.values[":owner"] = str(owner)
+		cond = cond.And(expression.Name(ownerAttr).Equal(expression.Value(owner)))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(c.update).WithCondition(cond).Build()
+	if err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
 	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.table),
 		Key:                                 key.attributes(),
-		UpdateExpression:                    aws.String(expr),
-		ConditionExpression:                 aws.String(cond),
-		ExpressionAttributeNames:            upd.names,
-		ExpressionAttributeValues:           upd.values,
+		UpdateExpression:                    expr.Update(),
+		ConditionExpression:                 expr.Condition(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})

@@ -34,9 +34,9 @@ func unmarshal(op string, item map[string]types.AttributeValue, v any) error {
 	return nil
 }
 
-var (
-	countUp   = "1"
-	countDown = "-1"
+const (
+	countUp   = 1
+	countDown = -1
 )
 
 // CreateUser creates u's profile (its counts zero, CreatedAt now) and claims
@@ -81,7 +81,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (U
 	if err := checkIDs(op, id); err != nil {
 		return User{}, err
 	}
-	upd := updateExpr{}
+	upd := changes{}
 	upd.set("name", name)
 	if bio != nil && *bio == "" {
 		upd.remove("bio")
@@ -127,7 +127,7 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 	if err := checkIDs(op, callerID, id); err != nil {
 		return Post{}, err
 	}
-	upd := updateExpr{}
+	upd := changes{}
 	upd.set("title", title)
 	upd.set("body", body)
 	now := timestamp(s.now())
