@@ -17,10 +17,10 @@ const maxConcurrent = 8
 // validator is implemented by argument structs that check themselves.
 type validator interface{ validate() error }
 
-// one makes a resolver that handles each event on its own, with its arguments
-// decoded into A (and validated, when A has a validate method).
-func one[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (any, error)) resolveFunc {
-	return perEvent(withArgs(fn))
+// each makes a resolver that handles each event on its own, with its
+// arguments decoded into A (and validated, when A has a validate method).
+func each[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (any, error)) resolveFunc {
+	return concurrently(withArgs(fn))
 }
 
 // withArgs decodes and validates an event's arguments before calling fn.
@@ -34,9 +34,9 @@ func withArgs[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (an
 	}
 }
 
-// perEvent makes a resolver that calls fn for each event. The events of a
-// batch run concurrently, at most maxConcurrent at a time.
-func perEvent(fn func(ctx context.Context, ev *appsync.Event) (any, error)) resolveFunc {
+// concurrently makes a resolver that calls fn for each event. The events of
+// a batch run concurrently, at most maxConcurrent at a time.
+func concurrently(fn func(ctx context.Context, ev *appsync.Event) (any, error)) resolveFunc {
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := make([]result, len(evs))
 		run := func(i int) {
@@ -91,12 +91,12 @@ func decodeSource[S any](ev *appsync.Event) (S, error) {
 	return src, nil
 }
 
-// lookup makes a batched resolver for a field that is one item found by an
+// batchedLookup makes a batched resolver for a field that is one item found by an
 // ID on the parent (Post.author, Comment.post, ...): it collects the IDs of
 // every event in the batch and fetches them with one call of fetch (one
 // BatchGetItem per 100 distinct IDs), then answers each event in order. A
 // missing item is a NotFound error for its event only.
-func lookup[S, T any](idOf func(S) string, fetch func(context.Context, []*appsync.Event, []string) (map[string]T, error),
+func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []string) (map[string]T, error),
 	show func(*appsync.Event, T) any, missing string) resolveFunc {
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := make([]result, len(evs))
@@ -109,12 +109,12 @@ func lookup[S, T any](idOf func(S) string, fetch func(context.Context, []*appsyn
 				continue
 			}
 			if ids[i] = idOf(src); !store.ValidID(ids[i]) {
-				out[i] = result{err: errs.E("resolver.lookup", errs.Validation, "invalid ID on the parent object")}
+				out[i] = result{err: errs.E("resolver.batchedLookup", errs.Validation, "invalid ID on the parent object")}
 				continue
 			}
 			want = append(want, ids[i])
 		}
-		found, err := fetch(ctx, evs, want)
+		found, err := fetch(ctx, want)
 		for i, ev := range evs {
 			switch {
 			case out[i].err != nil:
@@ -124,7 +124,7 @@ func lookup[S, T any](idOf func(S) string, fetch func(context.Context, []*appsyn
 				if v, ok := found[ids[i]]; ok {
 					out[i] = result{data: show(ev, v)}
 				} else {
-					out[i] = result{err: errs.E("resolver.lookup", errs.NotFound, missing)}
+					out[i] = result{err: errs.E("resolver.batchedLookup", errs.NotFound, missing)}
 				}
 			}
 		}

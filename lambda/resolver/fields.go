@@ -15,24 +15,24 @@ import (
 // routes maps every routed field (routes.All) to its resolver.
 func (h *Handler) routes() map[string]resolveFunc {
 	return map[string]resolveFunc{
-		"Query.user":  one(h.user),
-		"Query.post":  one(h.post),
-		"Query.posts": one(h.posts),
-		"Query.me":    one(h.me),
+		"Query.user":  each(h.user),
+		"Query.post":  each(h.post),
+		"Query.posts": each(h.posts),
+		"Query.me":    each(h.me),
 
-		"User.posts":     one(h.userPosts),
-		"User.comments":  one(h.userComments),
-		"User.following": h.userConnection(h.store.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
-		"User.followers": h.userConnection(h.store.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
+		"User.posts":     each(h.userPosts),
+		"User.comments":  each(h.userComments),
+		"User.following": h.userConnection(h.pages.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
+		"User.followers": h.userConnection(h.pages.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
 
-		"Post.author":   lookup(func(p parentPost) string { return p.AuthorID }, h.users, h.showUser, "author not found"),
-		"Post.comments": one(h.postComments),
+		"Post.author":   batchedLookup(func(p postSource) string { return p.AuthorID }, h.reads.Users, showUser, "author not found"),
+		"Post.comments": each(h.postComments),
 
-		"Comment.author": lookup(func(c parentComment) string { return c.AuthorID }, h.users, h.showUser, "author not found"),
-		"Comment.post":   lookup(func(c parentComment) string { return c.PostID }, h.commentPosts, showPost, "post not found"),
+		"Comment.author": batchedLookup(func(c commentSource) string { return c.AuthorID }, h.reads.Users, showUser, "author not found"),
+		"Comment.post":   h.commentPosts,
 
-		"Follow.follower": lookup(func(f parentFollow) string { return f.FollowerID }, h.users, h.showUser, "user not found"),
-		"Follow.followed": lookup(func(f parentFollow) string { return f.FollowedID }, h.users, h.showUser, "user not found"),
+		"Follow.follower": batchedLookup(func(f followSource) string { return f.FollowerID }, h.reads.Users, showUser, "user not found"),
+		"Follow.followed": batchedLookup(func(f followSource) string { return f.FollowedID }, h.reads.Users, showUser, "user not found"),
 
 		"Mutation.createUser":    mutation(h.createUser),
 		"Mutation.updateUser":    mutation(h.updateUser),
@@ -46,41 +46,60 @@ func (h *Handler) routes() map[string]resolveFunc {
 	}
 }
 
+// reads is what the read fields need of the table to look items up: by key
+// (GetItem), by handle (a Query on GSI1) and many at once (BatchGetItem).
+type reads interface {
+	User(ctx context.Context, id string) (store.User, error)
+	UserByHandle(ctx context.Context, handle string) (store.User, error)
+	Users(ctx context.Context, ids []string) (map[string]store.User, error)
+	Post(ctx context.Context, id string) (store.Post, error)
+	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
+}
+
+// pages is what the connection fields need of the table: one Query each.
+type pages interface {
+	PostsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Post], error)
+	CommentsOnPost(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Comment], error)
+	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
+	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+}
+
 // Parent objects, as far as child resolvers read them from source.
 type (
-	parentUser struct {
+	userSource struct {
 		ID                  string                        `json:"id"`
 		PrefetchedFollowing *store.Prefetch[store.Follow] `json:"prefetchedFollowing"`
 	}
-	parentPost struct {
+	postSource struct {
 		AuthorID string `json:"authorId"`
 	}
-	// commentsParent is a post as Post.comments reads it: with what its
-	// resolver prefetched (decoded only by the field that uses it).
-	commentsParent struct {
+	// postCommentsSource is a post as Post.comments reads it: with what its
+	// resolver prefetched (decoded only by the field that uses it, never by
+	// its siblings).
+	postCommentsSource struct {
 		ID                 string                         `json:"id"`
 		PrefetchedComments *store.Prefetch[store.Comment] `json:"prefetchedComments"`
 	}
-	parentComment struct {
+	commentSource struct {
 		PostID   string `json:"postId"`
 		AuthorID string `json:"authorId"`
 	}
-	parentFollow struct {
+	followSource struct {
 		FollowerID string `json:"followerId"`
 		FollowedID string `json:"followedId"`
 	}
 )
 
-// commentPosts reads the posts of a Comment.post batch, each within its share
-// of a full batch's reply.
-func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]postResult, error) {
+// commentPosts resolves Comment.post: the posts of the whole batch, read as
+// Query.posts reads them (with their comments when the selection asks), each
+// within its share of a full batch's reply.
+func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event) []result {
 	route, _ := routes.Find("Comment.post")
-	return h.postsByID(ctx, evs, ids, route.ReplyBudget())
-}
-
-// users adapts Store.Users to lookup.
-func (h *Handler) users(ctx context.Context, _ []*appsync.Event, ids []string) (map[string]store.User, error) {
-	return h.store.Users(ctx, ids)
+	read := func(ctx context.Context, ids []string) (map[string]postResult, error) {
+		return h.postsByID(ctx, evs, ids, route.ReplyBudget())
+	}
+	return batchedLookup(func(c commentSource) string { return c.PostID }, read, showPost, "post not found")(ctx, evs)
 }
 
 // visible returns u as the caller may see it: the email only to its owner.
@@ -91,7 +110,7 @@ func visible(ev *appsync.Event, u store.User) store.User {
 	return u
 }
 
-func (h *Handler) showUser(ev *appsync.Event, u store.User) any { return visible(ev, u) }
+func showUser(ev *appsync.Event, u store.User) any { return visible(ev, u) }
 
 func showPost(_ *appsync.Event, p postResult) any { return p }
 
@@ -117,7 +136,7 @@ func (h *Handler) user(ctx context.Context, ev *appsync.Event, args userArgs) (a
 	if args.ID != nil {
 		r, err = h.userByID(ctx, ev, *args.ID)
 	} else {
-		r.User, err = h.store.UserByHandle(ctx, *args.Handle)
+		r.User, err = h.reads.UserByHandle(ctx, *args.Handle)
 	}
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil
@@ -242,44 +261,44 @@ func connection[S, T any](idOf func(S) string, fetch func(context.Context, strin
 	}
 }
 
-func userID(u parentUser) string { return u.ID }
+func userID(u userSource) string { return u.ID }
 
 // userPosts resolves User.posts (AP4: one Query on GSI1, newest first),
 // reading only the attributes of the posts that the selection needs.
 func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
 	args.attributes = itemAttributes(ev, "id", "authorId")
-	return connection(userID, h.store.PostsByAuthor)(ctx, ev, args)
+	return connection(userID, h.pages.PostsByAuthor)(ctx, ev, args)
 }
 
 // userComments resolves User.comments (AP6: one Query on GSI1, newest
 // first), reading only the attributes of the comments the selection needs.
 func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
 	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
-	return connection(userID, h.store.CommentsByAuthor)(ctx, ev, args)
+	return connection(userID, h.pages.CommentsByAuthor)(ctx, ev, args)
 }
 
 // postComments resolves Post.comments (AP5: one Query on the post's
 // partition, oldest first), or with no request at all when the parent read
 // the page together with the post.
 func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	src, err := decodeSource[commentsParent](ev)
+	src, err := decodeSource[postCommentsSource](ev)
 	if err != nil {
 		return nil, err
 	}
 	if pre := src.PrefetchedComments; pre != nil && pre.Parent == src.ID {
-		if page, ok := h.store.CommentsFromPrefetch(*pre, args.request(ev)); ok {
+		if page, ok := h.prefetch.CommentsFromPrefetch(*pre, args.request(ev)); ok {
 			return page, nil
 		}
 	}
 	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
-	return h.store.CommentsOnPost(ctx, src.ID, args.request(ev))
+	return h.pages.CommentsOnPost(ctx, src.ID, args.request(ev))
 }
 
 // followingFromPrefetch serves User.following from the follows its parent
 // read together with the user, when they cover the page asked for.
-func (h *Handler) followingFromPrefetch(src parentUser, req store.PageRequest) (store.Page[store.Follow], bool) {
+func (h *Handler) followingFromPrefetch(src userSource, req store.PageRequest) (store.Page[store.Follow], bool) {
 	if pre := src.PrefetchedFollowing; pre != nil && pre.Parent == src.ID {
-		return h.store.FollowingFromPrefetch(*pre, req)
+		return h.prefetch.FollowingFromPrefetch(*pre, req)
 	}
 	return store.Page[store.Follow]{}, false
 }
@@ -297,11 +316,11 @@ type userRef struct {
 // for the whole batch.
 func (h *Handler) userConnection(
 	fetch func(context.Context, string, store.PageRequest) (store.Page[store.Follow], error),
-	prefetched func(parentUser, store.PageRequest) (store.Page[store.Follow], bool),
+	prefetched func(userSource, store.PageRequest) (store.Page[store.Follow], bool),
 	other func(store.Follow) string,
 ) resolveFunc {
-	pages := one(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-		src, err := decodeSource[parentUser](ev)
+	pages := each(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+		src, err := decodeSource[userSource](ev)
 		if err != nil {
 			return nil, err
 		}
@@ -326,7 +345,7 @@ func (h *Handler) userConnection(
 		var users map[string]store.User
 		var err error
 		if len(ids) > 0 {
-			users, err = h.store.Users(ctx, ids)
+			users, err = h.reads.Users(ctx, ids)
 		}
 		for i, r := range out {
 			if r.err != nil {

@@ -26,49 +26,33 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// Store is what the resolvers need from the table; *store.Store has it.
+// Store is what the resolvers need from the table; *store.Store has it. Each
+// part is declared beside the resolvers that use it: reads and pages in
+// fields.go, prefetches in prefetch.go, writes in mutations.go.
 type Store interface {
-	User(ctx context.Context, id string) (store.User, error)
-	UserByHandle(ctx context.Context, handle string) (store.User, error)
-	Users(ctx context.Context, ids []string) (map[string]store.User, error)
-	Post(ctx context.Context, id string) (store.Post, error)
-	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
-	PostsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Post], error)
-	CommentsOnPost(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Comment], error)
-	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
-	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
-	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
-
-	PostWithComments(ctx context.Context, id string, limit, maxBytes int) (store.Post, store.Prefetch[store.Comment], error)
-	UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (store.User, store.Prefetch[store.Follow], error)
-	CommentsFromPrefetch(p store.Prefetch[store.Comment], req store.PageRequest) (store.Page[store.Comment], bool)
-	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
-
-	CreateUser(ctx context.Context, u store.User) (store.User, error)
-	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
-	CreatePost(ctx context.Context, authorID, title, body string) (store.Post, error)
-	UpdatePost(ctx context.Context, callerID, id string, title, body *string) (store.Post, error)
-	DeletePost(ctx context.Context, callerID, id string) (store.Post, error)
-	CreateComment(ctx context.Context, authorID, postID, body string) (store.Comment, error)
-	DeleteComment(ctx context.Context, callerID, postID, id string) (store.Comment, error)
-	Follow(ctx context.Context, followerID, followedID string) (store.Follow, error)
-	Unfollow(ctx context.Context, followerID, followedID string) (*store.Follow, error)
+	reads
+	pages
+	prefetches
+	writes
 }
 
 var _ Store = (*store.Store)(nil)
 
 // Handler is the Lambda handler. It implements lambda.Handler.
 type Handler struct {
-	store  Store
-	log    *slog.Logger
-	fields map[string]resolveFunc
+	reads    reads
+	pages    pages
+	prefetch prefetches
+	writes   writes
+	log      *slog.Logger
+	fields   map[string]resolveFunc
 }
 
 // New returns a Handler reading from s and logging to log. It panics if the
 // resolvers it has and the routed fields of routes.All differ: that is a
 // build error, caught by the package's tests, never a run-time condition.
 func New(s Store, log *slog.Logger) *Handler {
-	h := &Handler{store: s, log: log}
+	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, log: log}
 	h.fields = h.routes()
 	for _, r := range routes.All {
 		if h.fields[r.Key()] == nil {

@@ -15,6 +15,20 @@ import (
 // Mutations act for the signed-in user only. Their inputs are validated here,
 // before anything is written; the store enforces ownership in the writes.
 
+// writes is what the mutations need of the table: one call each, which is the
+// whole write (a transaction, or one conditional UpdateItem).
+type writes interface {
+	CreateUser(ctx context.Context, u store.User) (store.User, error)
+	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
+	CreatePost(ctx context.Context, authorID, title, body string) (store.Post, error)
+	UpdatePost(ctx context.Context, callerID, id string, title, body *string) (store.Post, error)
+	DeletePost(ctx context.Context, callerID, id string) (store.Post, error)
+	CreateComment(ctx context.Context, authorID, postID, body string) (store.Comment, error)
+	DeleteComment(ctx context.Context, callerID, postID, id string) (store.Comment, error)
+	Follow(ctx context.Context, followerID, followedID string) (store.Follow, error)
+	Unfollow(ctx context.Context, followerID, followedID string) (*store.Follow, error)
+}
+
 // caller returns the signed-in user's ID, or an Unauthorized error for API-key
 // and IAM callers without a user.
 func caller(ev *appsync.Event) (string, error) {
@@ -28,7 +42,7 @@ func caller(ev *appsync.Event) (string, error) {
 // (checked before the arguments, so anonymous callers learn nothing about
 // validation) and passes the user's ID along with the validated arguments.
 func mutation[A any](fn func(ctx context.Context, ev *appsync.Event, callerID string, args A) (any, error)) resolveFunc {
-	return perEvent(func(ctx context.Context, ev *appsync.Event) (any, error) {
+	return concurrently(func(ctx context.Context, ev *appsync.Event) (any, error) {
 		id, err := caller(ev)
 		if err != nil {
 			return nil, err
@@ -124,7 +138,7 @@ func (h *Handler) createUser(ctx context.Context, _ *appsync.Event, callerID str
 	if bio != nil && *bio == "" {
 		bio = nil
 	}
-	return h.store.CreateUser(ctx, store.User{ID: callerID, Handle: in.Handle, Name: in.Name, Email: &email, Bio: bio})
+	return h.writes.CreateUser(ctx, store.User{ID: callerID, Handle: in.Handle, Name: in.Name, Email: &email, Bio: bio})
 }
 
 type updateUserArgs struct {
@@ -151,7 +165,7 @@ func (a *updateUserArgs) validate() error {
 // updateUser resolves Mutation.updateUser: one conditional UpdateItem of the
 // caller's own profile.
 func (h *Handler) updateUser(ctx context.Context, _ *appsync.Event, callerID string, args updateUserArgs) (any, error) {
-	return h.store.UpdateUser(ctx, callerID, args.Input.Name, args.Input.Bio)
+	return h.writes.UpdateUser(ctx, callerID, args.Input.Name, args.Input.Bio)
 }
 
 type createPostArgs struct {
@@ -171,7 +185,7 @@ func (a *createPostArgs) validate() error {
 // createPost resolves Mutation.createPost: one transaction (post + the
 // author's postCount).
 func (h *Handler) createPost(ctx context.Context, _ *appsync.Event, callerID string, args createPostArgs) (any, error) {
-	return h.store.CreatePost(ctx, callerID, args.Input.Title, args.Input.Body)
+	return h.writes.CreatePost(ctx, callerID, args.Input.Title, args.Input.Body)
 }
 
 type updatePostArgs struct {
@@ -196,12 +210,12 @@ func (a *updatePostArgs) validate() error {
 // updatePost resolves Mutation.updatePost: one UpdateItem conditioned on the
 // caller being the author.
 func (h *Handler) updatePost(ctx context.Context, _ *appsync.Event, callerID string, args updatePostArgs) (any, error) {
-	return h.store.UpdatePost(ctx, callerID, args.Input.ID, args.Input.Title, args.Input.Body)
+	return h.writes.UpdatePost(ctx, callerID, args.Input.ID, args.Input.Title, args.Input.Body)
 }
 
 // deletePost resolves Mutation.deletePost: the post and its comments.
 func (h *Handler) deletePost(ctx context.Context, _ *appsync.Event, callerID string, args postArgs) (any, error) {
-	return h.store.DeletePost(ctx, callerID, args.ID)
+	return h.writes.DeletePost(ctx, callerID, args.ID)
 }
 
 type createCommentArgs struct {
@@ -216,7 +230,7 @@ func (a *createCommentArgs) validate() error { return checkText("body", a.Input.
 // createComment resolves Mutation.createComment: one transaction (comment +
 // the post's commentCount, conditioned on the post existing).
 func (h *Handler) createComment(ctx context.Context, _ *appsync.Event, callerID string, args createCommentArgs) (any, error) {
-	return h.store.CreateComment(ctx, callerID, args.Input.PostID, args.Input.Body)
+	return h.writes.CreateComment(ctx, callerID, args.Input.PostID, args.Input.Body)
 }
 
 type deleteCommentArgs struct {
@@ -227,7 +241,7 @@ type deleteCommentArgs struct {
 // deleteComment resolves Mutation.deleteComment: one transaction, allowed
 // for the comment's author and the post's author.
 func (h *Handler) deleteComment(ctx context.Context, _ *appsync.Event, callerID string, args deleteCommentArgs) (any, error) {
-	return h.store.DeleteComment(ctx, callerID, args.PostID, args.ID)
+	return h.writes.DeleteComment(ctx, callerID, args.PostID, args.ID)
 }
 
 type followArgs struct {
@@ -236,12 +250,12 @@ type followArgs struct {
 
 // follow resolves Mutation.follow: idempotent, one transaction.
 func (h *Handler) follow(ctx context.Context, _ *appsync.Event, callerID string, args followArgs) (any, error) {
-	return h.store.Follow(ctx, callerID, args.UserID)
+	return h.writes.Follow(ctx, callerID, args.UserID)
 }
 
 // unfollow resolves Mutation.unfollow: idempotent; null when there was no follow.
 func (h *Handler) unfollow(ctx context.Context, _ *appsync.Event, callerID string, args followArgs) (any, error) {
-	f, err := h.store.Unfollow(ctx, callerID, args.UserID)
+	f, err := h.writes.Unfollow(ctx, callerID, args.UserID)
 	if err != nil || f == nil {
 		return nil, err
 	}

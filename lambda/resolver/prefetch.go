@@ -19,6 +19,16 @@ import (
 // it without a request when the prefetch covers its arguments, and queries
 // otherwise.
 
+// prefetches is what the pattern needs of the table: a parent read together
+// with the first page of one of its connections (one Query of its partition),
+// and the pages served from such a prefetch with no request.
+type prefetches interface {
+	PostWithComments(ctx context.Context, id string, limit, maxBytes int) (store.Post, store.Prefetch[store.Comment], error)
+	UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (store.User, store.Prefetch[store.Follow], error)
+	CommentsFromPrefetch(p store.Prefetch[store.Comment], req store.PageRequest) (store.Page[store.Comment], bool)
+	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
+}
+
 // postResult is a Post as resolvers return it: with its first comments when
 // they were read together with it. AppSync ignores the extra key in the
 // response and hands the whole object to the post's child resolvers.
@@ -93,10 +103,10 @@ func prefetchLimit(ev *appsync.Event, conn string) (int, bool) {
 // prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
 	if limit, ok := prefetchLimit(ev, "comments"); ok {
-		p, pre, err := h.store.PostWithComments(ctx, id, limit, routes.SourceBudget("Post"))
+		p, pre, err := h.prefetch.PostWithComments(ctx, id, limit, routes.SourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
-	p, err := h.store.Post(ctx, id)
+	p, err := h.reads.Post(ctx, id)
 	return postResult{Post: p}, err
 }
 
@@ -133,7 +143,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 			}
 			attrs = append(attrs, a...)
 		}
-		posts, err := h.store.Posts(ctx, ids, attrs...)
+		posts, err := h.reads.Posts(ctx, ids, attrs...)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +171,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			p, pre, err := h.store.PostWithComments(ctx, id, limit, min(share, routes.SourceBudget("Post")))
+			p, pre, err := h.prefetch.PostWithComments(ctx, id, limit, min(share, routes.SourceBudget("Post")))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -183,9 +193,9 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 // the selection asks for following, otherwise with one GetItem.
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
 	if limit, ok := prefetchLimit(ev, "following"); ok {
-		u, pre, err := h.store.UserWithFollowing(ctx, id, limit, routes.SourceBudget("User"))
+		u, pre, err := h.prefetch.UserWithFollowing(ctx, id, limit, routes.SourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}
-	u, err := h.store.User(ctx, id)
+	u, err := h.reads.User(ctx, id)
 	return userResult{User: u}, err
 }
