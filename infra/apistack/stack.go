@@ -119,7 +119,9 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		LogGroup:     logs,
 		Environment: &map[string]*string{
 			"TABLE_NAME": table.TableName(),
-			// A dynamic reference: the template holds {{resolve:secretsmanager:...}}, never the key.
+			// A dynamic reference: the template holds {{resolve:secretsmanager:...}},
+			// not the key, but CloudFormation resolves it into the function's
+			// configuration, where whoever may read the function sees it.
 			"NEXT_TOKEN_KEY": tokenKey.SecretValue().UnsafeUnwrap(),
 		},
 	})
