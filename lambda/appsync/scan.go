@@ -30,30 +30,15 @@ func decodeBatch(b []byte) ([]Event, error) {
 	if i >= len(b) || b[i] != '[' {
 		return nil, errSyntax
 	}
-	i = skipSpace(b, i+1)
 	events := make([]Event, 0, bytes.Count(b, []byte(`"fieldName"`)))
-	if i < len(b) && b[i] == ']' {
-		return events, trailing(b, i+1)
-	}
-	for {
+	end, err := container(b, i, func(_ []byte, i int) (int, error) {
 		events = append(events, Event{})
-		end, err := decodeEvent(b, i, &events[len(events)-1])
-		if err != nil {
-			return nil, err
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) {
-			return nil, errSyntax
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case ']':
-			return events, trailing(b, i+1)
-		default:
-			return nil, errSyntax
-		}
+		return decodeEvent(b, i, &events[len(events)-1])
+	})
+	if err != nil {
+		return nil, err
 	}
+	return events, trailing(b, end)
 }
 
 // object walks the JSON object at b[i], calling member with each key and the
@@ -63,23 +48,37 @@ func object(b []byte, i int, member func(key []byte, i int) (int, error)) (int, 
 	if i >= len(b) || b[i] != '{' {
 		return 0, errSyntax
 	}
+	return container(b, i, member)
+}
+
+// container walks the array or object at b[i] as object does; for an array,
+// key is nil.
+func container(b []byte, i int, member func(key []byte, i int) (int, error)) (int, error) {
+	closing := byte(']')
+	if b[i] == '{' {
+		closing = '}'
+	}
 	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
+	if i < len(b) && b[i] == closing {
 		return i + 1, nil
 	}
 	for {
-		if i >= len(b) || b[i] != '"' {
-			return 0, errSyntax
+		var key []byte
+		if closing == '}' {
+			if i >= len(b) || b[i] != '"' {
+				return 0, errSyntax
+			}
+			keyEnd, err := skipString(b, i)
+			if err != nil {
+				return 0, err
+			}
+			key = b[i:keyEnd]
+			if i = skipSpace(b, keyEnd); i >= len(b) || b[i] != ':' {
+				return 0, errSyntax
+			}
+			i = skipSpace(b, i+1)
 		}
-		keyEnd, err := skipString(b, i)
-		if err != nil {
-			return 0, err
-		}
-		key := b[i:keyEnd]
-		if i = skipSpace(b, keyEnd); i >= len(b) || b[i] != ':' {
-			return 0, errSyntax
-		}
-		end, err := member(key, skipSpace(b, i+1))
+		end, err := member(key, i)
 		if err != nil {
 			return 0, err
 		}
@@ -89,7 +88,7 @@ func object(b []byte, i int, member func(key []byte, i int) (int, error)) (int, 
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
-		case '}':
+		case closing:
 			return i + 1, nil
 		default:
 			return 0, errSyntax
@@ -336,44 +335,7 @@ func skipNested(b []byte, i, depth int) (int, error) {
 		if depth+1 > maxDepth {
 			return 0, errSyntax
 		}
-		closing := byte(']')
-		if c == '{' {
-			closing = '}'
-		}
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == closing {
-			return i + 1, nil
-		}
-		for {
-			if c == '{' {
-				if i >= len(b) || b[i] != '"' {
-					return 0, errSyntax
-				}
-				end, err := skipString(b, i)
-				if err != nil {
-					return 0, err
-				}
-				if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
-					return 0, errSyntax
-				}
-				i = skipSpace(b, i+1)
-			}
-			end, err := skipNested(b, i, depth+1)
-			if err != nil {
-				return 0, err
-			}
-			if i = skipSpace(b, end); i >= len(b) {
-				return 0, errSyntax
-			}
-			switch b[i] {
-			case ',':
-				i = skipSpace(b, i+1)
-			case closing:
-				return i + 1, nil
-			default:
-				return 0, errSyntax
-			}
-		}
+		return container(b, i, func(_ []byte, i int) (int, error) { return skipNested(b, i, depth+1) })
 	case c == 't':
 		return skipLiteral(b, i, "true")
 	case c == 'f':
