@@ -1,10 +1,15 @@
-// Command infra is the CDK app: `cdk synth` and `cdk deploy` run it in this
-// folder, its own module (see cdk.json; make synth, make deploy), so paths
-// are relative to it. Context: -c throwaway=true for a stack
-// whose table and user pool are destroyed with it; -c stackName=... to name it.
+// Command infra is the CDK app: `cdk synth` and `cdk deploy` build it from
+// this folder, its own module, and run it from the repository's root (see
+// cdk.json; make synth, make deploy), so paths are relative to the root. Context: -c throwaway=true for a stack
+// whose table and user pool are destroyed with it; -c stackName=... to name it;
+// apiKeyExpires (in cdk.json) is the date the public-read API key expires.
 package main
 
 import (
+	"fmt"
+	"os"
+	"time"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 
@@ -19,10 +24,17 @@ func main() {
 		name = v
 	}
 	throwaway := app.Node().TryGetContext(jsii.String("throwaway"))
+	expiry, _ := app.Node().TryGetContext(jsii.String("apiKeyExpires")).(string)
+	expires, err := time.Parse(time.DateOnly, expiry)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cdk.json's context needs \"apiKeyExpires\": \"YYYY-MM-DD\", 1 to 365 days ahead (got %q): %v\n", expiry, err)
+		os.Exit(1)
+	}
 	apistack.New(app, name, &apistack.Props{
-		SchemaFile: "../schema/schema.graphql",
-		LambdaDir:  "../.build/resolver",
-		Throwaway:  throwaway == true || throwaway == "true",
+		SchemaFile:    "schema/schema.graphql",
+		LambdaDir:     ".build/resolver",
+		Throwaway:     throwaway == true || throwaway == "true",
+		APIKeyExpires: expires,
 	})
 	app.Synth(nil)
 }

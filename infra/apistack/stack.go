@@ -34,6 +34,11 @@ type Props struct {
 	// Throwaway relaxes what protects data: the table and the user pool are
 	// destroyed with the stack and deletion protection is off. For test stacks.
 	Throwaway bool
+	// APIKeyExpires is when the public-read API key expires: a fixed date (the
+	// app reads it from cdk.json), so that every synth writes the same
+	// template. AppSync takes 1 to 365 days from the deploy; redeploying
+	// with a later date renews the same key.
+	APIKeyExpires time.Time
 }
 
 // Function settings. The handler is CPU-bound JSON work plus DynamoDB round
@@ -91,7 +96,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 				AuthorizationType: awsappsync.AuthorizationType_API_KEY,
 				ApiKeyConfig: &awsappsync.ApiKeyConfig{
 					Description: jsii.String("public reads"),
-					Expires:     awscdk.Expiration_After(awscdk.Duration_Days(jsii.Number(365))),
+					Expires:     awscdk.Expiration_AtTimestamp(jsii.Number(float64(props.APIKeyExpires.UnixMilli()))),
 				},
 			}},
 		},

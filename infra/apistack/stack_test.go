@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
@@ -52,6 +53,26 @@ func (t template) one(tb testing.TB, typ string) resource {
 	return resource{}
 }
 
+// appContext is the context cdk.json gives the app (its feature flags), with
+// the asset metadata the CLI adds.
+func appContext(tb testing.TB) *map[string]any {
+	tb.Helper()
+	raw, err := os.ReadFile("../../cdk.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cfg struct{ Context map[string]any }
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Context["aws:cdk:enable-asset-metadata"] = true
+	cfg.Context["aws:cdk:enable-path-metadata"] = true
+	return &cfg.Context
+}
+
+// keyExpires is the API key's expiry the tests give: in 90 days, at midnight.
+var keyExpires = time.Now().UTC().Truncate(24 * time.Hour).AddDate(0, 0, 90)
+
 var (
 	synthOnce sync.Map // throwaway bool -> template
 	scratch   string   // holds the synthesized outputs until the tests end
@@ -87,11 +108,9 @@ func synth(tb testing.TB, throwaway bool) template {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: &map[string]any{
-		"aws:cdk:enable-asset-metadata": true, "aws:cdk:enable-path-metadata": true,
-	}})
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: appContext(tb)})
 	stack := apistack.New(app, "TestStack", &apistack.Props{
-		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, Throwaway: throwaway,
+		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, Throwaway: throwaway, APIKeyExpires: keyExpires,
 	})
 	app.Synth(nil)
 	raw, err := json.Marshal(assertions.Template_FromStack(stack, nil).ToJSON())
@@ -280,7 +299,10 @@ func TestApi(t *testing.T) {
 	}
 	tpl.one(t, "AWS::Cognito::UserPool")
 	tpl.one(t, "AWS::Cognito::UserPoolClient")
-	tpl.one(t, "AWS::AppSync::ApiKey")
+	key := tpl.one(t, "AWS::AppSync::ApiKey")
+	if got, _ := key.Properties["Expires"].(float64); int64(got) != keyExpires.Unix() {
+		t.Errorf("API key expires %v, want %d (the date given, not now + 365 days)", key.Properties["Expires"], keyExpires.Unix())
+	}
 	for _, name := range []string{"GraphQLUrl", "ApiKeyId", "UserPoolId", "UserPoolClientId", "TableName"} {
 		if tpl.Outputs[name] == nil {
 			t.Errorf("output %s missing", name)
