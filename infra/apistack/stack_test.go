@@ -71,7 +71,7 @@ func appContext(tb testing.TB) *map[string]any {
 }
 
 // keyExpires is the API key's expiry the tests give: in 90 days, at midnight.
-var keyExpires = time.Now().UTC().Truncate(24 * time.Hour).AddDate(0, 0, 90)
+var keyExpires = time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 90)
 
 var (
 	synthOnce sync.Map // throwaway bool -> template
