@@ -124,12 +124,13 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		LogGroup:     logs,
 		Environment: &map[string]*string{
 			"TABLE_NAME": table.TableName(),
-			// A dynamic reference: the template holds {{resolve:secretsmanager:...}},
-			// not the key, but CloudFormation resolves it into the function's
-			// configuration, where whoever may read the function sees it.
-			"NEXT_TOKEN_KEY": tokenKey.SecretValue().UnsafeUnwrap(),
+			// The secret's ARN, not its value: the function reads the key at
+			// start-up, so it is in neither the template nor the function's
+			// configuration.
+			"NEXT_TOKEN_SECRET_ARN": tokenKey.SecretArn(),
 		},
 	})
+	tokenKey.GrantRead(fn, nil) // GetSecretValue and DescribeSecret on this one secret
 	resources := []*string{table.TableArn(), jsii.String(*table.TableArn() + "/index/*")}
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings(Actions...),

@@ -225,8 +225,9 @@ func TestFunction(t *testing.T) {
 	if !strings.Contains(str(env["TABLE_NAME"]), `"Ref"`) {
 		t.Errorf("TABLE_NAME = %s, want a reference to the table", str(env["TABLE_NAME"]))
 	}
-	if key := str(env["NEXT_TOKEN_KEY"]); !strings.Contains(key, "{{resolve:secretsmanager:") {
-		t.Errorf("NEXT_TOKEN_KEY = %s, want a Secrets Manager dynamic reference", key)
+	// The key's secret by ARN: no value of it, resolved or not, in the configuration.
+	if arn := str(env["NEXT_TOKEN_SECRET_ARN"]); !strings.Contains(arn, `"Ref"`) || strings.Contains(str(env), "resolve:secretsmanager") || env["NEXT_TOKEN_KEY"] != nil {
+		t.Errorf("environment %s: want NEXT_TOKEN_SECRET_ARN referencing the secret and no key", str(env))
 	}
 	// SAM finds the code through the asset metadata: a directory holding bootstrap.
 	if fn.Metadata["aws:asset:property"] != "Code" {
@@ -245,7 +246,7 @@ func TestFunction(t *testing.T) {
 
 func TestLeastPrivilege(t *testing.T) {
 	tpl := synth(t, false)
-	var actions []string
+	var actions, secretActions []string
 	for id, pol := range tpl.ofType("AWS::IAM::Policy") {
 		for _, st := range pol.Properties["PolicyDocument"].(map[string]any)["Statement"].([]any) {
 			s := st.(map[string]any)
@@ -259,6 +260,12 @@ func TestLeastPrivilege(t *testing.T) {
 				}
 			}
 			for _, a := range acts {
+				if strings.HasPrefix(a, "secretsmanager:") {
+					secretActions = append(secretActions, a)
+					if res := str(s["Resource"]); !strings.Contains(res, `{"Ref":"NextTokenKey`) || strings.Contains(res, "*") {
+						t.Errorf("%s: %s on %s: want the token key's secret only", id, a, res)
+					}
+				}
 				if !strings.HasPrefix(a, "dynamodb:") {
 					continue
 				}
@@ -280,6 +287,9 @@ func TestLeastPrivilege(t *testing.T) {
 		if a == "dynamodb:*" || a == "dynamodb:Scan" {
 			t.Errorf("%s is granted", a)
 		}
+	}
+	if !slices.Contains(secretActions, "secretsmanager:GetSecretValue") {
+		t.Errorf("secret actions %v: the function cannot read its token key", secretActions)
 	}
 }
 

@@ -2,13 +2,18 @@ package rie_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/rie"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -136,4 +141,65 @@ func TestBootstrapAnswersBeforeItsTimeoutWhenDynamoDBHangs(t *testing.T) {
 		t.Errorf("the log does not give the cause:\n%s", emu.Output())
 	}
 	t.Logf("%s after %v", failure.ErrorType, took)
+}
+
+// TestBootstrapReadsItsKeyFromTheSecret starts the function as the stack
+// configures it, with the ARN of the token key's secret, against a Secrets
+// Manager stand-in: the tokens it issues are signed with the secret's value,
+// and without a readable secret it does not start.
+func TestBootstrapReadsItsKeyFromTheSecret(t *testing.T) {
+	binary, bootstrap := build(t)
+	const arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:NextTokenKey-abc"
+	var asked []string
+	var mu sync.Mutex
+	secrets := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ SecretId string }
+		json.NewDecoder(r.Body).Decode(&in)
+		mu.Lock()
+		asked = append(asked, r.Header.Get("X-Amz-Target")+" "+in.SecretId)
+		mu.Unlock()
+		if in.SecretId != arn {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"__type":"ResourceNotFoundException","message":"no such secret"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+		fmt.Fprintf(w, `{"ARN":%q,"Name":"NextTokenKey","SecretString":"from-the-secret"}`, arn)
+	}))
+	defer secrets.Close()
+	s, _ := storetest.NewStore(t, sample.Data())
+	env := []string{"TABLE_NAME=" + s.Table(), "AWS_ENDPOINT_URL_DYNAMODB=" + storetest.Endpoint(t),
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER=" + secrets.URL, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local"}
+	event := []byte(`{"arguments":{"limit":1},"source":{"id":"` + sample.HelloPost + `"},
+	  "info":{"parentTypeName":"Post","fieldName":"comments","selectionSetGraphQL":"{ items { id } nextToken }"}}`)
+
+	emu, err := rie.Start(t.Context(), binary, bootstrap, append(env, "NEXT_TOKEN_SECRET_ARN="+arn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := emu.Invoke(t.Context(), event)
+	emu.Stop()
+	var page struct{ NextToken string }
+	if err != nil || json.Unmarshal(out, &page) != nil || page.NextToken == "" {
+		t.Fatalf("reply %s (%v)\n%s", out, err, emu.Output())
+	}
+	scope := cursor.Scope{Query: "Post.comments", Parent: sample.HelloPost}
+	if _, err := cursor.New([]byte("from-the-secret")).Decode(scope, page.NextToken); err != nil {
+		t.Errorf("the token is not signed with the secret's value: %v", err)
+	}
+	mu.Lock()
+	if len(asked) != 1 || asked[0] != "secretsmanager.GetSecretValue "+arn {
+		t.Errorf("Secrets Manager was asked %v; want one GetSecretValue of the secret", asked)
+	}
+	mu.Unlock()
+
+	emu, err = rie.Start(t.Context(), binary, bootstrap, append(env, "NEXT_TOKEN_SECRET_ARN="+arn+"-gone"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ = emu.Invoke(t.Context(), event)
+	emu.Stop()
+	if strings.Contains(string(out), "nextToken") || !strings.Contains(emu.Output(), "refusing to start") {
+		t.Errorf("with an unreadable secret the function served: %s\n%s", out, emu.Output())
+	}
 }
