@@ -104,6 +104,7 @@ check-tools: ## fail loudly when a tool the tests need is missing
 	@for tool in java javac npm; do \
 		command -v $$tool >/dev/null || { echo "missing $$tool: install a JDK 17+ and Node.js 20" >&2; exit 1; }; \
 	done
+	@command -v cfn-lint >/dev/null || { echo "missing cfn-lint (the stack's template is linted in make test): pip install cfn-lint" >&2; exit 1; }
 
 dynamodb-local: $(DDB_DIR)/.verified ## fetch, verify and unpack DynamoDB Local into the cache
 

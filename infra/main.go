@@ -2,12 +2,14 @@
 // this folder, its own module, and run it from the repository's root (see
 // cdk.json; make synth, make deploy), so paths are relative to the root. Context: -c throwaway=true for a stack
 // whose table and user pool are destroyed with it; -c stackName=... to name it;
-// apiKeyExpires (in cdk.json) is the date the public-read API key expires.
+// apiKeyExpires (in cdk.json) is the date the public-read API key expires;
+// -c reservedConcurrency=N caps the function's concurrency.
 package main
 
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -30,11 +32,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "cdk.json's context needs \"apiKeyExpires\": \"YYYY-MM-DD\", 1 to 365 days ahead (got %q): %v\n", expiry, err)
 		os.Exit(1)
 	}
+	var reserved *float64
+	if v, ok := app.Node().TryGetContext(jsii.String("reservedConcurrency")).(string); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "reservedConcurrency must be a positive number, got %q\n", v)
+			os.Exit(1)
+		}
+		reserved = jsii.Number(n)
+	}
 	apistack.New(app, name, &apistack.Props{
-		SchemaFile:    "schema/schema.graphql",
-		LambdaDir:     ".build/resolver",
-		Throwaway:     throwaway == true || throwaway == "true",
-		APIKeyExpires: expires,
+		ReservedConcurrency: reserved,
+		SchemaFile:          "schema/schema.graphql",
+		LambdaDir:           ".build/resolver",
+		Throwaway:           throwaway == true || throwaway == "true",
+		APIKeyExpires:       expires,
 	})
 	app.Synth(nil)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -34,6 +35,9 @@ type Props struct {
 	// Throwaway relaxes what protects data: the table and the user pool are
 	// destroyed with the stack and deletion protection is off. For test stacks.
 	Throwaway bool
+	// ReservedConcurrency, when set (-c reservedConcurrency=N), caps the
+	// function's concurrent executions.
+	ReservedConcurrency *float64
 	// APIKeyExpires is when the public-read API key expires: a fixed date (the
 	// app reads it from cdk.json), so that every synth writes the same
 	// template. AppSync takes 1 to 365 days from the deploy; redeploying
@@ -63,6 +67,9 @@ var Actions = []string{
 	"dynamodb:BatchWriteItem",
 }
 
+// IndexActions are what the Lambda does on the table's indexes: Query only.
+var IndexActions = []string{"dynamodb:Query"}
+
 // New defines the stack.
 func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
@@ -74,14 +81,23 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	table := awsdynamodb.NewTableV2(stack, jsii.String("Table"), tableProps(removal, !props.Throwaway))
 
 	users := awscognito.NewUserPool(stack, jsii.String("Users"), &awscognito.UserPoolProps{
-		SelfSignUpEnabled:  jsii.Bool(true),
-		SignInAliases:      &awscognito.SignInAliases{Email: jsii.Bool(true)},
-		AutoVerify:         &awscognito.AutoVerifiedAttrs{Email: jsii.Bool(true)},
+		SelfSignUpEnabled: jsii.Bool(true),
+		SignInAliases:     &awscognito.SignInAliases{Email: jsii.Bool(true)},
+		AutoVerify:        &awscognito.AutoVerifiedAttrs{Email: jsii.Bool(true)},
+		Mfa:               awscognito.Mfa_OPTIONAL,
+		MfaSecondFactor:   &awscognito.MfaSecondFactor{Otp: jsii.Bool(true), Sms: jsii.Bool(false)},
+		PasswordPolicy: &awscognito.PasswordPolicy{MinLength: jsii.Number(12), RequireLowercase: jsii.Bool(true),
+			RequireUppercase: jsii.Bool(true), RequireDigits: jsii.Bool(true), RequireSymbols: jsii.Bool(true)},
+		AccountRecovery:    awscognito.AccountRecovery_EMAIL_ONLY,
 		RemovalPolicy:      removal,
 		DeletionProtection: jsii.Bool(!props.Throwaway),
 	})
+	suppress(users, "AwsSolutions-COG2", "MFA is optional (TOTP): a public blog lets readers sign up without a second factor; writers may turn it on")
+	suppress(users, "AwsSolutions-COG8", "the Plus feature plan (threat protection) is billed per user; a deployer who needs it turns it on")
 	client := users.AddClient(jsii.String("WebClient"), &awscognito.UserPoolClientOptions{
-		AuthFlows: &awscognito.AuthFlow{UserPassword: jsii.Bool(true), UserSrp: jsii.Bool(true)},
+		AuthFlows:                  &awscognito.AuthFlow{UserPassword: jsii.Bool(true), UserSrp: jsii.Bool(true)},
+		PreventUserExistenceErrors: jsii.Bool(true),
+		DisableOAuth:               jsii.Bool(true), // no hosted UI: no implicit (or any OAuth) flow
 	})
 
 	api := awsappsync.NewGraphqlApi(stack, jsii.String("Api"), &awsappsync.GraphqlApiProps{
@@ -101,27 +117,45 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 			}},
 		},
 		XrayEnabled: jsii.Bool(true),
-		LogConfig:   &awsappsync.LogConfig{FieldLogLevel: awsappsync.FieldLogLevel_ERROR, Retention: LogRetention},
 	})
+	// Field logs: errors only, without request headers and resolver payloads
+	// (identity claims, email), into a log group of the stack's with its
+	// retention. Set on the L1 resource: GraphqlApi's logConfig would add a
+	// log-retention custom resource (a Lambda function) to the stack.
+	apiLogs := awslogs.NewLogGroup(stack, jsii.String("ApiLogs"), &awslogs.LogGroupProps{
+		LogGroupName: jsii.String("/aws/appsync/apis/" + *api.ApiId()), Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	apiLogsRole := awsiam.NewRole(stack, jsii.String("ApiLogsRole"), &awsiam.RoleProps{
+		AssumedBy: awsiam.NewServicePrincipal(jsii.String("appsync.amazonaws.com"), nil),
+	})
+	apiLogs.GrantWrite(apiLogsRole)
+	suppress(apiLogsRole, "AwsSolutions-IAM5", "CreateLogStream and PutLogEvents on the streams of the API's own log group (log-group:...:*)")
+	api.Node().DefaultChild().(awsappsync.CfnGraphQLApi).SetLogConfig(&awsappsync.CfnGraphQLApi_LogConfigProperty{
+		CloudWatchLogsRoleArn: apiLogsRole.RoleArn(), FieldLogLevel: jsii.String("ERROR"), ExcludeVerboseContent: jsii.Bool(true),
+	})
+	suppress(api, "AwsSolutions-ASC3", "request logging is on at ERROR; verbose content is excluded because it logs request headers and identity claims (email)")
 
 	tokenKey := awssecretsmanager.NewSecret(stack, jsii.String("NextTokenKey"), &awssecretsmanager.SecretProps{
 		Description:          jsii.String("Signs the API's pagination tokens (nextToken)"),
 		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{PasswordLength: jsii.Number(48), ExcludePunctuation: jsii.Bool(true)},
 	})
+	suppress(tokenKey, "AwsSolutions-SMG4", "rotating the signing key would invalidate every nextToken a client holds; rotate by hand (README)")
 
 	logs := awslogs.NewLogGroup(stack, jsii.String("ResolverLogs"), &awslogs.LogGroupProps{
 		Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	})
 	fn := awslambda.NewFunction(stack, jsii.String("Resolver"), &awslambda.FunctionProps{
-		Description:  jsii.String("Every AppSync direct resolver of the API"),
-		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture: awslambda.Architecture_ARM_64(),
-		Handler:      jsii.String("bootstrap"),
-		Code:         awslambda.Code_FromAsset(jsii.String(props.LambdaDir), nil),
-		MemorySize:   jsii.Number(MemoryMB),
-		Timeout:      awscdk.Duration_Seconds(jsii.Number(TimeoutSeconds)),
-		Tracing:      awslambda.Tracing_ACTIVE,
-		LogGroup:     logs,
+		Description:                  jsii.String("Every AppSync direct resolver of the API"),
+		Runtime:                      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture:                 awslambda.Architecture_ARM_64(),
+		Handler:                      jsii.String("bootstrap"),
+		Code:                         awslambda.Code_FromAsset(jsii.String(props.LambdaDir), nil),
+		MemorySize:                   jsii.Number(MemoryMB),
+		Timeout:                      awscdk.Duration_Seconds(jsii.Number(TimeoutSeconds)),
+		Tracing:                      awslambda.Tracing_ACTIVE,
+		LogGroup:                     logs,
+		LoggingFormat:                awslambda.LoggingFormat_JSON,
+		ReservedConcurrentExecutions: props.ReservedConcurrency,
 		Environment: &map[string]*string{
 			"TABLE_NAME": table.TableName(),
 			// The secret's ARN, not its value: the function reads the key at
@@ -131,13 +165,20 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		},
 	})
 	tokenKey.GrantRead(fn, nil) // GetSecretValue and DescribeSecret on this one secret
-	resources := []*string{table.TableArn(), jsii.String(*table.TableArn() + "/index/*")}
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings(Actions...),
-		Resources: &resources,
+		Resources: jsii.Strings(*table.TableArn()),
 	}))
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(IndexActions...),
+		Resources: jsii.Strings(*table.TableArn() + "/index/*"),
+	}))
+	suppress(fn, "AwsSolutions-IAM4", "AWSLambdaBasicExecutionRole: what Lambda needs to write the function's own logs")
+	suppress(fn, "AwsSolutions-IAM5", "Query on the table's indexes (GSI1, GSI2: index/*), and X-Ray's PutTraceSegments, which takes no resource")
+	suppress(fn, "Serverless-LambdaDLQ", "AppSync invokes the function synchronously; a dead-letter queue only receives asynchronous events")
 
 	ds := api.AddLambdaDataSource(jsii.String("ResolverSource"), fn, nil)
+	suppress(ds, "AwsSolutions-IAM5", "AppSync may invoke the function and its versions (function ARN:*), the grant CDK makes")
 	for _, r := range routes.All {
 		props := &awsappsync.BaseResolverProps{TypeName: jsii.String(r.Type), FieldName: jsii.String(r.Field)}
 		if r.MaxBatchSize > 0 {
@@ -156,6 +197,12 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	out("TableName", *table.TableName(), "The DynamoDB table")
 	out("FunctionName", *fn.FunctionName(), "The resolver Lambda")
 	return stack
+}
+
+// suppress records on c, and its children, that cdk-nag's rule id does not
+// apply, and why.
+func suppress(c constructs.IConstruct, id, reason string) {
+	cdknag.NagSuppressions_AddResourceSuppressions(c, &[]*cdknag.NagPackSuppression{{Id: jsii.String(id), Reason: jsii.String(reason)}}, jsii.Bool(true))
 }
 
 // tableProps builds the table from store.Schema, the one definition the

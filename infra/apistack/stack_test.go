@@ -2,7 +2,11 @@ package apistack_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +16,9 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/cxapi"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -29,6 +35,7 @@ type template struct {
 	Resources map[string]resource
 	Outputs   map[string]any
 	outdir    string
+	findings  []string // cdk-nag's errors and warnings
 }
 
 func (t template) ofType(typ string) map[string]resource {
@@ -112,7 +119,20 @@ func synth(tb testing.TB, throwaway bool) template {
 	stack := apistack.New(app, "TestStack", &apistack.Props{
 		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, Throwaway: throwaway, APIKeyExpires: keyExpires,
 	})
+	// The linters the ecosystem uses: cdk-nag's AwsSolutions and Serverless packs.
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	awscdk.Aspects_Of(app).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
 	app.Synth(nil)
+	var findings []string
+	annotations := assertions.Annotations_FromStack(stack)
+	for _, found := range [][]*cxapi.SynthesisMessage{
+		*annotations.FindError(jsii.String("*"), assertions.Match_AnyValue()),
+		*annotations.FindWarning(jsii.String("*"), assertions.Match_AnyValue()),
+	} {
+		for _, m := range found {
+			findings = append(findings, fmt.Sprintf("%s: %v", *m.Id, m.Entry.Data))
+		}
+	}
 	raw, err := json.Marshal(assertions.Template_FromStack(stack, nil).ToJSON())
 	if err != nil {
 		tb.Fatal(err)
@@ -121,7 +141,7 @@ func synth(tb testing.TB, throwaway bool) template {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		tb.Fatal(err)
 	}
-	t.outdir = outdir
+	t.outdir, t.findings = outdir, findings
 	synthOnce.Store(throwaway, t)
 	return t
 }
@@ -246,7 +266,7 @@ func TestFunction(t *testing.T) {
 
 func TestLeastPrivilege(t *testing.T) {
 	tpl := synth(t, false)
-	var actions, secretActions []string
+	var actions, indexActions, secretActions []string
 	for id, pol := range tpl.ofType("AWS::IAM::Policy") {
 		for _, st := range pol.Properties["PolicyDocument"].(map[string]any)["Statement"].([]any) {
 			s := st.(map[string]any)
@@ -269,10 +289,14 @@ func TestLeastPrivilege(t *testing.T) {
 				if !strings.HasPrefix(a, "dynamodb:") {
 					continue
 				}
-				actions = append(actions, a)
 				res := str(s["Resource"])
-				if strings.Contains(res, `"*"`) || !strings.Contains(res, "/index/*") {
+				switch {
+				case strings.Contains(res, `"*"`):
 					t.Errorf("%s: %s on %s: want the table and its indexes only", id, a, res)
+				case strings.Contains(res, "/index/*"):
+					indexActions = append(indexActions, a)
+				default:
+					actions = append(actions, a)
 				}
 			}
 		}
@@ -281,7 +305,10 @@ func TestLeastPrivilege(t *testing.T) {
 	want := slices.Clone(apistack.Actions)
 	slices.Sort(want)
 	if !slices.Equal(actions, want) {
-		t.Errorf("DynamoDB actions = %v, want exactly %v", actions, want)
+		t.Errorf("DynamoDB actions on the table = %v, want exactly %v", actions, want)
+	}
+	if !slices.Equal(indexActions, apistack.IndexActions) {
+		t.Errorf("DynamoDB actions on the indexes = %v, want exactly %v", indexActions, apistack.IndexActions)
 	}
 	for _, a := range actions {
 		if a == "dynamodb:*" || a == "dynamodb:Scan" {
@@ -318,4 +345,76 @@ func TestApi(t *testing.T) {
 			t.Errorf("output %s missing", name)
 		}
 	}
+}
+
+// TestNag runs cdk-nag's AwsSolutions and Serverless packs on the stack: every
+// finding is fixed or suppressed, with its reason, in the stack.
+func TestNag(t *testing.T) {
+	for _, throwaway := range []bool{false, true} {
+		for _, f := range synth(t, throwaway).findings {
+			t.Errorf("throwaway %v: %s", throwaway, f)
+		}
+	}
+}
+
+// TestProductionReview checks what a deployer's review asks of the stack.
+func TestProductionReview(t *testing.T) {
+	tpl := synth(t, false)
+	if n := len(tpl.ofType("Custom::LogRetention")); n != 0 {
+		t.Errorf("%d log-retention custom resources; want every log group a resource of the stack", n)
+	}
+	api := tpl.one(t, "AWS::AppSync::GraphQLApi").Properties
+	if logs := str(api["LogConfig"]); !strings.Contains(logs, `"ExcludeVerboseContent":true`) || !strings.Contains(logs, `"FieldLogLevel":"ERROR"`) {
+		t.Errorf("API LogConfig = %s; want errors only, without verbose content", logs)
+	}
+	groups := map[string]bool{}
+	for _, g := range tpl.ofType("AWS::Logs::LogGroup") {
+		groups[str(g.Properties["LogGroupName"])] = g.Properties["RetentionInDays"] != nil
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(groups)), func(n string) bool { return strings.Contains(n, "/aws/appsync/apis/") }) {
+		t.Errorf("log groups %v: none for the API", groups)
+	}
+	for _, fn := range tpl.ofType("AWS::Lambda::Function") {
+		if fn.Properties["Handler"] == "bootstrap" && str(fn.Properties["LoggingConfig"]) != `{"LogFormat":"JSON","LogGroup":{"Ref":"`+logGroupRef(tpl)+`"}}` {
+			t.Errorf("function LoggingConfig = %s; want JSON into its own log group", str(fn.Properties["LoggingConfig"]))
+		}
+	}
+	pool := tpl.one(t, "AWS::Cognito::UserPool").Properties
+	if pool["MfaConfiguration"] != "OPTIONAL" || !strings.Contains(str(pool["EnabledMfas"]), "SOFTWARE_TOKEN_MFA") {
+		t.Errorf("MFA %v %v; want optional TOTP", pool["MfaConfiguration"], pool["EnabledMfas"])
+	}
+	if p := str(pool["Policies"]); !strings.Contains(p, `"MinimumLength":12`) || !strings.Contains(p, `"RequireSymbols":true`) {
+		t.Errorf("password policy %s", p)
+	}
+	if r := str(pool["AccountRecoverySetting"]); !strings.Contains(r, "verified_email") || strings.Contains(r, "phone") {
+		t.Errorf("account recovery %s; want email only", r)
+	}
+	client := tpl.one(t, "AWS::Cognito::UserPoolClient").Properties
+	if client["PreventUserExistenceErrors"] != "ENABLED" || strings.Contains(str(client["AllowedOAuthFlows"]), "implicit") {
+		t.Errorf("client %s; want user-existence errors prevented and no implicit flow", str(client))
+	}
+	// cfn-lint, the linter CloudFormation users run, on the synthesized template.
+	lint, err := exec.LookPath("cfn-lint")
+	if err != nil {
+		t.Fatal("cfn-lint is not installed: pip install cfn-lint (see the README)")
+	}
+	file := filepath.Join(tpl.outdir, "TestStack.template.json")
+	out, err := exec.Command(lint, "--format", "parseable", file).CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode()&2 != 0: // bit 2: errors (4: warnings, 8: informational)
+		t.Errorf("cfn-lint found errors:\n%s", out)
+	case err != nil && !errors.As(err, &exit):
+		t.Fatalf("cfn-lint: %v", err)
+	}
+}
+
+// logGroupRef is the logical ID of the function's log group.
+func logGroupRef(tpl template) string {
+	for id := range tpl.ofType("AWS::Logs::LogGroup") {
+		if strings.HasPrefix(id, "ResolverLogs") {
+			return id
+		}
+	}
+	return ""
 }
