@@ -162,6 +162,8 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 			// start-up, so it is in neither the template nor the function's
 			// configuration.
 			"NEXT_TOKEN_SECRET_ARN": tokenKey.SecretArn(),
+			// The cost metrics of two stacks in one account do not mix.
+			"METRICS_NAMESPACE": stack.StackName(),
 		},
 	})
 	tokenKey.GrantRead(fn, nil) // GetSecretValue and DescribeSecret on this one secret

@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
@@ -46,13 +48,27 @@ type Handler struct {
 	writes   writes
 	log      *slog.Logger
 	fields   map[string]resolveFunc
+	metrics  []map[string]any // the EMF declaration of the cost line
+	invoked  atomic.Bool      // false until the first invocation
+}
+
+// Option configures a Handler.
+type Option func(*Handler)
+
+// WithMetricsNamespace puts the per-invocation metrics in namespace (the
+// stack's name, so that two stacks' metrics do not mix).
+func WithMetricsNamespace(namespace string) Option {
+	return func(h *Handler) { h.metrics = emfMetrics(namespace) }
 }
 
 // New returns a Handler reading from s and logging to log. It panics if the
 // resolvers it has and the routed fields of routes.All differ: that is a
 // build error, caught by the package's tests, never a run-time condition.
-func New(s Store, log *slog.Logger) *Handler {
-	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, log: log}
+func New(s Store, log *slog.Logger, opts ...Option) *Handler {
+	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace)}
+	for _, o := range opts {
+		o(h)
+	}
 	h.fields = h.routes()
 	for _, r := range routes.All {
 		if h.fields[r.Key()] == nil {
@@ -252,31 +268,49 @@ func (h *Handler) logError(field string, err error) {
 	h.log.Info("request refused", "field", field, "errorType", errs.KindOf(err).String(), "message", errs.PublicMessage(err))
 }
 
-// MetricsNamespace is the CloudWatch namespace of the per-invocation metrics.
-const MetricsNamespace = "AppSyncDynamo"
+// DefaultMetricsNamespace is the CloudWatch namespace of the per-invocation
+// metrics when none is given (the stack gives its own name).
+const DefaultMetricsNamespace = "AppSyncDynamo"
 
-// emfMetrics declares which keys of the log line are metrics.
-var emfMetrics = []map[string]any{{
-	"Namespace":  MetricsNamespace,
-	"Dimensions": [][]string{{"Field"}},
-	"Metrics": []map[string]string{
-		{"Name": "BatchSize", "Unit": "Count"},
-		{"Name": "DynamoDBRequests", "Unit": "Count"},
-		{"Name": "ReadCapacityUnits", "Unit": "Count"},
-		{"Name": "WriteCapacityUnits", "Unit": "Count"},
-		{"Name": "Duration", "Unit": "Milliseconds"},
-	},
-}}
+// emfMetrics declares which keys of the log line are metrics, in namespace.
+func emfMetrics(namespace string) []map[string]any {
+	return []map[string]any{{
+		"Namespace":  namespace,
+		"Dimensions": [][]string{{"Field"}},
+		"Metrics": []map[string]string{
+			{"Name": "BatchSize", "Unit": "Count"},
+			{"Name": "DynamoDBRequests", "Unit": "Count"},
+			{"Name": "ReadCapacityUnits", "Unit": "Count"},
+			{"Name": "WriteCapacityUnits", "Unit": "Count"},
+			{"Name": "Duration", "Unit": "Milliseconds"},
+		},
+	}}
+}
 
-// logCost writes the invocation's cost as one Embedded Metric Format line.
+// unknownField is the Field dimension of a payload that names no field (a
+// malformed event): a dimension is never empty.
+const unknownField = "(unknown)"
+
+// logCost writes the invocation's cost as one Embedded Metric Format line,
+// with the Lambda request ID and whether this was the runtime's first
+// invocation (a cold start).
 func (h *Handler) logCost(ctx context.Context, field string, batch int, m *cost.Meter, took time.Duration) {
 	sum := m.Summary()
 	requests := 0
 	for _, n := range sum.Requests {
 		requests += n
 	}
+	if field == "" || field == "." {
+		field = unknownField
+	}
+	requestID := ""
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		requestID = lc.AwsRequestID
+	}
 	h.log.LogAttrs(ctx, slog.LevelInfo, "invocation",
-		slog.Any("_aws", map[string]any{"Timestamp": time.Now().UnixMilli(), "CloudWatchMetrics": emfMetrics}),
+		slog.Any("_aws", map[string]any{"Timestamp": time.Now().UnixMilli(), "CloudWatchMetrics": h.metrics}),
+		slog.String("RequestId", requestID),
+		slog.Bool("ColdStart", !h.invoked.Swap(true)),
 		slog.String("Field", field),
 		slog.Int("BatchSize", batch),
 		slog.Int("DynamoDBRequests", requests),

@@ -1,6 +1,7 @@
 package resolver_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
@@ -303,5 +305,43 @@ func TestCostLineInEmbeddedMetricFormat(t *testing.T) {
 	metrics := line.AWS.CloudWatchMetrics
 	if len(metrics) != 1 || metrics[0].Namespace == "" || len(metrics[0].Metrics) != 5 || metrics[0].Dimensions[0][0] != "Field" {
 		t.Errorf("EMF metadata = %+v", metrics)
+	}
+}
+
+// costLine is the part of the invocation log line TestCostLineNamesItsStackRequestAndColdStart reads.
+type costLine struct {
+	Msg string `json:"msg"`
+	AWS struct {
+		CloudWatchMetrics []struct{ Namespace string }
+	} `json:"_aws"`
+	RequestID string `json:"RequestId"`
+	ColdStart bool
+	Field     string
+}
+
+func TestCostLineNamesItsStackRequestAndColdStart(t *testing.T) {
+	s, _ := storetest.NewStore(t, sample.Data())
+	var buf strings.Builder
+	h := lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(&buf, nil)), resolver.WithMetricsNamespace("MyStack")))
+	for i, payload := range [][]byte{mustJSON(t, ev("Query", "user", map[string]string{"id": sample.Alice}, nil)), []byte(`{"info":5}`)} {
+		ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: fmt.Sprint("req-", i)})
+		h.Invoke(ctx, payload)
+	}
+	var lines []costLine
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var line costLine
+		if json.Unmarshal([]byte(l), &line) == nil && line.Msg == "invocation" {
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d cost lines in\n%s", len(lines), buf.String())
+	}
+	first, second := lines[0], lines[1]
+	if first.RequestID != "req-0" || !first.ColdStart || first.Field != "Query.user" || first.AWS.CloudWatchMetrics[0].Namespace != "MyStack" {
+		t.Errorf("first invocation's line: %+v", first)
+	}
+	if second.RequestID != "req-1" || second.ColdStart || second.Field == "" {
+		t.Errorf("a malformed payload's line: %+v (the Field dimension must not be empty)", second)
 	}
 }

@@ -7,10 +7,12 @@
 // start-up (what the stack sets), or NEXT_TOKEN_KEY, the key itself (the
 // emulator and make dev); one of them is required in Lambda, and elsewhere a
 // public development key is used, with a warning, when both are unset;
-// AWS_ENDPOINT_URL_DYNAMODB to point the SDK at DynamoDB Local.
+// METRICS_NAMESPACE, the CloudWatch namespace of the cost metrics (the stack
+// sets its name); AWS_ENDPOINT_URL_DYNAMODB to point the SDK at DynamoDB Local.
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -61,7 +63,8 @@ func main() {
 		// DynamoDB Local sends no CRC32 header on errors.
 		o.DisableValidateResponseChecksum = os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != ""
 	})
-	lambda.Start(resolver.New(store.New(client, table, cursor.New([]byte(key))), log))
+	namespace := cmp.Or(os.Getenv("METRICS_NAMESPACE"), resolver.DefaultMetricsNamespace)
+	lambda.Start(resolver.New(store.New(client, table, cursor.New([]byte(key))), log, resolver.WithMetricsNamespace(namespace)))
 }
 
 // secretReader is the part of the Secrets Manager client main uses.
