@@ -245,8 +245,8 @@ func TestFunction(t *testing.T) {
 	if !strings.Contains(str(env["TABLE_NAME"]), `"Ref"`) {
 		t.Errorf("TABLE_NAME = %s, want a reference to the table", str(env["TABLE_NAME"]))
 	}
-	if ns := str(env["METRICS_NAMESPACE"]); !strings.Contains(ns, "AWS::StackName") {
-		t.Errorf("METRICS_NAMESPACE = %s, want the stack's name", ns)
+	if ns := env["METRICS_NAMESPACE"]; ns != "TestStack" {
+		t.Errorf("METRICS_NAMESPACE = %v, want the stack's name", ns)
 	}
 	// The key's secret by ARN: no value of it, resolved or not, in the configuration.
 	if arn := str(env["NEXT_TOKEN_SECRET_ARN"]); !strings.Contains(arn, `"Ref"`) || strings.Contains(str(env), "resolve:secretsmanager") || env["NEXT_TOKEN_KEY"] != nil {
