@@ -164,6 +164,11 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 			"NEXT_TOKEN_SECRET_ARN": tokenKey.SecretArn(),
 			// The cost metrics of two stacks in one account do not mix.
 			"METRICS_NAMESPACE": stack.StackName(),
+			// Declared empty, for `sam local invoke` (make sam-invoke) to
+			// override: SAM passes only the variables the template declares.
+			// Empty, they change nothing in AWS.
+			"AWS_ENDPOINT_URL_DYNAMODB": jsii.String(""),
+			"NEXT_TOKEN_KEY":            jsii.String(""),
 		},
 	})
 	tokenKey.GrantRead(fn, nil) // GetSecretValue and DescribeSecret on this one secret

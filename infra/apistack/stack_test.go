@@ -1,6 +1,7 @@
 package apistack_test
 
 import (
+	"debug/elf"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/local/samenv"
 )
 
 type resource struct {
@@ -98,7 +100,7 @@ func TestMain(m *testing.M) {
 }
 
 // synth synthesizes the stack in this process (no AWS credentials needed)
-// with a placeholder bootstrap as the Lambda's code.
+// with the function built for linux/arm64 as its code.
 func synth(tb testing.TB, throwaway bool) template {
 	tb.Helper()
 	if t, ok := synthOnce.Load(throwaway); ok {
@@ -108,8 +110,14 @@ func synth(tb testing.TB, throwaway bool) template {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(lambdaDir, "bootstrap"), []byte("placeholder"), 0o755); err != nil {
-		tb.Fatal(err)
+	// The real function, built as make build builds it, so that the asset
+	// SAM runs can be checked.
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w",
+		"-o", filepath.Join(lambdaDir, "bootstrap"), "./lambda/cmd/resolver")
+	build.Dir = "../.." // in the function's module
+	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("build bootstrap: %v\n%s", err, out)
 	}
 	outdir, err := os.MkdirTemp(scratch, "cdk.out-")
 	if err != nil {
@@ -249,8 +257,8 @@ func TestFunction(t *testing.T) {
 		t.Errorf("METRICS_NAMESPACE = %v, want the stack's name", ns)
 	}
 	// The key's secret by ARN: no value of it, resolved or not, in the configuration.
-	if arn := str(env["NEXT_TOKEN_SECRET_ARN"]); !strings.Contains(arn, `"Ref"`) || strings.Contains(str(env), "resolve:secretsmanager") || env["NEXT_TOKEN_KEY"] != nil {
-		t.Errorf("environment %s: want NEXT_TOKEN_SECRET_ARN referencing the secret and no key", str(env))
+	if arn := str(env["NEXT_TOKEN_SECRET_ARN"]); !strings.Contains(arn, `"Ref"`) || strings.Contains(str(env), "resolve:secretsmanager") || env["NEXT_TOKEN_KEY"] != "" {
+		t.Errorf("environment %s: want NEXT_TOKEN_SECRET_ARN referencing the secret and no key (NEXT_TOKEN_KEY only declared, empty, for SAM)", str(env))
 	}
 	// SAM finds the code through the asset metadata: a directory holding bootstrap.
 	if fn.Metadata["aws:asset:property"] != "Code" {
@@ -420,4 +428,36 @@ func logGroupRef(tpl template) string {
 		}
 	}
 	return ""
+}
+
+// TestSamLocalInvoke checks what make sam-invoke relies on without Docker:
+// the env-vars file names only variables the function declares, the asset
+// holds an executable bootstrap for the architecture the template names, and
+// the README's logical ID is the template's.
+func TestSamLocalInvoke(t *testing.T) {
+	tpl := synth(t, false)
+	raw, err := os.ReadFile(filepath.Join(tpl.outdir, "TestStack.template.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn, err := samenv.Find(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := samenv.EnvVars(fn, samenv.Local("http://127.0.0.1:8000", "t")); err != nil {
+		t.Error(err)
+	}
+	exe, err := elf.Open(filepath.Join(tpl.outdir, fn.AssetPath, "bootstrap"))
+	if err != nil {
+		t.Fatalf("the asset's bootstrap: %v", err)
+	}
+	defer exe.Close()
+	want := map[string]elf.Machine{"arm64": elf.EM_AARCH64, "x86_64": elf.EM_X86_64}[fn.Architecture]
+	if exe.Machine != want || exe.Type != elf.ET_EXEC {
+		t.Errorf("bootstrap is %v %v; the template names %s", exe.Type, exe.Machine, fn.Architecture)
+	}
+	readme, _ := os.ReadFile("../../README.md")
+	if !strings.Contains(string(readme), fn.LogicalID) {
+		t.Errorf("the README does not name the function's logical ID %s", fn.LogicalID)
+	}
 }
