@@ -19,8 +19,8 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
-	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/samenv"
+	"github.com/example/appsync-dynamo/local/sample"
 )
 
 func main() {
