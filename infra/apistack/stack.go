@@ -117,6 +117,9 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 			}},
 		},
 		XrayEnabled: jsii.Bool(true),
+		// Hostile queries: the limits and their reasons are in lambda/routes.
+		QueryDepthLimit:    jsii.Number(routes.QueryDepthLimit),
+		ResolverCountLimit: jsii.Number(routes.ResolverCountLimit),
 	})
 	// Field logs: errors only, without request headers and resolver payloads
 	// (identity claims, email), into a log group of the stack's with its

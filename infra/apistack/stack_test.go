@@ -375,6 +375,10 @@ func TestProductionReview(t *testing.T) {
 		t.Errorf("%d log-retention custom resources; want every log group a resource of the stack", n)
 	}
 	api := tpl.one(t, "AWS::AppSync::GraphQLApi").Properties
+	if api["QueryDepthLimit"] != float64(routes.QueryDepthLimit) || api["ResolverCountLimit"] != float64(routes.ResolverCountLimit) {
+		t.Errorf("QueryDepthLimit %v, ResolverCountLimit %v; want lambda/routes' %d and %d",
+			api["QueryDepthLimit"], api["ResolverCountLimit"], routes.QueryDepthLimit, routes.ResolverCountLimit)
+	}
 	if logs := str(api["LogConfig"]); !strings.Contains(logs, `"ExcludeVerboseContent":true`) || !strings.Contains(logs, `"FieldLogLevel":"ERROR"`) {
 		t.Errorf("API LogConfig = %s; want errors only, without verbose content", logs)
 	}

@@ -10,6 +10,29 @@ import (
 	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
+// Limits on hostile queries, which the stack sets on the API and the local
+// AppSync enforces.
+//
+// QueryDepthLimit: the seed's query (user { posts { items { comments { items
+// { author { name } } } } } }) is 7 levels deep; following the graph one hop
+// further, a comment's author's posts' comments' authors (post { comments {
+// items { author { posts { items { comments { items { author { name } } } } }
+// } } } }) is 10. The introspection query GraphQL clients send (graphql-js's
+// getIntrospectionQuery, nine levels of ofType) is 15, and AppSync does not
+// say whether it counts introspection, so 15 keeps GraphiQL and code
+// generators working; a fan-out nesting post { comments { items { post ... }
+// } } passes it in five hops.
+//
+// ResolverCountLimit: resolvers run per parent, so the count is about the
+// data: one page of 100 posts with 20 comments each and their authors is
+// 1 + 1 + 100 + 2,000 = 2,102 resolvers, and the seed's query on make dev's
+// data 422; 2,500 allows them and refuses the fan-outs (AppSync's own maximum
+// is 10,000).
+const (
+	QueryDepthLimit    = 15
+	ResolverCountLimit = 2500
+)
+
 // FunctionTimeout is the Lambda function's timeout, as the stack deploys it and
 // as the local AppSync gives each invocation. It stays well under AppSync's
 // 30 s request limit, so that a slow invocation fails as a Lambda error

@@ -45,8 +45,11 @@ type Executor struct {
 	// requestTimeout is AppSync's limit on a GraphQL request; functionTimeout
 	// the Lambda's on an invocation.
 	requestTimeout, functionTimeout time.Duration
-	intro                           *introspection.Schema // the __schema object
-	types                           map[string]map[string]any
+	// depthLimit and resolverLimit are the API's queryDepthLimit and
+	// resolverCountLimit.
+	depthLimit, resolverLimit int
+	intro                     *introspection.Schema // the __schema object
+	types                     map[string]map[string]any
 }
 
 // RequestTimeout is AppSync's limit on one GraphQL request.
@@ -61,11 +64,18 @@ func WithTimeouts(request, function time.Duration) Option {
 	return func(e *Executor) { e.requestTimeout, e.functionTimeout = request, function }
 }
 
+// WithQueryLimits sets the API's queryDepthLimit and resolverCountLimit
+// (routes.QueryDepthLimit and routes.ResolverCountLimit by default).
+func WithQueryLimits(depth, resolvers int) Option {
+	return func(e *Executor) { e.depthLimit, e.resolverLimit = depth, resolvers }
+}
+
 // New returns an Executor for schema whose routed fields (rs) are resolved
 // by lambda.
 func New(schema *ast.Schema, lambda Invoker, rs []routes.Route, opts ...Option) *Executor {
 	e := &Executor{schema: schema, lambda: lambda, routes: map[string]routes.Route{},
-		requestTimeout: RequestTimeout, functionTimeout: routes.FunctionTimeout}
+		requestTimeout: RequestTimeout, functionTimeout: routes.FunctionTimeout,
+		depthLimit: routes.QueryDepthLimit, resolverLimit: routes.ResolverCountLimit}
 	for _, r := range rs {
 		e.routes[r.Key()] = r
 	}
@@ -151,6 +161,7 @@ type run struct {
 	varsJSON    json.RawMessage
 	errors      []Error
 	invocations int
+	resolvers   int // resolvers run so far (one per routed field per parent)
 	largest     int // bytes of the largest Lambda request or reply
 	mu          sync.Mutex
 }
@@ -191,6 +202,13 @@ func (r *run) execute() any {
 		r.errors = append(r.errors, Error{Message: "subscriptions are not supported locally", ErrorType: "UnsupportedOperation"})
 		return nil
 	}
+	if depth := r.depth(root, op.SelectionSet); depth > r.e.depthLimit {
+		// Refused before any resolver runs. The wording is graphql-java's (the
+		// engine AppSync's errors come from); AppSync's own is unverified.
+		r.errors = append(r.errors, Error{Message: fmt.Sprintf("maximum query depth exceeded %d > %d", depth, r.e.depthLimit),
+			ErrorType: "QueryDepthLimitExceeded"})
+		return nil
+	}
 	out := &object{}
 	fields := r.collect(root, op.SelectionSet)
 	if op.Operation == ast.Mutation {
@@ -219,9 +237,10 @@ type task struct {
 
 // call is a routed field of one object, waiting for its invocation.
 type call struct {
-	task  *task
-	field collected
-	node  *node
+	task    *task
+	field   collected
+	node    *node
+	limited bool // past the resolver count limit: fails without an invocation
 }
 
 // levels resolves tasks breadth first: all the routed fields of one level are
@@ -260,6 +279,7 @@ func (r *run) levels(tasks []*task) {
 				}
 			}
 		}
+		r.overLimit(groups, order)
 		// The fields of a level are resolved at the same time, as in AppSync.
 		results := make([][]outcome, len(order))
 		var wg sync.WaitGroup
@@ -294,6 +314,10 @@ type outcome struct {
 // the invocations running concurrently.
 func (r *run) invoke(route routes.Route, calls []call) []outcome {
 	out := make([]outcome, len(calls))
+	for len(calls) > 0 && calls[len(calls)-1].limited { // the limited calls are the last ones
+		out[len(calls)-1] = errResolverLimit
+		calls = calls[:len(calls)-1]
+	}
 	size := route.MaxBatchSize
 	var wg sync.WaitGroup
 	if size <= 0 {
@@ -431,6 +455,39 @@ func decodeData(raw []byte) outcome {
 		return outcome{err: fmt.Errorf("the Lambda's reply is not JSON: %v", err), errType: "Lambda:Unhandled"}
 	}
 	return outcome{data: v}
+}
+
+// errResolverLimit fails the resolvers past the API's resolverCountLimit, as
+// AppSync does ("ResolverExecutionLimitReached"; the message is ours).
+var errResolverLimit = outcome{err: errors.New("resolver execution limit reached"), errType: "ResolverExecutionLimitReached"}
+
+// overLimit counts the resolvers of a level and, past the limit, fails the
+// calls that would exceed it, which are then not invoked.
+func (r *run) overLimit(groups map[string][]call, order []string) {
+	for _, key := range order {
+		calls := groups[key]
+		room := max(r.e.resolverLimit-r.resolvers, 0)
+		r.resolvers += len(calls)
+		for i := room; i < len(calls); i++ {
+			calls[i].limited = true
+		}
+	}
+}
+
+// depth returns how many levels of fields sel nests, fragments included (a
+// root field is level 1).
+func (r *run) depth(typ *ast.Definition, sel ast.SelectionSet) int {
+	deepest := 0
+	for _, f := range r.collect(typ, sel) {
+		d := 1
+		if len(f.field.SelectionSet) > 0 && f.def != nil {
+			if inner := r.e.schema.Types[f.def.Type.Name()]; inner != nil {
+				d += r.depth(inner, f.field.SelectionSet)
+			}
+		}
+		deepest = max(deepest, d)
+	}
+	return deepest
 }
 
 // maxPayload is Lambda's limit on a request and on a reply.

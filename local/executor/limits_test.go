@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -265,4 +267,53 @@ func TestACommentNeedsItsAuthorsProfile(t *testing.T) {
 	if n := len(get(data, "post", "comments", "items").([]any)); n != 2 || get(data, "post", "commentCount") != 2.0 {
 		t.Errorf("post after a refused comment: %v", data)
 	}
+}
+
+func TestQueriesDeeperThanTheLimitAreRefusedBeforeAnyResolver(t *testing.T) {
+	e, rec := setup(t, sample.Blog(2, 2, 2), routes.All)
+	// 16 levels: post { comments { items { post { comments { items { ... } } } } } }
+	deep := `{ post(id: "` + sample.HelloPost + `") { ` + strings.Repeat(`comments { items { post { `, 5) + `title` + strings.Repeat(` } } }`, 5) + ` } }`
+	_, resp := run(t, e, executor.Request{Query: deep})
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "QueryDepthLimitExceeded" || len(rec.payloads) != 0 {
+		t.Errorf("a %d-deep query: errors %+v after %d invocations; want one QueryDepthLimitExceeded and none",
+			routes.QueryDepthLimit+1, resp.Errors, len(rec.payloads))
+	}
+	// At the limit it runs: the same nesting one level shallower.
+	atLimit := `{ post(id: "` + sample.HelloPost + `") { ` + strings.Repeat(`comments { items { post { `, 4) + `comments { nextToken }` + strings.Repeat(` } } }`, 4) + ` } }`
+	if _, resp := run(t, e, executor.Request{Query: atLimit}); len(resp.Errors) != 0 {
+		t.Errorf("a %d-deep query: %+v", routes.QueryDepthLimit, resp.Errors)
+	}
+}
+
+func TestResolversPastTheCountLimitFailWithoutAnInvocation(t *testing.T) {
+	s := sample.Data()
+	seed := `{ user(id: "u_alice") { posts { items { comments { items { author { name } } } } } } }`
+	for _, c := range []struct{ limit, failed int }{{5, 0}, {4, 1}, {2, 1}} {
+		e, rec := setup(t, s, routes.All)
+		e = executor.New(mustSchema(t), rec, routes.All, executor.WithQueryLimits(routes.QueryDepthLimit, c.limit))
+		_, resp := run(t, e, executor.Request{Query: seed})
+		limited := 0
+		for _, err := range resp.Errors {
+			if err.ErrorType == "ResolverExecutionLimitReached" {
+				limited++
+			}
+		}
+		// user, posts, Post.comments (1 post), Comment.author (2 comments): 5
+		// resolvers. Past the limit a field fails, and what is below it never runs.
+		if limited != c.failed {
+			t.Errorf("limit %d: %d fields failed with ResolverExecutionLimitReached, want %d (%+v)", c.limit, limited, c.failed, resp.Errors)
+		}
+		if _, evs := rec.events(t, "Comment.author"); len(evs) != max(0, min(2, c.limit-3)) {
+			t.Errorf("limit %d: %d Comment.author events sent to the Lambda", c.limit, len(evs))
+		}
+	}
+}
+
+func mustSchema(t *testing.T) *ast.Schema {
+	t.Helper()
+	sch, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
 }
