@@ -34,7 +34,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 PORT  ?= 4000
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench synth sam-invoke deploy destroy dynamodb-local rie cdk-cli check-tools clean
+.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -86,6 +86,10 @@ destroy: check-tools cdk-cli ## delete the stack (a retained table and user pool
 
 sam-invoke: check-tools dynamodb-local synth ## replay an event with sam local invoke on the template (needs Docker and the SAM CLI): make sam-invoke EVENT=events/<file>.json
 	$(GO) run ./local/cmd/saminvoke -template cdk.out/AppSyncDynamo.template.json -event $(EVENT)
+
+STACK ?= AppSyncDynamo
+smoke: ## first-deploy check against the deployed stack (AWS CLI + credentials), or make dev: make smoke [STACK=...] [URL=http://127.0.0.1:4000/graphql]
+	$(GO) run ./local/cmd/smoke -stack $(STACK) $(if $(URL),-url $(URL))
 
 cdk-cli: $(CDK) ## install the CDK CLI into the cache
 

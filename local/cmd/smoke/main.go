@@ -1,0 +1,79 @@
+// Command smoke runs the first-deploy check (package smoke) against a
+// deployed stack (make smoke STACK=AppSyncDynamo: its outputs are read with
+// the AWS CLI, and a Cognito user is signed up, confirmed and signed in for
+// the writes) or against make dev (make smoke URL=http://127.0.0.1:4000/graphql).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/smoke"
+)
+
+func main() {
+	stack := flag.String("stack", "AppSyncDynamo", "the deployed stack (read with the AWS CLI)")
+	url := flag.String("url", "", "a local API instead (make dev), e.g. http://127.0.0.1:4000/graphql")
+	flag.Parse()
+	target, err := targetFor(*stack, *url)
+	if err == nil {
+		err = smoke.Run(context.Background(), target, os.Stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "smoke:", err)
+		os.Exit(1)
+	}
+}
+
+func targetFor(stack, url string) (smoke.Target, error) {
+	if url != "" {
+		return smoke.Target{URL: url, Token: devserver.Token("smoke")}, nil
+	}
+	out, err := aws("cloudformation", "describe-stacks", "--stack-name", stack, "--query", "Stacks[0].Outputs", "--output", "json")
+	if err != nil {
+		return smoke.Target{}, err
+	}
+	var outputs []struct{ OutputKey, OutputValue string }
+	if err := json.Unmarshal(out, &outputs); err != nil {
+		return smoke.Target{}, err
+	}
+	o := map[string]string{}
+	for _, kv := range outputs {
+		o[kv.OutputKey] = kv.OutputValue
+	}
+	// A throwaway Cognito user for the writes.
+	user, password := fmt.Sprintf("smoke+%d@example.com", os.Getpid()), "Smoke-check-passw0rd!"
+	if _, err := aws("cognito-idp", "sign-up", "--client-id", o["UserPoolClientId"], "--username", user, "--password", password,
+		"--user-attributes", "Name=email,Value="+user); err != nil {
+		return smoke.Target{}, err
+	}
+	if _, err := aws("cognito-idp", "admin-confirm-sign-up", "--user-pool-id", o["UserPoolId"], "--username", user); err != nil {
+		return smoke.Target{}, err
+	}
+	token, err := aws("cognito-idp", "initiate-auth", "--client-id", o["UserPoolClientId"], "--auth-flow", "USER_PASSWORD_AUTH",
+		"--auth-parameters", "USERNAME="+user+",PASSWORD="+password, "--query", "AuthenticationResult.IdToken", "--output", "text")
+	if err != nil {
+		return smoke.Target{}, err
+	}
+	return smoke.Target{URL: o["GraphQLUrl"], APIKey: o["ApiKeyId"], Token: strings.TrimSpace(string(token))}, nil
+}
+
+// aws runs the AWS CLI and returns its standard output.
+func aws(args ...string) ([]byte, error) {
+	out, err := exec.Command("aws", args...).Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return nil, fmt.Errorf("aws %s: %s", strings.Join(args[:2], " "), strings.TrimSpace(string(exit.Stderr)))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the AWS CLI is needed (with credentials for the stack's account): %w", err)
+	}
+	return out, nil
+}
