@@ -157,7 +157,9 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		Timeout:                      awscdk.Duration_Seconds(jsii.Number(TimeoutSeconds)),
 		Tracing:                      awslambda.Tracing_ACTIVE,
 		LogGroup:                     logs,
-		LoggingFormat:                awslambda.LoggingFormat_JSON,
+		LoggingFormat:                awslambda.LoggingFormat_JSON, // with a level on every line
+		ApplicationLogLevelV2:        awslambda.ApplicationLogLevel_INFO,
+		SystemLogLevelV2:             awslambda.SystemLogLevel_WARN,
 		ReservedConcurrentExecutions: props.ReservedConcurrency,
 		Environment: &map[string]*string{
 			"TABLE_NAME": table.TableName(),

@@ -390,7 +390,7 @@ func TestProductionReview(t *testing.T) {
 		t.Errorf("log groups %v: none for the API", groups)
 	}
 	for _, fn := range tpl.ofType("AWS::Lambda::Function") {
-		if fn.Properties["Handler"] == "bootstrap" && str(fn.Properties["LoggingConfig"]) != `{"LogFormat":"JSON","LogGroup":{"Ref":"`+logGroupRef(tpl)+`"}}` {
+		if fn.Properties["Handler"] == "bootstrap" && str(fn.Properties["LoggingConfig"]) != `{"ApplicationLogLevel":"INFO","LogFormat":"JSON","LogGroup":{"Ref":"`+logGroupRef(tpl)+`"},"SystemLogLevel":"WARN"}` {
 			t.Errorf("function LoggingConfig = %s; want JSON into its own log group", str(fn.Properties["LoggingConfig"]))
 		}
 	}
