@@ -179,3 +179,35 @@ func normalize(evs []appsync.Event) []appsync.Event {
 	}
 	return out
 }
+
+// FuzzPick checks Pick against encoding/json: a struct decoded from the
+// picked members equals the one decoded from the whole object, and what
+// encoding/json rejects as JSON, Pick rejects.
+func FuzzPick(f *testing.F) {
+	f.Add([]byte(`{"id":"p1","authorId":"u","body":"<long>","prefetchedComments":{"items":[1,2]}}`))
+	f.Add([]byte(`{"ID":"a","id":"b","AuthorID":"c"}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"id":"a",}`))
+	type source struct {
+		ID       string `json:"id"`
+		AuthorID string `json:"authorId"`
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		picked, err := appsync.Pick(raw, "id", "authorId")
+		var whole source
+		wantErr := json.Unmarshal(raw, &whole)
+		if !json.Valid(raw) {
+			if err == nil {
+				t.Fatalf("Pick(%q) accepted invalid JSON", raw)
+			}
+			return
+		}
+		if wantErr != nil {
+			return // valid JSON of another shape: encoding/json's type errors are not Pick's to mirror
+		}
+		var got source
+		if err != nil || json.Unmarshal(picked, &got) != nil || got != whole {
+			t.Fatalf("Pick(%q) = %s, %v; decoded %+v, want %+v", raw, picked, err, got, whole)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -394,4 +395,44 @@ func skipDigits(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// Pick returns the JSON object raw reduced to the members that names select
+// (as encoding/json matches keys to fields; a later duplicate wins), so that
+// a caller decodes only what it reads of a large object, such as a parent's
+// whole result in source. The whole of raw is validated all the same; null
+// stays null.
+func Pick(raw []byte, names ...string) ([]byte, error) {
+	i := skipSpace(raw, 0)
+	if isNull(raw, i) {
+		return []byte("null"), trailing(raw, i+4)
+	}
+	values := make([][]byte, len(names))
+	end, err := object(raw, i, func(key []byte, i int) (int, error) {
+		end, err := skipValue(raw, i)
+		if err == nil {
+			if name := field(key, names...); name != "" {
+				values[slices.Index(names, name)] = raw[i:end]
+			}
+		}
+		return end, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := trailing(raw, end); err != nil {
+		return nil, err
+	}
+	out := []byte{'{'}
+	for k, v := range values {
+		if v == nil {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, '"'), names[k]...), '"', ':')
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
 }

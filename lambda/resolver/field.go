@@ -3,6 +3,8 @@ package resolver
 import (
 	"context"
 	"encoding/json"
+	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -79,16 +81,51 @@ func decodeArgs[A any](ev *appsync.Event) (A, error) {
 	return args, nil
 }
 
-// decodeSource reads the parent object of a nested field.
+// decodeSource reads the parent object of a nested field: only the members S
+// declares (a post's body, or the comments it carries for a sibling field,
+// are skipped, not decoded).
 func decodeSource[S any](ev *appsync.Event) (S, error) {
 	var src S
 	if len(ev.Source) == 0 || string(ev.Source) == "null" {
 		return src, errs.Internalf("resolver.source", "%s: event has no source", ev.Info.Field())
 	}
-	if err := json.Unmarshal(ev.Source, &src); err != nil {
+	picked, err := []byte(ev.Source), error(nil)
+	if names := jsonNames[S](); names != nil {
+		picked, err = appsync.Pick(ev.Source, names...)
+	}
+	if err == nil {
+		err = json.Unmarshal(picked, &src)
+	}
+	if err != nil {
 		return src, errs.Internalf("resolver.source", "%s: decode source: %v", ev.Info.Field(), err)
 	}
 	return src, nil
+}
+
+// namesByType caches jsonNames.
+var namesByType sync.Map // reflect.Type -> []string
+
+// jsonNames returns the JSON member names of the struct type S's fields, or
+// nil (decode everything) when S is not a flat struct of tagged fields.
+func jsonNames[S any]() []string {
+	t := reflect.TypeFor[S]()
+	if names, ok := namesByType.Load(t); ok {
+		return names.([]string)
+	}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous || name == "" {
+			names = nil
+			break
+		}
+		if name != "-" {
+			names = append(names, name)
+		}
+	}
+	namesByType.Store(t, names)
+	return names
 }
 
 // batchedLookup makes a batched resolver for a field that is one item found by an
