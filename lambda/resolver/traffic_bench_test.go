@@ -58,7 +58,7 @@ func trafficEvent(parent, field string, args, source any, selection string, list
 
 func trafficPost(i int) store.Post {
 	return store.Post{ID: fmt.Sprintf("01HWP%021d", i), AuthorID: fmt.Sprintf("author%02d", i%30), Title: "Notes on single-table design",
-		Body: strings.Repeat("Single-table design keeps items that are read together in one partition. ", 9)[:600],
+		Body:      strings.Repeat("Single-table design keeps items that are read together in one partition. ", 9)[:600],
 		CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z", CommentCount: 20}
 }
 
@@ -84,7 +84,9 @@ func (m trafficStore) Users(_ context.Context, ids []string) (map[string]store.U
 	return out, nil
 }
 
-func (m trafficStore) Post(_ context.Context, id string) (store.Post, error) { return trafficPost(0), nil }
+func (m trafficStore) Post(_ context.Context, id string) (store.Post, error) {
+	return trafficPost(0), nil
+}
 
 type trafficCase struct {
 	name    string
