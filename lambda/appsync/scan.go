@@ -2,6 +2,7 @@ package appsync
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -31,7 +32,7 @@ func decodeBatch(b []byte) ([]Event, error) {
 	if i >= len(b) || b[i] != '[' {
 		return nil, errSyntax
 	}
-	events := make([]Event, 0, bytes.Count(b, []byte(`"fieldName"`)))
+	var events []Event
 	end, err := container(b, i, func(_ []byte, i int) (int, error) {
 		events = append(events, Event{})
 		return decodeEvent(b, i, &events[len(events)-1])
@@ -281,16 +282,21 @@ var special = func() (t [256]bool) {
 }()
 
 // skipString returns the index after the string starting at b[i] == '"',
-// checking its escapes and refusing raw control characters.
+// checking its escapes and refusing raw control characters. Runs of ordinary
+// characters are skipped eight bytes at a time.
 func skipString(b []byte, i int) (int, error) {
 	i++
-	for i < len(b) {
-		c := b[i]
-		if !special[c] {
-			i++
-			continue
+	for {
+		for i+8 <= len(b) && !hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
 		}
-		switch c {
+		for i < len(b) && !special[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return 0, errSyntax
+		}
+		switch b[i] {
 		case '"':
 			return i + 1, nil
 		case '\\':
@@ -312,7 +318,17 @@ func skipString(b []byte, i int) (int, error) {
 			return 0, errSyntax // a raw control character
 		}
 	}
-	return 0, errSyntax
+}
+
+// hasSpecial reports whether one of the eight bytes of x may be a quote, a
+// backslash or a control character (it may say so of an ordinary byte, never
+// the reverse): the classic test for a zero byte, applied to x^'"', x^'\\'
+// and x-0x20.
+func hasSpecial(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	backslash := x ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(x-ones*0x20)&^x)&highs != 0
 }
 
 func isHex(c byte) bool {
