@@ -60,13 +60,21 @@ func authors() []store.User {
 // handler's own work (decode, route, encode) without the DynamoDB round trip.
 type memoryStore struct {
 	resolver.Store
-	users map[string]store.User
+	memoryUsers
 }
 
-func (m memoryStore) Users(_ context.Context, ids []string) (map[string]store.User, error) {
+// Users resolves the ambiguity between the embedded interface and map.
+func (m memoryStore) Users(ctx context.Context, ids []string) (map[string]store.User, error) {
+	return m.memoryUsers.Users(ctx, ids)
+}
+
+// memoryUsers are users by ID, read as store.Users reads them.
+type memoryUsers map[string]store.User
+
+func (m memoryUsers) Users(_ context.Context, ids []string) (map[string]store.User, error) {
 	out := make(map[string]store.User, len(ids))
 	for _, id := range ids {
-		if u, ok := m.users[id]; ok {
+		if u, ok := m[id]; ok {
 			out[id] = u
 		}
 	}
@@ -87,9 +95,9 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 			}
 		}
 	})
-	mem := memoryStore{users: map[string]store.User{}}
+	mem := memoryStore{memoryUsers: memoryUsers{}}
 	for _, u := range authors() {
-		mem.users[u.ID] = u
+		mem.memoryUsers[u.ID] = u
 	}
 	b.Run("handler", func(b *testing.B) {
 		h := lambda.NewHandler(resolver.New(mem, quietLog()))

@@ -1,11 +1,15 @@
 package ddblocal
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -22,4 +26,17 @@ func Client(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client
 		o.DisableValidateResponseChecksum = true // DynamoDB Local sends no CRC32 on errors
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	}}, optFns...)...)
+}
+
+// Seed creates table on the DynamoDB Local at endpoint, with the production
+// schema (store.Schema), and loads d into it.
+func Seed(ctx context.Context, endpoint, table string, d store.Dataset) error {
+	client := Client(endpoint)
+	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil {
+		return fmt.Errorf("create table %s: %w", table, err)
+	}
+	if err := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey))).Load(ctx, d); err != nil {
+		return fmt.Errorf("load %s: %w", table, err)
+	}
+	return nil
 }

@@ -13,8 +13,6 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/rie"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -51,11 +49,7 @@ func run(eventFile, bootstrap string) error {
 	}
 	defer db.Stop()
 	const table = "appsync-dynamo-invoke"
-	client := ddblocal.Client(db.Endpoint)
-	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil {
-		return err
-	}
-	if err := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey))).Load(ctx, sample.Data()); err != nil {
+	if err := ddblocal.Seed(ctx, db.Endpoint, table, sample.Data()); err != nil {
 		return err
 	}
 	emu, err := rie.Start(ctx, binary, bootstrap, []string{

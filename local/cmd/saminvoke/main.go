@@ -16,8 +16,6 @@ import (
 	"os/signal"
 	"path/filepath"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/samenv"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -54,11 +52,7 @@ func run(template, event, envFile string) error {
 	}
 	defer db.Stop()
 	const table = "appsync-dynamo-sam"
-	client := ddblocal.Client(db.Endpoint)
-	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil {
-		return err
-	}
-	if err := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey))).Load(ctx, sample.Data()); err != nil {
+	if err := ddblocal.Seed(ctx, db.Endpoint, table, sample.Data()); err != nil {
 		return err
 	}
 	vars, err := samenv.EnvVars(fn, samenv.Local(db.Endpoint, table))
