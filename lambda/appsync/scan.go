@@ -413,16 +413,11 @@ func skipDigits(b []byte, i int) int {
 	return i
 }
 
-// Pick returns the JSON object raw reduced to the members that names select
-// (as encoding/json matches keys to fields; a later duplicate wins), so that
-// a caller decodes only what it reads of a large object, such as a parent's
-// whole result in source. The whole of raw is validated all the same; null
-// stays null.
-func Pick(raw []byte, names ...string) ([]byte, error) {
+// Members returns the raw values of the members of the JSON object raw that
+// names select (as encoding/json matches keys to fields; a later duplicate
+// wins), nil for a name with no member. The whole of raw is validated.
+func Members(raw []byte, names ...string) ([][]byte, error) {
 	i := skipSpace(raw, 0)
-	if isNull(raw, i) {
-		return []byte("null"), trailing(raw, i+4)
-	}
 	values := make([][]byte, len(names))
 	end, err := object(raw, i, func(key []byte, i int) (int, error) {
 		end, err := skipValue(raw, i)
@@ -436,7 +431,18 @@ func Pick(raw []byte, names ...string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := trailing(raw, end); err != nil {
+	return values, trailing(raw, end)
+}
+
+// Pick returns the JSON object raw reduced to the members that names select,
+// as Members finds them, so that a caller decodes only what it reads of a
+// large object, such as a parent's whole result in source. null stays null.
+func Pick(raw []byte, names ...string) ([]byte, error) {
+	if i := skipSpace(raw, 0); isNull(raw, i) {
+		return []byte("null"), trailing(raw, i+4)
+	}
+	values, err := Members(raw, names...)
+	if err != nil {
 		return nil, err
 	}
 	out := []byte{'{'}
@@ -451,4 +457,21 @@ func Pick(raw []byte, names ...string) ([]byte, error) {
 		out = append(out, v...)
 	}
 	return append(out, '}'), nil
+}
+
+// Len returns the number of elements of the JSON array raw, validated.
+func Len(raw []byte) (int, error) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return 0, errSyntax
+	}
+	n := 0
+	end, err := container(raw, i, func(_ []byte, i int) (int, error) {
+		n++
+		return skipValue(raw, i)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, trailing(raw, end)
 }

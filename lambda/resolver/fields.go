@@ -1,7 +1,9 @@
 package resolver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -281,6 +283,9 @@ func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args page
 // partition, oldest first), or with no request at all when the parent read
 // the page together with the post.
 func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+	if page, ok := wholePrefetch(ev, args.request(ev)); ok {
+		return page, nil
+	}
 	src, err := decodeSource[postCommentsSource](ev)
 	if err != nil {
 		return nil, err
@@ -292,6 +297,30 @@ func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args page
 	}
 	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
 	return h.pages.CommentsOnPost(ctx, src.ID, args.request(ev))
+}
+
+// wholePrefetch returns Post.comments' page as the source carries it, neither
+// decoded nor encoded again, when the comments read with the post are the
+// whole connection and fit the page (a first page): the usual case of the
+// pattern. Otherwise it declines, and the prefetch is decoded and cut.
+func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, bool) {
+	if req.NextToken != "" {
+		return nil, false
+	}
+	src, err := appsync.Members(ev.Source, "id", "prefetchedComments")
+	if err != nil || src[0] == nil || src[1] == nil {
+		return nil, false
+	}
+	pre, err := appsync.Members(src[1], "parent", "items", "complete")
+	if err != nil || pre[0] == nil || pre[1] == nil || string(pre[2]) != "true" || !bytes.Equal(pre[0], src[0]) {
+		return nil, false
+	}
+	if n, err := appsync.Len(pre[1]); err != nil || n > req.Limit {
+		return nil, false
+	}
+	page := make(json.RawMessage, 0, len(pre[1])+32)
+	page = append(append(append(page, `{"items":`...), pre[1]...), `,"nextToken":null}`...)
+	return page, true
 }
 
 // followingFromPrefetch serves User.following from the follows its parent

@@ -130,7 +130,7 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 		if r.err != nil {
 			return nil, h.invokeError(events[0].Info.Field(), r.err)
 		}
-		reply, err := payload.Marshal(r.data)
+		reply, err := encodeData(r.data)
 		if err == nil && len(reply) > payload.MaxBytes {
 			err = tooLarge(len(reply))
 		}
@@ -171,8 +171,21 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	return append(reply, ']'), nil
 }
 
-// batchItem encodes one event's answer as an item of a batch reply.
+// encodeData encodes a single event's answer; JSON already is kept as it is.
+func encodeData(data any) ([]byte, error) {
+	if raw, ok := data.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return payload.Marshal(data)
+}
+
+// batchItem encodes one event's answer as an item of a batch reply. An
+// answer that is JSON already (a page passed through from the source) is
+// wrapped, not checked and compacted again.
 func (h *Handler) batchItem(field string, r result) json.RawMessage {
+	if raw, ok := r.data.(json.RawMessage); ok && r.err == nil {
+		return append(append(append(make(json.RawMessage, 0, len(raw)+9), `{"data":`...), raw...), '}')
+	}
 	item := appsync.BatchItem{Data: r.data}
 	if r.err != nil {
 		h.logError(field, r.err)
