@@ -153,6 +153,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"Info":{"FIELDNAME":"x","fieldName":null},"INFO":{"parentTypeName":"Y"},"identity":{"sub":"a"},"Identity":{"username":"b"}}`))
 	f.Add([]byte(`[null,{"stash":[1e5,-0.5,0,true,false,null,{}]}]`))
 	f.Add([]byte(`{"prev":01}`))
+	f.Add([]byte(`{"info":{"selectionSetList":["a",null,"b\u00e9"]},"identity":{"groups":null,"sourceIp":[]}}`))
+	f.Add([]byte(`{"identity":{"sourceIp":[1]},"info":{"selectionSetList":"a"}}`))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		got, gotBatch, err := appsync.Decode(p)
 		want, wantBatch, wantErr := reference(p)

@@ -131,6 +131,40 @@ func rawAt(b []byte, i int, dst *json.RawMessage) (int, error) {
 	return end, err
 }
 
+// stringsAt decodes the array of strings at b[i] as encoding/json decodes a
+// []string: null gives nil, a null element "", and any other element is an
+// error.
+func stringsAt(b []byte, i int, dst *[]string) (int, error) {
+	if isNull(b, i) {
+		*dst = nil
+		return i + 4, nil
+	}
+	if i >= len(b) || b[i] != '[' {
+		return 0, errSyntax
+	}
+	out := []string{}
+	end, err := container(b, i, func(_ []byte, i int) (int, error) {
+		if isNull(b, i) {
+			out = append(out, "")
+			return i + 4, nil
+		}
+		if i >= len(b) || b[i] != '"' {
+			return 0, errors.New("a list of strings holds another value")
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		s, err := unquote(b[i:end])
+		out = append(out, s)
+		return end, err
+	})
+	if err == nil {
+		*dst = out
+	}
+	return end, err
+}
+
 // unmarshalAt decodes the (small) member at b[i] with encoding/json.
 func unmarshalAt(b []byte, i int, dst any) (int, error) {
 	end, err := skipValue(b, i)
@@ -216,7 +250,7 @@ func decodeInfo(b []byte, i int, info *Info) (int, error) {
 		case "selectionSetGraphQL":
 			return stringAt(b, i, &info.SelectionSetGraphQL)
 		case "selectionSetList":
-			return unmarshalAt(b, i, &info.SelectionSetList)
+			return stringsAt(b, i, &info.SelectionSetList)
 		case "variables":
 			return rawAt(b, i, &info.Variables)
 		}
@@ -244,9 +278,9 @@ func decodeIdentity(b []byte, i int, id *Identity) (int, error) {
 		case "claims":
 			return rawAt(b, i, &id.Claims)
 		case "sourceIp":
-			return unmarshalAt(b, i, &id.SourceIP)
+			return stringsAt(b, i, &id.SourceIP)
 		case "groups":
-			return unmarshalAt(b, i, &id.Groups)
+			return stringsAt(b, i, &id.Groups)
 		case "resolverContext":
 			return unmarshalAt(b, i, &id.ResolverContext)
 		}
