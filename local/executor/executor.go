@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -256,6 +258,9 @@ func (r *run) levels(tasks []*task) {
 				t.out.set(f.key, n)
 				key := t.typ.Name + "." + f.name
 				switch {
+				case !strings.HasPrefix(f.name, "__") && !strings.HasPrefix(t.typ.Name, "__") && !r.authorized(t.typ, f.def):
+					n.errored = true
+					r.fail(n, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.name, t.typ.Name))
 				case f.name == "__typename":
 					n.value = t.typ.Name
 				case t.typ == r.e.schema.Query && f.name == "__schema":
@@ -455,6 +460,37 @@ func decodeData(raw []byte) outcome {
 		return outcome{err: fmt.Errorf("the Lambda's reply is not JSON: %v", err), errType: "Lambda:Unhandled"}
 	}
 	return outcome{data: v}
+}
+
+// authorized reports whether the caller may read field of typ, as AppSync
+// decides before any resolver runs: a field's own auth directives, else its
+// type's, else the API's default mode (Cognito user pools) alone. The caller
+// is an API-key caller without an identity, a user-pool caller with one.
+func (r *run) authorized(typ *ast.Definition, field *ast.FieldDefinition) bool {
+	mode := "aws_cognito_user_pools"
+	if r.req.Identity == nil {
+		mode = "aws_api_key"
+	}
+	modes := authModes(field.Directives)
+	if modes == nil {
+		modes = authModes(typ.Directives)
+	}
+	if modes == nil {
+		return mode == "aws_cognito_user_pools"
+	}
+	return slices.Contains(modes, mode)
+}
+
+// authModes returns the auth directives among ds, nil when there are none.
+func authModes(ds ast.DirectiveList) []string {
+	var modes []string
+	for _, d := range ds {
+		switch d.Name {
+		case "aws_api_key", "aws_cognito_user_pools", "aws_iam", "aws_oidc", "aws_lambda":
+			modes = append(modes, d.Name)
+		}
+	}
+	return modes
 }
 
 // errResolverLimit fails the resolvers past the API's resolverCountLimit, as

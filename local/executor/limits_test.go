@@ -317,3 +317,26 @@ func mustSchema(t *testing.T) *ast.Schema {
 	}
 	return sch
 }
+
+func TestAuthorizationDirectivesAreEnforcedBeforeTheLambda(t *testing.T) {
+	e, rec := setup(t, sample.Data(), routes.All)
+	// Mutation has no directive: the default mode (user pools) alone.
+	_, resp := run(t, e, executor.Request{Query: `mutation { createPost(input: {title: "t", body: "b"}) { id } }`})
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Unauthorized" ||
+		resp.Errors[0].Message != "Not Authorized to access createPost on type Mutation" || len(rec.payloads) != 0 {
+		t.Errorf("API key createPost: %+v after %d invocations", resp.Errors, len(rec.payloads))
+	}
+	// me is @aws_cognito_user_pools only, beside API-key fields.
+	data, resp := run(t, e, executor.Request{Query: `{ me { id } post(id: "` + sample.HelloPost + `") { title } }`})
+	if len(resp.Errors) != 1 || resp.Errors[0].Message != "Not Authorized to access me on type Query" || get(data, "post", "title") != "Hello" {
+		t.Errorf("API key me: data %v, errors %+v", data, resp.Errors)
+	}
+	if n, _ := rec.events(t, "Query.me"); n != 0 {
+		t.Errorf("Query.me invoked %d times for an API-key caller", n)
+	}
+	// A signed-in caller passes both.
+	data, resp = run(t, e, executor.Request{Identity: signedIn(sample.Bob), Query: `{ me { handle } post(id: "` + sample.HelloPost + `") { title } }`})
+	if len(resp.Errors) != 0 || get(data, "me", "handle") != "bob" {
+		t.Errorf("signed in: data %v, errors %+v", data, resp.Errors)
+	}
+}
