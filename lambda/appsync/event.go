@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strings"
 )
 
 // Event is one direct Lambda resolver invocation for one field of one parent.
@@ -37,8 +36,10 @@ type Info struct {
 	ParentTypeName string `json:"parentTypeName"`
 	// SelectionSetList lists the selected sub-fields as slash-joined paths
 	// ("comments", "comments/author/name"), aliases in place of field names,
-	// named fragments expanded, no arguments.
-	SelectionSetList []string `json:"selectionSetList"`
+	// named fragments expanded, no arguments: a JSON array of strings, kept
+	// undecoded. The resolvers read SelectionSetGraphQL instead, which has
+	// field names under their aliases, and arguments.
+	SelectionSetList json.RawMessage `json:"selectionSetList"`
 	// SelectionSetGraphQL is the sub-selection as GraphQL text, with aliases
 	// and arguments, and named fragment spreads left unexpanded.
 	SelectionSetGraphQL string          `json:"selectionSetGraphQL"`
@@ -47,33 +48,6 @@ type Info struct {
 
 // Field returns "ParentType.field", the key resolvers are routed on.
 func (i *Info) Field() string { return i.ParentTypeName + "." + i.FieldName }
-
-// Children returns the names (or aliases) of the direct sub-fields selected
-// under prefix ("" for the field's own sub-fields, "items" for a
-// connection's items), in selection order, without duplicates.
-func (i *Info) Children(prefix string) []string {
-	var out []string
-	for _, p := range i.SelectionSetList {
-		rest := p
-		if prefix != "" {
-			var ok bool
-			if rest, ok = strings.CutPrefix(p, prefix+"/"); !ok {
-				continue
-			}
-		}
-		if strings.Contains(rest, "/") || rest == "" {
-			continue
-		}
-		dup := false
-		for _, o := range out {
-			dup = dup || o == rest
-		}
-		if !dup {
-			out = append(out, rest)
-		}
-	}
-	return out
-}
 
 // ErrMalformed is returned by Decode for a payload that is neither an event
 // nor an array of events.

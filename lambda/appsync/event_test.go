@@ -35,11 +35,9 @@ func TestDecodeSingle(t *testing.T) {
 	if ev.Info.Field() != "Query.user" || ev.Identity.UserID() != "u_alice" || string(ev.Source) != "null" {
 		t.Errorf("decoded %+v", ev)
 	}
-	if got := ev.Info.Children(""); !slices.Equal(got, []string{"id", "posts", "p2"}) {
-		t.Errorf("Children(\"\") = %v", got)
-	}
-	if got := ev.Info.Children("posts/items"); !slices.Equal(got, []string{"title"}) {
-		t.Errorf("Children(posts/items) = %v", got)
+	var list []string
+	if err := json.Unmarshal(ev.Info.SelectionSetList, &list); err != nil || !slices.Equal(list, []string{"id", "posts", "posts/items", "posts/items/title", "p2", "p2/items"}) {
+		t.Errorf("SelectionSetList = %s (%v)", ev.Info.SelectionSetList, err)
 	}
 }
 

@@ -250,7 +250,7 @@ func decodeInfo(b []byte, i int, info *Info) (int, error) {
 		case "selectionSetGraphQL":
 			return stringAt(b, i, &info.SelectionSetGraphQL)
 		case "selectionSetList":
-			return stringsAt(b, i, &info.SelectionSetList)
+			return rawAt(b, i, &info.SelectionSetList)
 		case "variables":
 			return rawAt(b, i, &info.Variables)
 		}

@@ -23,7 +23,7 @@ import (
 // named fragments).
 func withSelection(e appsync.Event, gql string, list ...string) appsync.Event {
 	e.Info.SelectionSetGraphQL = gql
-	e.Info.SelectionSetList = list
+	e.Info.SelectionSetList, _ = json.Marshal(list)
 	return e
 }
 

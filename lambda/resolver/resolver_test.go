@@ -23,7 +23,8 @@ import (
 
 // ev builds an event for parent.field with the given arguments and source.
 func ev(parent, field string, args, source any, selection ...string) appsync.Event {
-	e := appsync.Event{Info: appsync.Info{ParentTypeName: parent, FieldName: field, SelectionSetList: selection}}
+	e := appsync.Event{Info: appsync.Info{ParentTypeName: parent, FieldName: field}}
+	e.Info.SelectionSetList, _ = json.Marshal(selection)
 	if args != nil {
 		e.Arguments, _ = json.Marshal(args)
 	}

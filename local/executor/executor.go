@@ -341,11 +341,11 @@ func (r *run) invoke(route routes.Route, calls []call) []outcome {
 }
 
 func (r *run) invokeOne(c call) outcome {
-	payload, err := jsonPayload(r.event(c))
+	request, err := payload.Marshal(r.event(c))
 	if err != nil {
 		return outcome{err: err, errType: "InternalError"}
 	}
-	reply, err := r.call(payload)
+	reply, err := r.call(request)
 	if err != nil {
 		return lambdaError(err)
 	}
@@ -358,10 +358,10 @@ func (r *run) invokeBatch(calls []call) []outcome {
 	for i, c := range calls {
 		events[i] = r.event(c)
 	}
-	payload, err := jsonPayload(events)
+	request, err := payload.Marshal(events)
 	if err == nil {
 		var reply []byte
-		if reply, err = r.call(payload); err == nil {
+		if reply, err = r.call(request); err == nil {
 			var items []struct {
 				Data         json.RawMessage `json:"data"`
 				ErrorMessage string          `json:"errorMessage"`
@@ -404,15 +404,15 @@ var (
 // errExecutionTimeout fails the fields not resolved within RequestTimeout.
 var errExecutionTimeout = messages.InvokeResponse_Error{Type: "ExecutionTimeout", Message: "Execution timed out."}
 
-// call invokes the Lambda with payload as Lambda would: with the function's
+// call invokes the Lambda with request as Lambda would: with the function's
 // timeout as deadline, refusing a request or a reply over the limit, and
 // recording the largest of them.
-func (r *run) call(payload []byte) ([]byte, error) {
+func (r *run) call(request []byte) ([]byte, error) {
 	if r.ctx.Err() != nil {
 		return nil, errExecutionTimeout
 	}
-	r.record(len(payload))
-	if len(payload) > maxPayload {
+	r.record(len(request))
+	if len(request) > payload.MaxBytes {
 		return nil, errRequestTooLarge
 	}
 	r.mu.Lock()
@@ -421,7 +421,7 @@ func (r *run) call(payload []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.e.functionTimeout)
 	defer cancel()
 	start := time.Now()
-	reply, err := r.e.lambda.Invoke(ctx, payload)
+	reply, err := r.e.lambda.Invoke(ctx, request)
 	if took := time.Since(start); took > r.e.functionTimeout {
 		// Lambda would have stopped the function and answered this.
 		return nil, messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
@@ -431,7 +431,7 @@ func (r *run) call(payload []byte) ([]byte, error) {
 		return nil, err
 	}
 	r.record(len(reply))
-	if len(reply) > maxPayload {
+	if len(reply) > payload.MaxBytes {
 		return nil, errReplyTooLarge
 	}
 	return reply, nil
@@ -526,24 +526,19 @@ func (r *run) depth(typ *ast.Definition, sel ast.SelectionSet) int {
 	return deepest
 }
 
-// maxPayload is Lambda's limit on a request and on a reply.
-const maxPayload = payload.MaxBytes
-
-// jsonPayload encodes v as AppSync does: no HTML escaping.
-func jsonPayload(v any) ([]byte, error) { return payload.Marshal(v) }
-
 // event builds the AppSync event for one call.
 func (r *run) event(c call) appsync.Event {
-	args, _ := jsonPayload(c.field.args(r.vars))
+	args, _ := payload.Marshal(c.field.args(r.vars))
 	source := json.RawMessage("null")
 	if c.task.source != nil {
-		source, _ = jsonPayload(c.task.source)
+		source, _ = payload.Marshal(c.task.source)
 	}
 	headers := r.req.Headers
 	if headers == nil {
 		headers = map[string]string{}
 	}
 	request, _ := json.Marshal(map[string]any{"headers": headers, "domainName": nil})
+	list, _ := json.Marshal(r.selectionList(c.field.field.SelectionSet))
 	return appsync.Event{
 		Arguments: args,
 		Identity:  r.req.Identity,
@@ -554,7 +549,7 @@ func (r *run) event(c call) appsync.Event {
 		Info: appsync.Info{
 			FieldName:           c.field.name,
 			ParentTypeName:      c.task.typ.Name,
-			SelectionSetList:    r.selectionList(c.field.field.SelectionSet),
+			SelectionSetList:    list,
 			SelectionSetGraphQL: selectionGraphQL(c.field.field.SelectionSet),
 			Variables:           r.varsJSON,
 		},

@@ -140,7 +140,9 @@ func TestAliasesFragmentsVariables(t *testing.T) {
 	_, evs := rec.events(t, "Query.user")
 	for _, ev := range evs {
 		if ev.Info.SelectionSetGraphQL == "{\n  ...Who\n}" {
-			if strings.Join(ev.Info.SelectionSetList, ",") != "handle,displayName" {
+			var list []string
+			json.Unmarshal(ev.Info.SelectionSetList, &list)
+			if strings.Join(list, ",") != "handle,displayName" {
 				t.Errorf("named fragment: selectionSetList = %v, want expanded with aliases", ev.Info.SelectionSetList)
 			}
 		}
