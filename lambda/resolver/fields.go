@@ -283,7 +283,8 @@ func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args page
 // partition, oldest first), or with no request at all when the parent read
 // the page together with the post.
 func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	if page, ok := wholePrefetch(ev, args.request(ev)); ok {
+	req := args.request(ev)
+	if page, ok := wholePrefetch(ev, req); ok {
 		return page, nil
 	}
 	src, err := decodeSource[postCommentsSource](ev)
@@ -291,12 +292,12 @@ func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args page
 		return nil, err
 	}
 	if pre := src.PrefetchedComments; pre != nil && pre.Parent == src.ID {
-		if page, ok := h.prefetch.CommentsFromPrefetch(*pre, args.request(ev)); ok {
+		if page, ok := h.prefetch.CommentsFromPrefetch(*pre, req); ok {
 			return page, nil
 		}
 	}
-	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
-	return h.pages.CommentsOnPost(ctx, src.ID, args.request(ev))
+	req.Attributes = itemAttributes(ev, "id", "postId", "authorId")
+	return h.pages.CommentsOnPost(ctx, src.ID, req)
 }
 
 // wholePrefetch returns Post.comments' page as the source carries it, neither
@@ -363,9 +364,13 @@ func (h *Handler) userConnection(
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := pages(ctx, evs)
 		var ids []string
+		needs := map[string]bool{} // by selection: the events of a batch mostly share one
+		for _, ev := range distinctSelections(evs) {
+			needs[selectionKey(ev)] = needsUserItems(ev)
+		}
 		need := make([]bool, len(evs))
 		for i, r := range out {
-			if need[i] = needsUserItems(evs[i]); r.err == nil && need[i] {
+			if need[i] = needs[selectionKey(evs[i])]; r.err == nil && need[i] {
 				for _, f := range r.data.(store.Page[store.Follow]).Items {
 					ids = append(ids, other(f))
 				}

@@ -119,27 +119,19 @@ func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (p
 // prefetched, takes at most share bytes (and at most a post's source budget).
 func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []string, share int) (map[string]postResult, error) {
 	limit, prefetch := 0, false
-	seen := map[string]bool{} // the events of a batch mostly share one selection
-	for _, ev := range evs {
-		sel := ev.Info.SelectionSetGraphQL + "\x00" + string(ev.Info.Variables)
-		if seen[sel] {
-			continue
-		}
-		seen[sel] = true
+	selections := distinctSelections(evs)
+	for _, ev := range selections {
 		if l, ok := prefetchLimit(ev, "comments"); ok {
 			limit, prefetch = max(limit, l), true
 		}
 	}
 	if !prefetch {
-		var attrs []string // what the events select of the posts, nil for everything
-		for i, ev := range evs {
+		attrs := []string{} // what the events select of the posts, nil for everything
+		for _, ev := range selections {
 			a := selectedAttributes(ev, "", "authorId")
 			if a == nil {
 				attrs = nil
 				break
-			}
-			if i == 0 {
-				attrs = []string{}
 			}
 			attrs = append(attrs, a...)
 		}
@@ -187,6 +179,27 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 	}
 	wg.Wait()
 	return out, firstErr
+}
+
+// distinctSelections returns one event of evs per distinct selection (text
+// and variables): the events of a batch mostly share one, and each is parsed
+// once.
+func distinctSelections(evs []*appsync.Event) []*appsync.Event {
+	seen := map[string]bool{}
+	var out []*appsync.Event
+	for _, ev := range evs {
+		if key := selectionKey(ev); !seen[key] {
+			seen[key] = true
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// selectionKey identifies what an event's selection asks: its text and the
+// variables its arguments may name.
+func selectionKey(ev *appsync.Event) string {
+	return ev.Info.SelectionSetGraphQL + "\x00" + string(ev.Info.Variables)
 }
 
 // userByID reads one user for ev: with the follows it made in one Query when
