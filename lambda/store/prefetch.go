@@ -87,10 +87,7 @@ func withChildren[T any](ctx context.Context, s *Store, op, pk, id string, limit
 		return Prefetch[T]{}, errs.Wrap(op, errs.Internal, "internal error", err)
 	}
 	room := maxBytes - payload.Size(parent) - prefetchEnvelope
-	if n, size := FitBytes(pre.Items, room); len(pre.Items) > 0 && (n < len(pre.Items) || size > room) {
-		if size > room { // not even one child fits
-			n = 0
-		}
+	if n := fitBytes(pre.Items, room); n < len(pre.Items) {
 		pre.Items, pre.Complete = pre.Items[:n], false
 	}
 	return pre, nil

@@ -64,19 +64,16 @@ func (p Page[T]) Cut(n int) (Page[T], error) {
 	return p, nil
 }
 
-// FitBytes returns the longest prefix of items (at least one item) whose
-// encodings, as the Lambda sends them, add up to at most budget bytes, and
-// those bytes.
-func FitBytes[T any](items []T, budget int) (n, size int) {
-	for n < len(items) {
-		s := payload.Size(items[n]) + 1 // and a comma
-		if n > 0 && size+s > budget {
-			break
+// fitBytes returns how many of the first items (perhaps none) take at most
+// budget bytes encoded as the Lambda sends them, a comma each.
+func fitBytes[T any](items []T, budget int) int {
+	size := 0
+	for n, item := range items {
+		if size += payload.Size(item) + 1; size > budget {
+			return n
 		}
-		size += s
-		n++
 	}
-	return n, size
+	return len(items)
 }
 
 // partitionQuery is a Query over one partition of the table or an index,
@@ -225,8 +222,7 @@ func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page Page
 		result.NextToken = &token
 	}
 	if page.MaxBytes > 0 {
-		n, _ := FitBytes(result.Items, page.MaxBytes)
-		return result.Cut(n)
+		return result.Cut(max(fitBytes(result.Items, page.MaxBytes), 1)) // a page holds at least one item
 	}
 	return result, nil
 }
