@@ -89,7 +89,8 @@ func decodeSource[S any](ev *appsync.Event) (S, error) {
 	if len(ev.Source) == 0 || string(ev.Source) == "null" {
 		return src, errs.Internalf("resolver.source", "%s: event has no source", ev.Info.Field())
 	}
-	picked, err := []byte(ev.Source), error(nil)
+	picked := []byte(ev.Source)
+	var err error
 	if names := jsonNames[S](); names != nil {
 		picked, err = appsync.Pick(ev.Source, names...)
 	}
