@@ -199,6 +199,25 @@ func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
 	t.Logf("32 posts of 80 kB with 100 comments each: first query %+v", cost)
 }
 
+func TestThirtyTwoPostsThroughANamedFragmentAndVariablesFit(t *testing.T) {
+	d, ids := largeBlog(32, 100)
+	e, _ := setup(t, d, routes.All)
+	// A named fragment hides the comments' arguments from the post's resolver
+	// (AppSync leaves it unexpanded): no prefetch, each post's comments are
+	// queried, and pages are cut by bytes.
+	data, cost := mustRun(t, e, executor.Request{Query: `query($ids: [ID!]!, $n: Int) { posts(ids: $ids) { ...P } }
+	  fragment P on Post { id author { name } comments(limit: $n) { items { body author { name } } nextToken } }`,
+		Variables: map[string]any{"ids": ids, "n": 100}})
+	bodies, largest := commentsOf(t, e, get(data, "posts").([]any))
+	total := 0
+	for _, bs := range bodies {
+		total += len(bs)
+	}
+	if largest = max(largest, cost.LargestPayloadBytes); total != 3200 || largest > payload.MaxBytes {
+		t.Errorf("got %d comments (want 3200), largest payload %d bytes (limit %d)", total, largest, payload.MaxBytes)
+	}
+}
+
 func TestAHundredLargePostsAreAClearErrorNotAFailedInvocation(t *testing.T) {
 	d, ids := largeBlog(100, 0)
 	e, _ := setup(t, d, routes.All)
