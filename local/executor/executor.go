@@ -420,10 +420,10 @@ func (r *run) call(request []byte) ([]byte, error) {
 	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(r.ctx, r.e.functionTimeout)
 	defer cancel()
-	start := time.Now()
 	reply, err := r.e.lambda.Invoke(ctx, request)
-	if took := time.Since(start); took > r.e.functionTimeout {
-		// Lambda would have stopped the function and answered this.
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
+		// The function ran to its own deadline (not the request's): Lambda
+		// would have stopped it and answered this.
 		return nil, messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
 			Message: fmt.Sprintf("Task timed out after %.2f seconds", r.e.functionTimeout.Seconds())}
 	}
