@@ -9,7 +9,10 @@ package cost
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -25,6 +28,9 @@ type Call struct {
 	Items     int     // items returned, for reads
 	Read      float64 // read capacity units consumed
 	Write     float64 // write capacity units consumed
+	// Start and End are when the call began and when its answer (or last
+	// retry) came back.
+	Start, End time.Time
 }
 
 // Meter accumulates the calls made under one context. It is safe for
@@ -58,6 +64,30 @@ func (m *Meter) Total() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.calls)
+}
+
+// RoundTrips returns the length of the longest chain of calls in which
+// each call started after the one before it had ended: the DynamoDB round
+// trips that had to wait for one another. Calls that overlap in time count
+// once, so requests made together are one round trip.
+func (m *Meter) RoundTrips() int {
+	calls := m.Calls()
+	slices.SortFunc(calls, func(a, b Call) int { return a.End.Compare(b.End) })
+	// best[k] is the longest chain ending with one of the first k+1 calls by
+	// end time, which never decreases with k.
+	best := make([]int, len(calls))
+	longest := 0
+	for i, c := range calls {
+		// The calls that ended before c started come before it by end time.
+		before := sort.Search(i, func(j int) bool { return calls[j].End.After(c.Start) })
+		chain := 1
+		if before > 0 {
+			chain += best[before-1]
+		}
+		longest = max(longest, chain)
+		best[i] = longest
+	}
+	return longest
 }
 
 // Summary is a meter's totals.
@@ -116,7 +146,9 @@ func Middleware(stack *middleware.Stack) error {
 				return next.HandleInitialize(ctx, in)
 			}
 			call := describeInput(in.Parameters)
+			call.Start = time.Now()
 			out, md, err := next.HandleInitialize(ctx, in)
+			call.End = time.Now()
 			if err == nil {
 				describeOutput(&call, out.Result)
 			}

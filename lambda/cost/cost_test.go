@@ -32,6 +32,9 @@ func TestNestedMeters(t *testing.T) {
 	if invocation.Count("Query") != 1 || request.Count("Query") != 2 {
 		t.Errorf("inner saw %d, outer %d; want 1 and 2", invocation.Count("Query"), request.Count("Query"))
 	}
+	if invocation.RoundTrips() != 1 || request.RoundTrips() != 2 {
+		t.Errorf("round trips: inner %d, outer %d; want 1 and 2 (one request after the other)", invocation.RoundTrips(), request.RoundTrips())
+	}
 	if s := request.Summary(); s.Read != 1 || s.Requests["Query"] != 2 {
 		t.Errorf("summary = %+v, want 2 Queries of 0.5 RCU", s)
 	}

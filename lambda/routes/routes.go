@@ -43,17 +43,37 @@ const (
 // AppSync can report.
 const FunctionTimeout = 10 * time.Second
 
-// Route is a field with a direct Lambda resolver.
+// Route is a field resolved by the Lambda.
 type Route struct {
 	Type  string // parent type name, such as "Post"
 	Field string // field name, such as "author"
 	// MaxBatchSize is AppSync's maxBatchSize for the resolver: 0 invokes the
 	// Lambda once per parent; N > 0 sends up to N parents in one invocation.
 	MaxBatchSize int
+	// Returns is the object type of the field's value: the type itself
+	// (Post.author: User), its elements (Query.posts: Post) or its items
+	// (Post.comments: Comment), as Shape says.
+	Returns string
+	Shape   Shape
 }
+
+// Shape is how a field's value holds its objects.
+type Shape int
+
+const (
+	One        Shape = iota // an object or null
+	List                    // a list of objects, some perhaps null
+	Connection              // {items: [objects], nextToken}
+)
 
 // Key returns "Type.field", the key AppSync events are routed on.
 func (r Route) Key() string { return r.Type + "." + r.Field }
+
+// EarlyReturn reports whether the field's resolver is the JavaScript
+// resolver (APPSYNC_JS) that returns its parent's answer for the field when
+// the parent carries one and invokes the Lambda otherwise: every field of an
+// object type. Root fields and mutations have direct Lambda resolvers.
+func (r Route) EarlyReturn() bool { return r.Type != "Query" && r.Type != "Mutation" }
 
 // Batch sizes. Point lookups collapse a whole batch into BatchGetItem calls of
 // 100 keys, so their batches are large; connection fields run one Query per
@@ -75,34 +95,34 @@ const (
 // All lists every routed field. Root fields (Query, Mutation) are never
 // batched by AppSync.
 var All = []Route{
-	{"Query", "user", 0},
-	{"Query", "post", 0},
-	{"Query", "posts", 0},
-	{"Query", "me", 0},
+	{Type: "Query", Field: "user", Returns: "User"},
+	{Type: "Query", Field: "post", Returns: "Post"},
+	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
+	{Type: "Query", Field: "me", Returns: "User"},
 
-	{"User", "posts", connectionBatch},
-	{"User", "comments", connectionBatch},
-	{"User", "following", connectionBatch},
-	{"User", "followers", connectionBatch},
+	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection},
+	{Type: "User", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection},
+	{Type: "User", Field: "following", MaxBatchSize: connectionBatch, Returns: "User", Shape: Connection},
+	{Type: "User", Field: "followers", MaxBatchSize: connectionBatch, Returns: "User", Shape: Connection},
 
-	{"Post", "author", postBatch},
-	{"Post", "comments", connectionBatch},
+	{Type: "Post", Field: "author", MaxBatchSize: postBatch, Returns: "User"},
+	{Type: "Post", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection},
 
-	{"Comment", "author", lookupBatch},
-	{"Comment", "post", postBatch},
+	{Type: "Comment", Field: "author", MaxBatchSize: lookupBatch, Returns: "User"},
+	{Type: "Comment", Field: "post", MaxBatchSize: postBatch, Returns: "Post"},
 
-	{"Follow", "follower", lookupBatch},
-	{"Follow", "followed", lookupBatch},
+	{Type: "Follow", Field: "follower", MaxBatchSize: lookupBatch, Returns: "User"},
+	{Type: "Follow", Field: "followed", MaxBatchSize: lookupBatch, Returns: "User"},
 
-	{"Mutation", "createUser", 0},
-	{"Mutation", "updateUser", 0},
-	{"Mutation", "createPost", 0},
-	{"Mutation", "updatePost", 0},
-	{"Mutation", "deletePost", 0},
-	{"Mutation", "createComment", 0},
-	{"Mutation", "deleteComment", 0},
-	{"Mutation", "follow", 0},
-	{"Mutation", "unfollow", 0},
+	{Type: "Mutation", Field: "createUser", Returns: "User"},
+	{Type: "Mutation", Field: "updateUser", Returns: "User"},
+	{Type: "Mutation", Field: "createPost", Returns: "Post"},
+	{Type: "Mutation", Field: "updatePost", Returns: "Post"},
+	{Type: "Mutation", Field: "deletePost", Returns: "Post"},
+	{Type: "Mutation", Field: "createComment", Returns: "Comment"},
+	{Type: "Mutation", Field: "deleteComment", Returns: "Comment"},
+	{Type: "Mutation", Field: "follow", Returns: "Follow"},
+	{Type: "Mutation", Field: "unfollow", Returns: "Follow"},
 }
 
 // Find returns the route for "Type.field" and whether there is one.

@@ -58,6 +58,9 @@ func TestRoutesMatchTheSchema(t *testing.T) {
 		if !want[key] {
 			t.Errorf("%s is routed but needs no resolver", key)
 		}
+		if returns, shape := valueOf(s, typ.Fields.ForName(r.Field).Type); returns != r.Returns || shape != r.Shape {
+			t.Errorf("%s: Returns %q, Shape %d; the schema says %q, %d", key, r.Returns, r.Shape, returns, shape)
+		}
 		if r.MaxBatchSize < 0 || r.MaxBatchSize > 2000 || (r.MaxBatchSize > 0 && (r.Type == "Query" || r.Type == "Mutation")) {
 			t.Errorf("%s has batch size %d", key, r.MaxBatchSize)
 		}
@@ -67,4 +70,15 @@ func TestRoutesMatchTheSchema(t *testing.T) {
 			t.Errorf("schema field %s needs a resolver but routes.All has none", key)
 		}
 	}
+}
+
+// valueOf says which objects a field of type t holds, and how.
+func valueOf(s *ast.Schema, t *ast.Type) (string, routes.Shape) {
+	if t.Elem != nil {
+		return t.Elem.Name(), routes.List
+	}
+	if def := s.Types[t.Name()]; strings.HasSuffix(def.Name, "Connection") {
+		return def.Fields.ForName("items").Type.Elem.Name(), routes.Connection
+	}
+	return t.Name(), routes.One
 }

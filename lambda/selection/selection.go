@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/formatter"
 	"github.com/vektah/gqlparser/v2/parser"
 )
 
@@ -36,6 +37,8 @@ type Field struct {
 	// does not hold, so the argument's value cannot be known.
 	Unknown bool
 	Set     Set
+
+	sel ast.SelectionSet // as parsed, for Text
 }
 
 // Named returns the fields selected under the name (whatever their aliases).
@@ -90,7 +93,7 @@ func build(sel ast.SelectionSet, vars map[string]any) Set {
 	for _, item := range sel {
 		switch x := item.(type) {
 		case *ast.Field:
-			f := &Field{Alias: x.Alias, Name: x.Name, Args: map[string]any{}, Set: build(x.SelectionSet, vars)}
+			f := &Field{Alias: x.Alias, Name: x.Name, Args: map[string]any{}, Set: build(x.SelectionSet, vars), sel: x.SelectionSet}
 			if f.Alias == "" {
 				f.Alias = f.Name
 			}
@@ -156,4 +159,23 @@ func value(v *ast.Value, vars map[string]any) (any, bool) {
 		return obj, known
 	}
 	return nil, false
+}
+
+// Text returns the selections of fields (several occurrences of one field,
+// under different aliases) as one selection set in GraphQL text, as AppSync
+// writes selectionSetGraphQL: what Parse reads back as the union of their
+// Sets. Fragments stay as they were written and $variables as names.
+func Text(fields ...*Field) string {
+	var merged ast.SelectionSet
+	for _, f := range fields {
+		merged = append(merged, f.sel...)
+	}
+	if len(merged) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	formatter.NewFormatter(&b, formatter.WithIndent("  ")).FormatQueryDocument(&ast.QueryDocument{
+		Operations: ast.OperationList{{Operation: ast.Query, SelectionSet: merged}},
+	})
+	return strings.TrimSuffix(strings.TrimPrefix(b.String(), "query "), "\n")
 }

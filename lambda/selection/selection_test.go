@@ -64,3 +64,32 @@ func TestOpaqueAndUnknown(t *testing.T) {
 		t.Error("unparsable text parsed")
 	}
 }
+
+// Text of several occurrences reads back as the union of their selections,
+// with their arguments, variables, aliases and fragments.
+func TestTextMergesOccurrences(t *testing.T) {
+	text := `{ a: comments(limit: $n) { items { id ...F ... on Comment { body } } } b: comments(limit: 2) { nextToken items { author { name } } } }`
+	set, err := selection.Parse(text, "post", []byte(`{"n": 3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := selection.Text(set.Named("comments")...)
+	back, err := selection.Parse(merged, "comments", []byte(`{"n": 3}`))
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", merged, err)
+	}
+	items := back.Named("items")
+	if len(items) != 2 || len(back.Named("nextToken")) != 1 {
+		t.Fatalf("Text = %q, read back as %+v", merged, back)
+	}
+	if !items[0].Set.Opaque || len(items[0].Set.Named("body")) != 1 || len(items[1].Set.Named("author")) != 1 {
+		t.Errorf("Text = %q lost the fragment or a field", merged)
+	}
+	if got := selection.Text(back.Named("nextToken")...); got != "" {
+		t.Errorf("Text of a leaf = %q, want empty", got)
+	}
+	inner, err := selection.Parse(selection.Text(items...), "items", nil)
+	if err != nil || len(inner.Named("id")) != 1 || len(inner.Named("author")) != 1 || !inner.Opaque {
+		t.Errorf("nested Text read back as %+v, %v", inner, err)
+	}
+}
