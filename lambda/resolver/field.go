@@ -14,7 +14,7 @@ import (
 
 // maxConcurrent bounds the events of one batch resolved at the same time by
 // per-event resolvers (each typically one Query).
-const maxConcurrent = 8
+const maxConcurrent = 32
 
 // validator is implemented by argument structs that check themselves.
 type validator interface{ validate() error }

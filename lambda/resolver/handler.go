@@ -50,6 +50,9 @@ type Handler struct {
 	fields   map[string]resolveFunc
 	metrics  []map[string]any // the EMF declaration of the cost line
 	invoked  atomic.Bool      // false until the first invocation
+	// noPrefetch and noAnswers turn the pattern's two parts off, for the
+	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
+	noPrefetch, noAnswers bool
 }
 
 // Option configures a Handler.
@@ -60,6 +63,16 @@ type Option func(*Handler)
 func WithMetricsNamespace(namespace string) Option {
 	return func(h *Handler) { h.metrics = emfMetrics(namespace) }
 }
+
+// WithoutPrefetch makes parents never read the first page of a connection
+// together with themselves: each page is its own Query (the layout of AppSync
+// batching and BatchGetItem alone, which the benchmark compares with).
+func WithoutPrefetch() Option { return func(h *Handler) { h.noPrefetch = true } }
+
+// WithoutAnswers makes replies carry no answers for child fields (the
+// layout of direct Lambda resolvers on every field, which cannot return
+// early, and which the benchmark compares with).
+func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
 
 // New returns a Handler reading from s and logging to log. It panics if the
 // resolvers it has and the routed fields of routes.All differ: that is a
@@ -125,6 +138,7 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 		ptrs[i] = &events[i]
 	}
 	results := h.resolve(ctx, ptrs)
+	h.answerChildren(ctx, ptrs, results, halfway(ctx, start))
 	if !batch {
 		r := results[0]
 		if r.err != nil {
@@ -270,6 +284,16 @@ func withMargin(ctx context.Context, now time.Time) (context.Context, context.Ca
 	}
 	margin := min(max(deadline.Sub(now)/10, 250*time.Millisecond), time.Second)
 	return context.WithDeadline(ctx, deadline.Add(-margin))
+}
+
+// halfway is when half of the time ctx leaves after start has passed: no
+// new level of answers starts after it.
+func halfway(ctx context.Context, start time.Time) time.Time {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return start.Add(routes.FunctionTimeout / 2)
+	}
+	return start.Add(deadline.Sub(start) / 2)
 }
 
 // invokeError converts err for a single (unbatched) invocation.

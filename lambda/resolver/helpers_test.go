@@ -26,6 +26,15 @@ func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.H
 	return lambda.NewHandler(resolver.New(s, quietLog()))
 }
 
+// directHandler is newHandler with the replies direct Lambda resolvers get:
+// without answers for child fields, so that each child is invoked with its
+// parent's object as source, as the prefetch layout has it.
+func directHandler(t *testing.T, data store.Dataset) lambda.Handler {
+	t.Helper()
+	s, _ := storetest.NewStore(t, data)
+	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithoutAnswers()))
+}
+
 func quietLog() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }
 
 // sampleHandler is newHandler over the seed documents' sample data.

@@ -62,7 +62,7 @@ func postWithComments(n int) store.Dataset {
 }
 
 func TestPostAndCommentsInOneQuery(t *testing.T) {
-	h := newHandler(t, postWithComments(5))
+	h := directHandler(t, postWithComments(5))
 	q := withSelection(ev("Query", "post", map[string]any{"id": sample.HelloPost}, nil),
 		"{\n  title\n  comments {\n    items {\n      body\n    }\n  }\n}",
 		"title", "comments", "comments/items", "comments/items/body")
@@ -110,7 +110,7 @@ func TestPostWithoutCommentsReadsOnlyThePost(t *testing.T) {
 }
 
 func TestAliasesWithDifferentLimits(t *testing.T) {
-	h := newHandler(t, postWithComments(7))
+	h := directHandler(t, postWithComments(7))
 	q := withSelection(ev("Query", "post", map[string]any{"id": sample.HelloPost}, nil),
 		"{\n  a: comments(limit: 2) {\n    items {\n      id\n    }\n    nextToken\n  }\n  b: comments(limit: 5) {\n    items {\n      id\n    }\n    nextToken\n  }\n}",
 		"a", "a/items", "a/items/id", "a/nextToken", "b", "b/items", "b/items/id", "b/nextToken")
@@ -163,7 +163,7 @@ func TestNamedFragmentDoesNotShortCircuitWrongly(t *testing.T) {
 
 func TestVariableLimitAndPagingOn(t *testing.T) {
 	const n = 7
-	h := newHandler(t, postWithComments(n))
+	h := directHandler(t, postWithComments(n))
 	q := withSelection(ev("Query", "post", map[string]any{"id": sample.HelloPost}, nil),
 		"{\n  comments(limit: $n) {\n    items {\n      id\n    }\n    nextToken\n  }\n}",
 		"comments", "comments/items", "comments/items/id", "comments/nextToken")
@@ -207,7 +207,7 @@ func TestUserAndFollowingInOneQuery(t *testing.T) {
 	d.Follows = append(d.Follows, store.Follow{FollowerID: sample.Alice, FollowedID: sample.Carol, CreatedAt: "2024-04-29T09:30:00.000Z"})
 	d.Users[0].FollowingCount = 2
 	d.Users[2].FollowerCount = 1
-	h := newHandler(t, d)
+	h := directHandler(t, d)
 	q := withSelection(ev("Query", "user", map[string]any{"id": sample.Alice}, nil),
 		"{\n  name\n  following {\n    items {\n      handle\n    }\n  }\n}", "name", "following", "following/items", "following/items/handle")
 	user, ierr, m := invoke(t, h, mustJSON(t, q))

@@ -56,6 +56,13 @@ func (r postResult) MarshalJSON() ([]byte, error) {
 	return append(append(out, pre...), '}'), nil
 }
 
+// prefetchMembers names, for each field a parent can prefetch, the member
+// of the parent's result that carries the prefetch.
+var prefetchMembers = map[string]string{
+	"Post.comments":  "prefetchedComments",
+	"User.following": "prefetchedFollowing",
+}
+
 // userResult is a User with the follows it made, when read together.
 type userResult struct {
 	store.User
@@ -102,7 +109,7 @@ func prefetchLimit(ev *appsync.Event, conn string) (int, bool) {
 // the selection asks for them, otherwise with one GetItem. The post and its
 // prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
-	if limit, ok := prefetchLimit(ev, "comments"); ok {
+	if limit, ok := prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
 		p, pre, err := h.prefetch.PostWithComments(ctx, id, limit, routes.SourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
@@ -121,7 +128,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 	limit, prefetch := 0, false
 	selections := distinctSelections(evs)
 	for _, ev := range selections {
-		if l, ok := prefetchLimit(ev, "comments"); ok {
+		if l, ok := prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
 			limit, prefetch = max(limit, l), true
 		}
 	}
@@ -205,7 +212,7 @@ func selectionKey(ev *appsync.Event) string {
 // userByID reads one user for ev: with the follows it made in one Query when
 // the selection asks for following, otherwise with one GetItem.
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
-	if limit, ok := prefetchLimit(ev, "following"); ok {
+	if limit, ok := prefetchLimit(ev, "following"); ok && !h.noPrefetch {
 		u, pre, err := h.prefetch.UserWithFollowing(ctx, id, limit, routes.SourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}

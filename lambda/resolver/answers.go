@@ -1,0 +1,465 @@
+package resolver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
+)
+
+// The zero-invocation short-circuit. The Lambda resolving a field reads the
+// whole selection below it and resolves the levels below as their own
+// resolvers would, one level at a time, each level's requests at the same
+// time. It attaches each answer to the object it belongs to, in the member
+// AnswersMember, keyed by AnswerKey: the field and the exact arguments of the
+// occurrence (two aliases with other arguments are two answers). The child
+// field's JavaScript resolver (appsyncjs/child.js) returns that answer early,
+// so AppSync calls no data source for it; a child without an answer invokes
+// the Lambda with the same event as ever.
+//
+// No answer is given for an occurrence whose arguments cannot be known (a
+// variable AppSync did not pass), that asks for a later page (a nextToken),
+// or that hides in a named fragment; nor for one whose resolver failed (the
+// child's own invocation reports the error), nor past the budgets: the
+// reply's bytes (routes.Route.ReplyBudget), answerRequests DynamoDB requests
+// per invocation, and half of the invocation's time. What is not answered is
+// resolved by invoking the Lambda: correct, only slower.
+
+// AnswersMember is the member of a resolved object that holds its children's
+// answers. It is not a schema field: AppSync ignores it in responses.
+const AnswersMember = "_answers"
+
+// answerRequests bounds the DynamoDB requests one invocation spends on
+// answers: a level whose requests could pass it is left to the children's
+// own invocations. 200 answers a page of 100 posts with their comments and
+// the comments' authors (100 Queries and a few BatchGetItem calls).
+const answerRequests = 200
+
+// AnswerKey is the key of the answer to the field with the given arguments:
+// the field's name, then "|name=value" for each argument that is not null,
+// by name, with the value in JSON. The child resolver computes the same key
+// from ctx.info.fieldName and ctx.args; where the two could differ (a string
+// JavaScript escapes otherwise), the child finds no answer and invokes the
+// Lambda.
+func AnswerKey(field string, args map[string]any) (string, bool) {
+	names := make([]string, 0, len(args))
+	for name, v := range args {
+		if v != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteString(field)
+	for _, name := range names {
+		v, err := payload.Marshal(args[name])
+		if err != nil {
+			return "", false
+		}
+		b.WriteString("|" + name + "=")
+		b.Write(v)
+	}
+	return b.String(), true
+}
+
+// answered is an object of a reply whose children may be answered.
+type answered struct {
+	raw     json.RawMessage    // the object as its resolver returned it
+	typ     string             // its GraphQL type
+	fields  []*selection.Field // what the query selects on it, every occurrence merged
+	reply   *replyRoom         // the reply that holds it
+	answers []*answer
+	asked   map[string]int // first-page occurrences of each child field
+	got     map[string]int // of which answered
+}
+
+// replyRoom is what one event's reply still has room for, and its event.
+type replyRoom struct {
+	ev    *appsync.Event
+	bytes int
+}
+
+// answer is the answer to one child field of one object, for the
+// occurrences with the same arguments.
+type answer struct {
+	key    string
+	route  routes.Route
+	fields []*selection.Field
+	parent *answered
+	ev     *appsync.Event // the event its resolver gets, as AppSync would send it
+	data   json.RawMessage
+	objs   []*answered // the objects in data, nil for a null
+}
+
+// answerChildren adds to the results of evs the answers of the fields
+// selected below them. stopAt is when no new level may start.
+func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, results []result, stopAt time.Time) {
+	if h.noAnswers {
+		return
+	}
+	type top struct {
+		i     int
+		route routes.Route
+		raw   json.RawMessage
+		objs  []*answered
+	}
+	var tops []top
+	var level []*answered
+	for i, ev := range evs {
+		route, ok := routes.Find(ev.Info.Field())
+		if !ok || results[i].err != nil || results[i].data == nil || !hasChildren(route.Returns) {
+			continue
+		}
+		set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
+		if err != nil || len(set.Fields) == 0 {
+			continue
+		}
+		raw, err := encodeData(results[i].data)
+		if err != nil {
+			continue
+		}
+		room := &replyRoom{ev: ev, bytes: route.ReplyBudget() - len(raw)}
+		objs, ok := objectsIn(raw, route, []*selection.Field{{Set: set}}, room)
+		if !ok {
+			continue
+		}
+		tops = append(tops, top{i, route, raw, objs})
+		level = append(level, objs...)
+	}
+	if len(tops) == 0 {
+		return
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = stopAt.Add(routes.FunctionTimeout / 2)
+	}
+	actx, cancel := context.WithDeadline(ctx, stopAt.Add(deadline.Sub(stopAt)/2))
+	defer cancel()
+	spent := 0
+	for len(level) > 0 && time.Now().Before(stopAt) {
+		byRoute, order := plan(level)
+		bound := 0
+		for _, key := range order {
+			bound += requestsBound(byRoute[key][0].route, len(byRoute[key]))
+		}
+		if spent+bound > answerRequests {
+			break
+		}
+		lctx, meter := cost.WithMeter(actx)
+		outs := make([][]result, len(order))
+		var wg sync.WaitGroup
+		for k, key := range order {
+			answers := byRoute[key]
+			wg.Go(func() {
+				batch := make([]*appsync.Event, len(answers))
+				for j, a := range answers {
+					batch[j] = a.ev
+				}
+				outs[k] = h.safely(lctx, key, h.fields[key], batch)
+			})
+		}
+		wg.Wait()
+		spent += meter.Total()
+		var next []*answered
+		for k, key := range order {
+			for j, a := range byRoute[key] {
+				next = append(next, a.attach(outs[k][j])...)
+			}
+		}
+		level = next
+	}
+	for _, t := range tops {
+		if raw, err := assemble(t.raw, t.route.Shape, t.objs); err == nil {
+			results[t.i].data = raw
+		}
+	}
+}
+
+// hasChildren reports whether objects of type typ have fields that an
+// answer can serve.
+func hasChildren(typ string) bool {
+	for _, r := range routes.All {
+		if r.Type == typ && r.EarlyReturn() {
+			return true
+		}
+	}
+	return false
+}
+
+// plan returns the answers the objects of a level ask for, by route, each
+// with the event its resolver gets.
+func plan(level []*answered) (map[string][]*answer, []string) {
+	byRoute := map[string][]*answer{}
+	var order []string
+	for _, p := range level {
+		if p == nil {
+			continue
+		}
+		byKey := map[string]*answer{}
+		for _, f := range p.fields {
+			route, ok := routes.Find(p.typ + "." + f.Name)
+			if !ok || !route.EarlyReturn() {
+				continue
+			}
+			if token, ok := f.Args["nextToken"]; ok && token != nil {
+				continue // a later page: its own invocation
+			}
+			p.asked[f.Name]++
+			key, ok := AnswerKey(f.Name, f.Args)
+			if f.Unknown || !ok {
+				continue
+			}
+			a := byKey[key]
+			if a == nil {
+				a = &answer{key: key, route: route, parent: p}
+				byKey[key] = a
+				if _, seen := byRoute[route.Key()]; !seen {
+					order = append(order, route.Key())
+				}
+				byRoute[route.Key()] = append(byRoute[route.Key()], a)
+			}
+			a.fields = append(a.fields, f)
+		}
+	}
+	for _, answers := range byRoute {
+		for _, a := range answers {
+			a.ev = a.event()
+		}
+	}
+	return byRoute, order
+}
+
+// event is the event AppSync would send for the answer's field.
+func (a *answer) event() *appsync.Event {
+	args := map[string]any{}
+	for name, v := range a.fields[0].Args {
+		if v != nil {
+			args[name] = v
+		}
+	}
+	argsJSON, _ := payload.Marshal(args)
+	root := a.parent.reply.ev
+	return &appsync.Event{
+		Arguments: argsJSON,
+		Identity:  root.Identity,
+		Source:    a.parent.raw,
+		Info: appsync.Info{
+			FieldName:           a.route.Field,
+			ParentTypeName:      a.route.Type,
+			SelectionSetGraphQL: selection.Text(a.fields...),
+			Variables:           root.Info.Variables,
+		},
+	}
+}
+
+// requestsBound is the most DynamoDB requests the route's resolver makes for
+// n events, retries of unprocessed keys aside.
+func requestsBound(r routes.Route, n int) int {
+	switch {
+	case r.Shape == routes.One && r.Returns == "User":
+		return (n + 99) / 100 // one BatchGetItem per 100 distinct users
+	case r.Shape == routes.Connection && r.Returns == "User":
+		return 2 * n // a Query of the follows, then the users
+	default:
+		return n
+	}
+}
+
+// answerOverhead is what an answer adds to its object beside its value and
+// key: quotes, colon, comma, and the member that holds the answers.
+const answerOverhead = 32
+
+// attach keeps the resolver's result as the answer, when it succeeded and
+// fits its reply, and returns the objects it holds.
+func (a *answer) attach(r result) []*answered {
+	if r.err != nil {
+		return nil
+	}
+	raw, err := encodeData(r.data)
+	if err != nil {
+		return nil
+	}
+	room := a.parent.reply
+	size := len(raw) + 2*len(a.key) + answerOverhead
+	if size > room.bytes {
+		return nil
+	}
+	objs, ok := objectsIn(raw, a.route, a.fields, room)
+	if !ok {
+		return nil
+	}
+	room.bytes -= size
+	a.data, a.objs = raw, objs
+	a.parent.answers = append(a.parent.answers, a)
+	a.parent.got[a.route.Field] += len(a.fields)
+	return objs
+}
+
+// objectsIn returns the objects in raw, a value of the route's field, with
+// what fields (the occurrences of the field) select on them.
+func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Field, room *replyRoom) ([]*answered, bool) {
+	var below []*selection.Field
+	for _, f := range fields {
+		if route.Shape != routes.Connection {
+			below = append(below, f.Set.Fields...)
+			continue
+		}
+		for _, items := range f.Set.Named("items") {
+			below = append(below, items.Set.Fields...)
+		}
+	}
+	var elems []json.RawMessage
+	switch route.Shape {
+	case routes.One:
+		elems = []json.RawMessage{raw}
+	case routes.List:
+		if err := json.Unmarshal(raw, &elems); err != nil {
+			return nil, false
+		}
+	case routes.Connection:
+		var page struct {
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, false
+		}
+		elems = page.Items
+	}
+	objs := make([]*answered, len(elems))
+	for i, e := range elems {
+		if len(e) > 0 && e[0] == '{' {
+			objs[i] = &answered{raw: e, typ: route.Returns, fields: below, reply: room, asked: map[string]int{}, got: map[string]int{}}
+		}
+	}
+	return objs, true
+}
+
+// assemble returns raw, a value of a field of the given shape, with the
+// answers of the objects it holds.
+func assemble(raw json.RawMessage, shape routes.Shape, objs []*answered) (json.RawMessage, error) {
+	answered := false
+	for _, o := range objs {
+		answered = answered || (o != nil && len(o.answers) > 0)
+	}
+	if !answered {
+		return raw, nil
+	}
+	if shape == routes.One {
+		return objs[0].assemble()
+	}
+	list := []byte{'['}
+	for i, o := range objs {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		if o == nil {
+			list = append(list, "null"...)
+			continue
+		}
+		b, err := o.assemble()
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, b...)
+	}
+	list = append(list, ']')
+	if shape == routes.List {
+		return list, nil
+	}
+	page, err := members(raw)
+	if err != nil {
+		return nil, err
+	}
+	for i := range page {
+		if page[i].key == "items" {
+			page[i].value = list
+		}
+	}
+	return page.encode()
+}
+
+// assemble returns the object with its answers, without the first page it
+// prefetched for a child field whose every first-page occurrence now has an
+// answer (it would be sent twice).
+func (o *answered) assemble() (json.RawMessage, error) {
+	if len(o.answers) == 0 {
+		return o.raw, nil
+	}
+	obj, err := members(o.raw)
+	if err != nil {
+		return nil, err
+	}
+	for field, prefetched := range prefetchMembers {
+		if typ, name, _ := strings.Cut(field, "."); typ == o.typ && o.got[name] == o.asked[name] {
+			obj = slices.DeleteFunc(obj, func(m member) bool { return m.key == prefetched })
+		}
+	}
+	var answers object
+	for _, a := range o.answers {
+		v, err := assemble(a.data, a.route.Shape, a.objs)
+		if err != nil {
+			return nil, err
+		}
+		answers = append(answers, member{a.key, v})
+	}
+	all, err := answers.encode()
+	if err != nil {
+		return nil, err
+	}
+	return append(obj, member{AnswersMember, all}).encode()
+}
+
+// object is a JSON object's members, in order.
+type object []member
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// members returns the members of the JSON object raw.
+func members(raw json.RawMessage) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	var obj object
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		obj = append(obj, member{key, v})
+	}
+	return obj, nil
+}
+
+// encode writes the members as a JSON object; their values are JSON already.
+func (obj object) encode() (json.RawMessage, error) {
+	out := []byte{'{'}
+	for i, m := range obj {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		key, err := payload.Marshal(m.key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(out, key...), ':'), m.value...)
+	}
+	return append(out, '}'), nil
+}
