@@ -26,6 +26,13 @@ export AWS_LAMBDA_RIE := $(RIE)
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
 LAMBDA_SRC   := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod go.sum
 
+# The linter of the APPSYNC_JS resolvers (eslint with AWS's plugin for that
+# runtime), installed from appsyncjs/package-lock.json, which npm checks
+# every package against (integrity hashes), into a cache directory named
+# after the lock file; appsyncjs/node_modules links to it.
+JSLINT_DIR := $(CACHE_DIR)/appsyncjs-lint-$(shell sha256sum appsyncjs/package-lock.json | cut -c1-16)
+export APPSYNCJS_ESLINT := $(JSLINT_DIR)/node_modules/.bin/eslint
+
 # The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), kept in the cache.
 CDK_VERSION := 2.1148.1
 CDK         := $(CACHE_DIR)/aws-cdk-$(CDK_VERSION)/node_modules/.bin/cdk
@@ -34,12 +41,12 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 PORT  ?= 4000
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli check-tools clean
+.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+test: check-tools dynamodb-local rie js-lint vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
 
@@ -97,6 +104,16 @@ $(CDK):
 	rm -rf "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)" && mkdir -p "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)"
 	npm install --silent --no-audit --no-fund --prefix "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)" "aws-cdk@$(CDK_VERSION)"
 	test -x "$@"
+
+js-lint: $(JSLINT_DIR)/.installed ## install the APPSYNC_JS linter into the cache and link appsyncjs/node_modules to it (go test ./appsyncjs lints)
+	ln -sfn "$(JSLINT_DIR)/node_modules" appsyncjs/node_modules
+
+$(JSLINT_DIR)/.installed: appsyncjs/package.json appsyncjs/package-lock.json
+	rm -rf "$(JSLINT_DIR)" && mkdir -p "$(JSLINT_DIR)"
+	cp appsyncjs/package.json appsyncjs/package-lock.json "$(JSLINT_DIR)/"
+	cd "$(JSLINT_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	test -x "$(APPSYNCJS_ESLINT)"
+	touch "$@"
 
 rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache
 

@@ -32,6 +32,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/local/jsresolver"
 )
 
 // Invoker is the Lambda function: lambda.Handler satisfies it.
@@ -52,6 +53,9 @@ type Executor struct {
 	depthLimit, resolverLimit int
 	intro                     *introspection.Schema // the __schema object
 	types                     map[string]map[string]any
+	// child is the JavaScript resolver of the fields whose route says
+	// EarlyReturn, nil when every field has a direct Lambda resolver.
+	child *jsresolver.Resolver
 }
 
 // RequestTimeout is AppSync's limit on one GraphQL request.
@@ -73,11 +77,13 @@ func WithQueryLimits(depth, resolvers int) Option {
 }
 
 // New returns an Executor for schema whose routed fields (rs) are resolved
-// by lambda.
+// by lambda: root fields and mutations by direct Lambda resolvers, the
+// fields of objects by the JavaScript resolver the stack deploys
+// (appsyncjs.Child), unless WithDirectResolvers.
 func New(schema *ast.Schema, lambda Invoker, rs []routes.Route, opts ...Option) *Executor {
 	e := &Executor{schema: schema, lambda: lambda, routes: map[string]routes.Route{},
 		requestTimeout: RequestTimeout, functionTimeout: routes.FunctionTimeout,
-		depthLimit: routes.QueryDepthLimit, resolverLimit: routes.ResolverCountLimit}
+		depthLimit: routes.QueryDepthLimit, resolverLimit: routes.ResolverCountLimit, child: child()}
 	for _, r := range rs {
 		e.routes[r.Key()] = r
 	}
@@ -125,12 +131,21 @@ type Location struct {
 // Cost is what one request cost.
 type Cost struct {
 	LambdaInvocations int `json:"lambdaInvocations"`
+	// EarlyReturns counts the fields whose JavaScript resolver returned the
+	// parent's answer, with no invocation.
+	EarlyReturns int `json:"earlyReturns"`
 	// LargestPayloadBytes is the largest Lambda request or reply the request
 	// caused, in bytes; Lambda refuses either over payload.MaxBytes.
-	LargestPayloadBytes int            `json:"largestPayloadBytes"`
-	DynamoDB            map[string]int `json:"dynamodb"`
-	ReadCapacityUnits   float64        `json:"readCapacityUnits"`
-	WriteCapacityUnits  float64        `json:"writeCapacityUnits"`
+	LargestPayloadBytes int `json:"largestPayloadBytes"`
+	// PayloadBytes is every Lambda request and reply, added up: the bytes
+	// between AppSync and the Lambda.
+	PayloadBytes int            `json:"payloadBytes"`
+	DynamoDB     map[string]int `json:"dynamodb"`
+	// DynamoDBRoundTrips is the longest chain of DynamoDB requests of the
+	// request in which each waited for the one before (cost.Meter.RoundTrips).
+	DynamoDBRoundTrips int     `json:"dynamodbRoundTrips"`
+	ReadCapacityUnits  float64 `json:"readCapacityUnits"`
+	WriteCapacityUnits float64 `json:"writeCapacityUnits"`
 }
 
 // Execute runs req. DynamoDB calls made through ctx by a handler in this
@@ -147,7 +162,8 @@ func (e *Executor) Execute(ctx context.Context, req Request) Response {
 	data := r.execute()
 	sum := meter.Summary()
 	resp := Response{Data: data, Errors: r.errors, Extensions: map[string]any{"cost": Cost{
-		LambdaInvocations: r.invocations, LargestPayloadBytes: r.largest, DynamoDB: sum.Requests,
+		LambdaInvocations: r.invocations, EarlyReturns: r.earlyReturns, LargestPayloadBytes: r.largest, PayloadBytes: r.bytes,
+		DynamoDB: sum.Requests, DynamoDBRoundTrips: meter.RoundTrips(),
 		ReadCapacityUnits: sum.Read, WriteCapacityUnits: sum.Write,
 	}}}
 	return resp
@@ -163,9 +179,12 @@ type run struct {
 	varsJSON    json.RawMessage
 	errors      []Error
 	invocations int
-	resolvers   int // resolvers run so far (one per routed field per parent)
-	largest     int // bytes of the largest Lambda request or reply
-	mu          sync.Mutex
+	// earlyReturns counts the JavaScript resolvers that returned early.
+	earlyReturns int
+	resolvers    int // resolvers run so far (one per routed field per parent)
+	largest      int // bytes of the largest Lambda request or reply
+	bytes        int // bytes of every Lambda request and reply
+	mu           sync.Mutex
 }
 
 func (r *run) execute() any {
@@ -318,6 +337,9 @@ type outcome struct {
 // MaxBatchSize events when the route batches, otherwise one event a call,
 // the invocations running concurrently.
 func (r *run) invoke(route routes.Route, calls []call) []outcome {
+	if r.e.child != nil && route.EarlyReturn() {
+		return r.invokeJS(route, calls)
+	}
 	out := make([]outcome, len(calls))
 	for len(calls) > 0 && calls[len(calls)-1].limited { // the limited calls are the last ones
 		out[len(calls)-1] = errResolverLimit
@@ -440,6 +462,7 @@ func (r *run) call(request []byte) ([]byte, error) {
 func (r *run) record(size int) {
 	r.mu.Lock()
 	r.largest = max(r.largest, size)
+	r.bytes += size
 	r.mu.Unlock()
 }
 

@@ -52,15 +52,29 @@ func (r *recorder) events(t *testing.T, field string) (invocations int, events [
 	return invocations, events
 }
 
-func setup(t *testing.T, data store.Dataset, rs []routes.Route) (*executor.Executor, *recorder) {
+// setup returns the local AppSync as the stack deploys it (JavaScript
+// resolvers on child fields) over the Lambda handler, on a table of data.
+func setup(t *testing.T, data store.Dataset, rs []routes.Route, opts ...executor.Option) (*executor.Executor, *recorder) {
+	t.Helper()
+	return setupWith(t, data, rs, opts, nil)
+}
+
+// setupDirect returns the layout before the JavaScript resolvers: direct
+// Lambda resolvers on every field, replies without answers for children.
+func setupDirect(t *testing.T, data store.Dataset, rs []routes.Route, opts ...executor.Option) (*executor.Executor, *recorder) {
+	t.Helper()
+	return setupWith(t, data, rs, append(opts, executor.WithDirectResolvers()), []resolver.Option{resolver.WithoutAnswers()})
+}
+
+func setupWith(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder) {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data)
 	sch, err := schema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil))))}
-	return executor.New(sch, rec, rs), rec
+	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), hopts...))}
+	return executor.New(sch, rec, rs, opts...), rec
 }
 
 func run(t *testing.T, e *executor.Executor, req executor.Request) (data map[string]any, resp executor.Response) {
@@ -91,8 +105,10 @@ func get(v any, path ...any) any {
 	return v
 }
 
-func TestSeedQuery(t *testing.T) {
-	e, rec := setup(t, sample.Blog(10, 20, 30), routes.All)
+// With direct Lambda resolvers on every field (the layout before the
+// JavaScript child resolvers), one invocation per level and batch.
+func TestSeedQueryDirectResolvers(t *testing.T) {
+	e, rec := setupDirect(t, sample.Blog(10, 20, 30), routes.All)
 	data, resp := run(t, e, executor.Request{Query: `{
 	  user(id: "u_alice") { name posts { items { title comments { items { body author { name } } } } } }
 	}`})
@@ -168,7 +184,7 @@ func TestBatchingBoundaries(t *testing.T) {
 			rs[i].MaxBatchSize = 3
 		}
 	}
-	e, rec := setup(t, d, rs)
+	e, rec := setupDirect(t, d, rs)
 	data, resp := run(t, e, executor.Request{Query: `{ posts(ids: [` + strings.Join(ids, ",") + `]) { author { handle } } }`})
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)
@@ -209,7 +225,7 @@ func TestNullPropagationAndErrors(t *testing.T) {
 }
 
 func TestMutationsRunInOrder(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.All)
+	e, rec := setupDirect(t, sample.Data(), routes.All)
 	carol := &appsync.Identity{Sub: sample.Carol, Username: "carol"}
 	data, resp := run(t, e, executor.Request{Identity: carol, Query: `mutation {
 	  first: createComment(input: {postId: "` + sample.HelloPost + `", body: "one"}) { body post { commentCount } }
@@ -234,7 +250,7 @@ func TestMutationsRunInOrder(t *testing.T) {
 }
 
 func TestChildEventCarriesParentResult(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.All)
+	e, rec := setupDirect(t, sample.Data(), routes.All)
 	_, resp := run(t, e, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { title comments(limit: 1) { items { id } } } }`})
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)

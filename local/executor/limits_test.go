@@ -307,9 +307,15 @@ func TestQueriesDeeperThanTheLimitAreRefusedBeforeAnyResolver(t *testing.T) {
 func TestResolversPastTheCountLimitFailWithoutAnInvocation(t *testing.T) {
 	s := sample.Data()
 	seed := `{ user(id: "u_alice") { posts { items { comments { items { author { name } } } } } } }`
-	for _, c := range []struct{ limit, failed int }{{5, 0}, {4, 1}, {2, 1}} {
-		e, rec := setup(t, s, routes.All)
-		e = executor.New(mustSchema(t), rec, routes.All, executor.WithQueryLimits(routes.QueryDepthLimit, c.limit))
+	for _, c := range []struct {
+		limit, failed int
+		direct        bool
+	}{{5, 0, true}, {4, 1, true}, {2, 1, true}, {5, 0, false}, {4, 1, false}, {2, 1, false}} {
+		layout := setup
+		if c.direct {
+			layout = setupDirect
+		}
+		e, rec := layout(t, s, routes.All, executor.WithQueryLimits(routes.QueryDepthLimit, c.limit))
 		_, resp := run(t, e, executor.Request{Query: seed})
 		limited := 0
 		for _, err := range resp.Errors {
@@ -321,6 +327,14 @@ func TestResolversPastTheCountLimitFailWithoutAnInvocation(t *testing.T) {
 		// resolvers. Past the limit a field fails, and what is below it never runs.
 		if limited != c.failed {
 			t.Errorf("limit %d: %d fields failed with ResolverExecutionLimitReached, want %d (%+v)", c.limit, limited, c.failed, resp.Errors)
+		}
+		if !c.direct {
+			// The JavaScript resolvers return the Query.user's answers:
+			// the limited fields fail all the same.
+			if n := len(rec.payloads); n != 1 {
+				t.Errorf("limit %d: %d invocations, want 1", c.limit, n)
+			}
+			continue
 		}
 		if _, evs := rec.events(t, "Comment.author"); len(evs) != max(0, min(2, c.limit-3)) {
 			t.Errorf("limit %d: %d Comment.author events sent to the Lambda", c.limit, len(evs))

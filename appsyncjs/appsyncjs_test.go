@@ -1,0 +1,60 @@
+package appsyncjs_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// eslint returns the linter make test installs (APPSYNCJS_ESLINT), failing
+// the test when it is missing: the lint must never be skipped silently.
+func eslint(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("APPSYNCJS_ESLINT")
+	if bin == "" {
+		t.Fatal("APPSYNCJS_ESLINT is not set: run through make test, which installs the linter")
+	}
+	if _, err := os.Stat("node_modules"); err != nil {
+		t.Fatalf("appsyncjs/node_modules (a link to the installed linter, made by make test): %v", err)
+	}
+	return bin
+}
+
+// lint runs the linter on file and returns the rules it reports.
+func lint(t *testing.T, file string) []string {
+	t.Helper()
+	out, err := exec.Command(eslint(t), "--format", "json", file).Output()
+	if _, failed := err.(*exec.ExitError); err != nil && !failed {
+		t.Fatal(err)
+	}
+	var results []struct {
+		Messages []struct {
+			RuleID  string `json:"ruleId"`
+			Message string `json:"message"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &results); err != nil || len(results) != 1 {
+		t.Fatalf("eslint output %q: %v", out, err)
+	}
+	var rules []string
+	for _, m := range results[0].Messages {
+		rules = append(rules, m.RuleID+": "+m.Message)
+	}
+	return rules
+}
+
+// The deployed resolver passes AWS's rules for the APPSYNC_JS runtime.
+func TestChildPassesTheRuntimesRules(t *testing.T) {
+	if problems := lint(t, "child.js"); len(problems) > 0 {
+		t.Errorf("child.js: %q", problems)
+	}
+}
+
+// The lint can fail: each construct the runtime rejects is reported.
+func TestLintRejectsWhatTheRuntimeRejects(t *testing.T) {
+	problems := lint(t, "testdata/rejected.js")
+	if len(problems) != 4 {
+		t.Errorf("rejected.js: %d problems %q, want 4 (try, while, ++, regex)", len(problems), problems)
+	}
+}

@@ -1,0 +1,89 @@
+// The resolver of every child field (Post.author, Post.comments, User.posts,
+// ...): an AppSync JavaScript resolver (runtime APPSYNC_JS 1.0.0) on the
+// Lambda data source. The CDK stack deploys this file and the local AppSync
+// runs it, unchanged.
+//
+// When the parent's result carries the answer for this field with exactly
+// these arguments (the Lambda resolving the parent resolved the levels below
+// it), the request handler returns it early: no data source is called, as
+// in the seed's `#if($ctx.source.items) #return($ctx.source.items)`.
+// Otherwise it invokes the Lambda with the event a direct Lambda resolver
+// sends, less what the Lambda never reads (the request headers, the answers
+// on the source, the selection list), and the response handler turns the
+// Lambda's per-item {data, errorMessage, errorType} into the field's value or
+// its GraphQL error.
+import { util, runtime } from '@aws-appsync/utils';
+
+// The member of a resolved object that holds its children's answers
+// (resolver.AnswersMember in the Lambda).
+const ANSWERS = '_answers';
+
+/**
+ * The key of the answer to this field with these arguments, as the Lambda
+ * writes it (resolver.AnswerKey): the field's name, then "|name=value" for
+ * each argument that is not null, by name, the value in JSON.
+ * @param {string} field
+ * @param {Record<string, any>} args
+ * @returns {string}
+ */
+function answerKey(field, args) {
+  const names = Object.keys(args || {})
+    .filter((name) => args[name] !== null && args[name] !== undefined)
+    .sort();
+  let key = field;
+  for (const name of names) {
+    key = key + '|' + name + '=' + JSON.stringify(args[name]);
+  }
+  return key;
+}
+
+/**
+ * @param {import('@aws-appsync/utils').Context} ctx
+ */
+export function request(ctx) {
+  const parent = ctx.source || {};
+  const answers = parent[ANSWERS];
+  if (answers) {
+    const answer = answers[answerKey(ctx.info.fieldName, ctx.args)];
+    if (answer !== undefined) {
+      runtime.earlyReturn(answer);
+    }
+  }
+  const source = {};
+  for (const name of Object.keys(parent)) {
+    if (name !== ANSWERS) {
+      source[name] = parent[name];
+    }
+  }
+  const identity = ctx.identity
+    ? { sub: ctx.identity.sub, resolverContext: ctx.identity.resolverContext }
+    : null;
+  return {
+    operation: 'BatchInvoke',
+    payload: {
+      arguments: ctx.args,
+      identity: identity,
+      source: source,
+      info: {
+        parentTypeName: ctx.info.parentTypeName,
+        fieldName: ctx.info.fieldName,
+        selectionSetGraphQL: ctx.info.selectionSetGraphQL,
+        variables: ctx.info.variables,
+      },
+    },
+  };
+}
+
+/**
+ * @param {import('@aws-appsync/utils').Context} ctx
+ */
+export function response(ctx) {
+  if (ctx.error) {
+    util.error(ctx.error.message, ctx.error.type);
+  }
+  const item = ctx.result;
+  if (item && item.errorMessage) {
+    util.error(item.errorMessage, item.errorType);
+  }
+  return item ? item.data : null;
+}

@@ -1,0 +1,144 @@
+package executor_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/sample"
+)
+
+// sameAnswer runs req on both layouts and fails unless the data and errors
+// are equal; it returns the costs of the JavaScript layout and the direct one.
+func sameAnswer(t *testing.T, js, direct *executor.Executor, req executor.Request) (map[string]any, executor.Cost, executor.Cost) {
+	t.Helper()
+	data, resp := run(t, js, req)
+	want, wantResp := run(t, direct, req)
+	if !reflect.DeepEqual(data, want) {
+		a, _ := json.Marshal(data)
+		b, _ := json.Marshal(want)
+		t.Errorf("answers differ:\njs:     %s\ndirect: %s", a, b)
+	}
+	if len(resp.Errors) != len(wantResp.Errors) {
+		t.Errorf("errors differ: js %+v, direct %+v", resp.Errors, wantResp.Errors)
+	}
+	for i := range min(len(resp.Errors), len(wantResp.Errors)) {
+		if a, b := resp.Errors[i], wantResp.Errors[i]; a.ErrorType != b.ErrorType || a.Message != b.Message || !reflect.DeepEqual(a.Path, b.Path) {
+			t.Errorf("error %d: js %+v, direct %+v", i, a, b)
+		}
+	}
+	return data, resp.Extensions["cost"].(executor.Cost), wantResp.Extensions["cost"].(executor.Cost)
+}
+
+func requests(c executor.Cost) int {
+	n := 0
+	for _, k := range c.DynamoDB {
+		n += k
+	}
+	return n
+}
+
+// The seed's query: the Lambda resolving Query.user answers every level
+// below it, each level's requests at once, and every child's JavaScript
+// resolver returns early: 1 invocation, 2 + posts + 1 requests, 4 round trips.
+func TestSeedQueryInOneInvocation(t *testing.T) {
+	d := sample.Blog(10, 20, 30)
+	js, rec := setup(t, d, routes.All)
+	direct, _ := setupDirect(t, d, routes.All)
+	data, cost, before := sameAnswer(t, js, direct, executor.Request{Query: `{ user(handle: "alice") { name posts { items { title comments { items { body author { name } } } } } } }`})
+	posts := len(get(data, "user", "posts", "items").([]any))
+	if cost.LambdaInvocations != 1 || requests(cost) != 2+posts+1 || cost.DynamoDBRoundTrips != 4 {
+		t.Errorf("cost = %+v; want 1 invocation, %d requests, 4 round trips", cost, 2+posts+1)
+	}
+	if len(rec.payloads) != 1 {
+		t.Errorf("%d payloads sent to the Lambda", len(rec.payloads))
+	}
+	t.Logf("%d posts; JavaScript resolvers: %+v; direct resolvers: %+v", posts, cost, before)
+}
+
+// A post with its comments and their authors: the post and its first
+// comments in one Query, then the authors in one BatchGetItem.
+func TestPostCommentsAuthorsInOneInvocation(t *testing.T) {
+	d := sample.Blog(3, 20, 30)
+	js, _ := setup(t, d, routes.All)
+	direct, _ := setupDirect(t, d, routes.All)
+	_, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { title comments { items { body author { name } } } } }`})
+	if cost.LambdaInvocations != 1 || cost.DynamoDB["Query"] != 1 || cost.DynamoDB["BatchGetItem"] != 1 || requests(cost) != 2 || cost.DynamoDBRoundTrips != 2 {
+		t.Errorf("cost = %+v; want 1 invocation, 1 Query and 1 BatchGetItem in 2 round trips", cost)
+	}
+}
+
+// Aliases with other limits are other answers; a limit from a variable is
+// known; what a named fragment selects, and a later page, are not answered:
+// those children invoke the Lambda, and every answer is the direct layout's.
+func TestWhatIsAnsweredAndWhatIsNot(t *testing.T) {
+	d := sample.Blog(3, 5, 4)
+	js, rec := setup(t, d, routes.All)
+	direct, _ := setupDirect(t, d, routes.All)
+	post := `post(id: "` + d.Posts[len(d.Posts)-1].ID + `")` // with 5 comments
+
+	_, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `query Q($n: Int) { ` + post + ` {
+	  one: comments(limit: 1) { items { id author { handle } } nextToken }
+	  two: comments(limit: 2) { items { body } }
+	  vars: comments(limit: $n) { items { author { name } } }
+	  again: comments(limit: 1) { items { createdAt } }
+	} }`, Variables: map[string]any{"n": 3}})
+	if cost.LambdaInvocations != 1 || cost.DynamoDB["Query"] != 1 {
+		t.Errorf("aliases and a variable: %+v; want 1 invocation and 1 Query", cost)
+	}
+
+	rec.payloads = nil
+	_, cost, _ = sameAnswer(t, js, direct, executor.Request{Query: `{ ` + post + ` { title ...More } }
+	fragment More on Post { comments(limit: 2) { items { author { handle } } } }`})
+	if n, _ := rec.events(t, "Post.comments"); n != 1 {
+		t.Errorf("named fragment: Post.comments invoked %d times, want 1 (%+v)", n, cost)
+	}
+
+	first, _ := run(t, js, executor.Request{Query: `{ ` + post + ` { comments(limit: 2) { nextToken } } }`})
+	token := get(first, "post", "comments", "nextToken")
+	if token == nil {
+		t.Fatal("no nextToken on a first page of 2 of 5 comments")
+	}
+	rec.payloads = nil
+	data, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `query Q($t: String) { ` + post + ` { comments(limit: 2, nextToken: $t) { items { id author { handle } } } } }`,
+		Variables: map[string]any{"t": token}})
+	if n, evs := rec.events(t, "Post.comments"); n != 1 || len(evs) != 1 || len(get(data, "post", "comments", "items").([]any)) != 2 {
+		t.Errorf("a later page: Post.comments invoked %d times (%d events), data %v, cost %+v", n, len(evs), data, cost)
+	}
+	if n, _ := rec.events(t, "Comment.author"); n != 0 {
+		t.Errorf("a later page's authors: %d invocations, want 0 (answered by Post.comments)", n)
+	}
+}
+
+// A child whose answer failed invokes the Lambda, whose error reaches the
+// response as the direct layout reports it.
+func TestAChildWithoutAnswerReportsItsError(t *testing.T) {
+	d := sample.Data()
+	d.Posts[0].AuthorID = "u_gone"
+	js, _ := setup(t, d, routes.All)
+	direct, _ := setupDirect(t, d, routes.All)
+	_, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `{ posts(ids: ["` + sample.HelloPost + `"]) { title author { handle } } }`})
+	if cost.LambdaInvocations != 2 {
+		t.Errorf("cost = %+v; want 2 invocations (Query.posts, then Post.author, which fails)", cost)
+	}
+}
+
+// Many requests at once share the compiled resolver safely (run with -race).
+func TestConcurrentRequests(t *testing.T) {
+	js, _ := setup(t, sample.Blog(4, 10, 5), routes.All)
+	q := executor.Request{Query: `{ user(handle: "alice") { posts { items { title comments { items { author { name } } } } } } }`}
+	want, _ := run(t, js, q)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			got, resp := run(t, js, q)
+			if !reflect.DeepEqual(got, want) || resp.Extensions["cost"].(executor.Cost).LambdaInvocations != 1 {
+				t.Errorf("concurrent request: %+v", resp.Extensions["cost"])
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,178 @@
+package executor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/local/jsresolver"
+)
+
+// WithDirectResolvers gives every routed field a direct Lambda resolver, as
+// the layouts the benchmark compares with have it, instead of the
+// JavaScript resolver the stack deploys on child fields.
+func WithDirectResolvers() Option { return func(e *Executor) { e.child = nil } }
+
+// child loads the stack's child-field resolver once. It is embedded, so a
+// failure is a build error, caught by this package's tests.
+var child = sync.OnceValue(func() *jsresolver.Resolver {
+	r, err := jsresolver.Load("appsyncjs/child.js", appsyncjs.Child)
+	if err != nil {
+		panic(err)
+	}
+	return r
+})
+
+// invokeJS resolves the calls of a field with the JavaScript resolver, as
+// AppSync runs a unit resolver on a Lambda data source: each call's request
+// handler returns early (no invocation) or gives a payload; the payloads
+// are sent in batches of at most MaxBatchSize (BatchInvoke) or one by one
+// (Invoke); each result goes through the response handler.
+func (r *run) invokeJS(route routes.Route, calls []call) []outcome {
+	out := make([]outcome, len(calls))
+	type pending struct {
+		i   int
+		ctx jsresolver.Context
+		req jsresolver.Request
+	}
+	var batched, single []pending
+	for i, c := range calls {
+		if c.limited {
+			out[i] = errResolverLimit
+			continue
+		}
+		ctx := r.jsContext(c)
+		req, err := r.e.child.Request(ctx)
+		switch {
+		case err != nil:
+			out[i] = jsFailure(err)
+		case req.Early:
+			out[i] = outcome{data: req.Value}
+			r.mu.Lock()
+			r.earlyReturns++
+			r.mu.Unlock()
+		case req.Operation == "BatchInvoke":
+			batched = append(batched, pending{i, ctx, req})
+		default:
+			single = append(single, pending{i, ctx, req})
+		}
+	}
+	respond := func(p pending, result any, err error) {
+		if err != nil {
+			o := lambdaError(err)
+			p.ctx.Error = &jsresolver.SourceErr{Message: o.err.Error(), Type: o.errType}
+		}
+		p.ctx.Result = result
+		v, err := r.e.child.Response(p.ctx)
+		if err != nil {
+			out[p.i] = jsFailure(err)
+			return
+		}
+		out[p.i] = outcome{data: v}
+	}
+	size := max(route.MaxBatchSize, 1)
+	var wg sync.WaitGroup
+	for start := 0; start < len(batched); start += size {
+		chunk := batched[start:min(start+size, len(batched))]
+		wg.Go(func() {
+			payloads := make([]any, len(chunk))
+			for k, p := range chunk {
+				payloads[k] = p.req.Payload
+			}
+			items, err := r.invokePayload(payloads, len(chunk))
+			for k, p := range chunk {
+				var item any
+				if err == nil {
+					item = items[k]
+				}
+				respond(p, item, err)
+			}
+		})
+	}
+	for _, p := range single {
+		wg.Go(func() {
+			reply, err := r.invokePayload(p.req.Payload, -1)
+			var v any
+			if err == nil && len(reply) == 1 {
+				v = reply[0]
+			}
+			respond(p, v, err)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// invokePayload invokes the Lambda with p and decodes its reply: n items for
+// a batch, or (n < 0) one value.
+func (r *run) invokePayload(p any, n int) ([]any, error) {
+	request, err := payload.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := r.call(request)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		var v any
+		if len(reply) > 0 {
+			if err := json.Unmarshal(reply, &v); err != nil {
+				return nil, fmt.Errorf("the Lambda's reply is not JSON: %v", err)
+			}
+		}
+		return []any{v}, nil
+	}
+	var items []any
+	if err := json.Unmarshal(reply, &items); err != nil {
+		return nil, fmt.Errorf("the Lambda's reply to a batch is not a JSON array: %v", err)
+	}
+	if len(items) != n {
+		return nil, fmt.Errorf("the Lambda answered %d items for a batch of %d", len(items), n)
+	}
+	return items, nil
+}
+
+// jsContext is the ctx AppSync gives the resolver of call c.
+func (r *run) jsContext(c call) jsresolver.Context {
+	var identity any
+	if r.req.Identity != nil {
+		b, _ := json.Marshal(r.req.Identity)
+		_ = json.Unmarshal(b, &identity)
+	}
+	headers := map[string]any{}
+	for k, v := range r.req.Headers {
+		headers[k] = v
+	}
+	var source any
+	if c.task.source != nil {
+		source = c.task.source
+	}
+	return jsresolver.Context{
+		Arguments: c.field.args(r.vars),
+		Source:    source,
+		Identity:  identity,
+		Request:   map[string]any{"headers": headers, "domainName": nil},
+		Info: jsresolver.Info{
+			FieldName:           c.field.name,
+			ParentTypeName:      c.task.typ.Name,
+			Variables:           r.varsJSON,
+			SelectionSetList:    r.selectionList(c.field.field.SelectionSet),
+			SelectionSetGraphQL: selectionGraphQL(c.field.field.SelectionSet),
+		},
+	}
+}
+
+// jsFailure is the outcome of a handler that raised a GraphQL error
+// (util.error) or failed.
+func jsFailure(err error) outcome {
+	var gqlErr *jsresolver.Error
+	if errors.As(err, &gqlErr) {
+		return outcome{err: errors.New(gqlErr.Message), errType: gqlErr.Type}
+	}
+	return outcome{err: err, errType: "Code"}
+}

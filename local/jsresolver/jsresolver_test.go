@@ -1,0 +1,120 @@
+package jsresolver_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/local/jsresolver"
+)
+
+func child(t *testing.T) *jsresolver.Resolver {
+	t.Helper()
+	r, err := jsresolver.Load("appsyncjs/child.js", appsyncjs.Child)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func postCtx(source map[string]any, args map[string]any) jsresolver.Context {
+	return jsresolver.Context{
+		Arguments: args,
+		Source:    source,
+		Identity:  map[string]any{"sub": "u_alice", "claims": map[string]any{"email": "a@example.com"}},
+		Request:   map[string]any{"headers": map[string]any{"x-big": strings.Repeat("h", 1000)}},
+		Info: jsresolver.Info{FieldName: "comments", ParentTypeName: "Post", SelectionSetGraphQL: "{\n  items {\n    id\n  }\n}",
+			SelectionSetList: []string{"items", "items/id"}, Variables: []byte(`{"n":2}`)},
+	}
+}
+
+// With the answer for exactly these arguments on the source, the request
+// handler returns it early.
+func TestChildReturnsTheParentsAnswerEarly(t *testing.T) {
+	page := map[string]any{"items": []any{map[string]any{"id": "c1"}}, "nextToken": nil}
+	source := map[string]any{"id": "p1", "_answers": map[string]any{
+		"comments|limit=2":               page,
+		"comments":                       map[string]any{"items": []any{}},
+		`comments|limit=2|nextToken="x"`: "not this one",
+		"author":                         map[string]any{"id": "u_bob"},
+	}}
+	r := child(t)
+	for _, tc := range []struct {
+		args map[string]any
+		want any
+	}{
+		{map[string]any{"limit": 2}, page},
+		{map[string]any{"limit": 2, "nextToken": nil}, page}, // null arguments are left out of the key
+		{map[string]any{}, map[string]any{"items": []any{}}},
+	} {
+		req, err := r.Request(postCtx(source, tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !req.Early || !reflect.DeepEqual(req.Value, tc.want) {
+			t.Errorf("args %v: %+v, want early %v", tc.args, req, tc.want)
+		}
+	}
+}
+
+// Without an answer, it invokes the Lambda with the event a direct resolver
+// sends, less the headers, the selection list, the identity's claims and
+// the answers on the source.
+func TestChildInvokesTheLambdaWithoutAnAnswer(t *testing.T) {
+	source := map[string]any{"id": "p1", "authorId": "u_alice", "_answers": map[string]any{"comments|limit=5": map[string]any{}}}
+	req, err := child(t).Request(postCtx(source, map[string]any{"limit": float64(2)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"arguments": map[string]any{"limit": float64(2)},
+		"identity":  map[string]any{"sub": "u_alice"},
+		"source":    map[string]any{"id": "p1", "authorId": "u_alice"},
+		"info": map[string]any{"parentTypeName": "Post", "fieldName": "comments",
+			"selectionSetGraphQL": "{\n  items {\n    id\n  }\n}", "variables": map[string]any{"n": float64(2)}},
+	}
+	if req.Early || req.Operation != "BatchInvoke" || !reflect.DeepEqual(req.Payload, want) {
+		t.Errorf("request = %+v\nwant BatchInvoke of %v", req, want)
+	}
+	noSource := postCtx(nil, nil)
+	noSource.Identity = nil
+	req, err = child(t).Request(noSource)
+	if err != nil || req.Early || req.Payload.(map[string]any)["identity"] != nil {
+		t.Errorf("API-key caller, no source: %+v, %v", req, err)
+	}
+}
+
+// The response handler unwraps the Lambda's item, and turns an item's error
+// and an invocation's error into the GraphQL error util.error raises.
+func TestChildResponse(t *testing.T) {
+	r := child(t)
+	ctx := postCtx(nil, nil)
+	ctx.Result = map[string]any{"data": map[string]any{"id": "u_bob"}}
+	if v, err := r.Response(ctx); err != nil || !reflect.DeepEqual(v, map[string]any{"id": "u_bob"}) {
+		t.Errorf("data item: %v, %v", v, err)
+	}
+	ctx.Result = map[string]any{"data": nil, "errorMessage": "author not found", "errorType": "NotFound"}
+	var gqlErr *jsresolver.Error
+	if _, err := r.Response(ctx); !errors.As(err, &gqlErr) || gqlErr.Message != "author not found" || gqlErr.Type != "NotFound" {
+		t.Errorf("error item: %v", err)
+	}
+	ctx.Result, ctx.Error = nil, &jsresolver.SourceErr{Message: "Task timed out after 10.00 seconds", Type: "Lambda:Unhandled"}
+	if _, err := r.Response(ctx); !errors.As(err, &gqlErr) || gqlErr.Type != "Lambda:Unhandled" {
+		t.Errorf("invocation error: %v", err)
+	}
+}
+
+// What the runtime does not offer fails loudly.
+func TestLoadRefusesWhatIsNotThere(t *testing.T) {
+	if _, err := jsresolver.Load("x.js", `import { x } from 'lodash'; export function request() {} export function response() {}`); err == nil {
+		t.Error("an import other than @aws-appsync/utils loaded")
+	}
+	if _, err := jsresolver.Load("x.js", `export function request() {}`); err == nil {
+		t.Error("a file without response loaded")
+	}
+	if _, err := jsresolver.Load("x.js", `export function request( {`); err == nil {
+		t.Error("a syntax error loaded")
+	}
+}
