@@ -1,7 +1,10 @@
 // Package apistack is the CDK stack of the API: the DynamoDB table with its
 // global secondary indexes (from lambda/store.Schema), the AppSync API (from
 // schema/schema.graphql) with Cognito user pools and API-key auth, the Go
-// Lambda, and one direct Lambda resolver per entry of lambda/routes.All.
+// Lambda, and one resolver per entry of lambda/routes.All on the Lambda data
+// source: direct Lambda resolvers on root fields and mutations, the
+// JavaScript resolver appsyncjs/child.js (APPSYNC_JS), which returns the
+// parent's answer early, on the fields of objects.
 package apistack
 
 import (
@@ -21,6 +24,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
+	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -195,6 +199,10 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		props := &awsappsync.BaseResolverProps{TypeName: jsii.String(r.Type), FieldName: jsii.String(r.Field)}
 		if r.MaxBatchSize > 0 {
 			props.MaxBatchSize = jsii.Number(r.MaxBatchSize)
+		}
+		if r.EarlyReturn() {
+			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
+			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Child))
 		}
 		ds.CreateResolver(jsii.String(resolverID(r)), props)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/example/appsync-dynamo/infra/apistack"
+	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/samenv"
 )
@@ -189,7 +190,9 @@ func TestTable(t *testing.T) {
 	}
 }
 
-func TestOneDirectResolverPerRoute(t *testing.T) {
+// One resolver per route on the Lambda data source: direct on root fields and
+// mutations; on child fields the JavaScript resolver, with the file's code.
+func TestOneResolverPerRoute(t *testing.T) {
 	tpl := synth(t, false)
 	got := map[string]resource{}
 	for _, r := range tpl.ofType("AWS::AppSync::Resolver") {
@@ -213,9 +216,20 @@ func TestOneDirectResolverPerRoute(t *testing.T) {
 			t.Errorf("no resolver for %s", route.Key())
 			continue
 		}
-		for _, key := range []string{"RequestMappingTemplate", "ResponseMappingTemplate", "RequestMappingTemplateS3Location", "Code", "CodeS3Location", "Runtime", "PipelineConfig"} {
+		absent := []string{"RequestMappingTemplate", "ResponseMappingTemplate", "RequestMappingTemplateS3Location", "CodeS3Location", "PipelineConfig"}
+		if route.EarlyReturn() {
+			if runtime := str(r.Properties["Runtime"]); runtime != `{"Name":"APPSYNC_JS","RuntimeVersion":"1.0.0"}` {
+				t.Errorf("%s runtime %s, want APPSYNC_JS 1.0.0", route.Key(), runtime)
+			}
+			if r.Properties["Code"] != appsyncjs.Child {
+				t.Errorf("%s code is not appsyncjs/child.js", route.Key())
+			}
+		} else {
+			absent = append(absent, "Code", "Runtime")
+		}
+		for _, key := range absent {
 			if _, has := r.Properties[key]; has {
-				t.Errorf("%s has %s: a direct Lambda resolver has none", route.Key(), key)
+				t.Errorf("%s has %s", route.Key(), key)
 			}
 		}
 		if kind, ok := r.Properties["Kind"]; ok && kind != "UNIT" {

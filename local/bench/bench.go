@@ -1,7 +1,13 @@
 // Package bench measures what fixed GraphQL queries cost, through the local
-// executor on a seeded table, for this project's resolvers and, side by side
-// in the same run, for the naive layout (package naive): Lambda invocations,
-// DynamoDB requests, capacity units and median latency.
+// AppSync on one seeded table, under four layouts side by side in the same
+// run: naive (package naive: one invocation per field and parent, one
+// request per item), batched (AppSync batching and BatchGetItem, no
+// prefetch: the seed's DataLoader layout), prefetch (direct Lambda
+// resolvers; a parent reads its first children with it) and early return
+// (this project: JavaScript child resolvers returning the answers a parent's
+// invocation resolved). It reports Lambda invocations, DynamoDB requests,
+// read capacity, sequential DynamoDB round trips, bytes between AppSync and
+// the Lambda, and median latency.
 package bench
 
 import (
@@ -61,51 +67,59 @@ type Result struct {
 	Invocations int
 	Requests    int
 	RCU         float64
+	RoundTrips  int // sequential DynamoDB round trips
+	Bytes       int // Lambda payloads, both ways
 	Median      time.Duration
 }
 
-// Row is one query under both layouts.
+// Layout names, in the order of Row.Results.
+var Layouts = []string{"naive", "batched", "prefetch", "early return"}
+
+// Row is one query under every layout.
 type Row struct {
-	Query          Query
-	Project, Naive Result
+	Query   Query
+	Results []Result // by Layouts
 }
 
-// Run loads Data into two new tables on the DynamoDB Local at endpoint and
-// runs every query rounds times under each layout.
+// EarlyReturn and Batched return the results of the project's layout and of
+// the seed's DataLoader layout it is compared with.
+func (r Row) EarlyReturn() Result { return r.Results[3] }
+func (r Row) Batched() Result     { return r.Results[1] }
+func (r Row) Naive() Result       { return r.Results[0] }
+
+// Run loads Data into a new table on the DynamoDB Local at endpoint and runs
+// every query rounds times under each layout.
 func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	sch, err := schema.Load()
 	if err != nil {
 		return nil, err
 	}
 	client := ddblocal.Client(endpoint)
-	open := func(table string) (*store.Store, error) {
-		if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil {
-			return nil, err
-		}
-		s := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey)))
-		return s, s.Load(ctx, Data())
-	}
-	suffix := time.Now().Format("150405.000")
-	ps, err := open("bench-project-" + suffix)
-	if err != nil {
+	table := "bench-" + time.Now().Format("150405.000")
+	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil {
 		return nil, err
 	}
-	ns, err := open("bench-naive-" + suffix)
-	if err != nil {
+	s := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey)))
+	if err := s.Load(ctx, Data()); err != nil {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	project := executor.New(sch, lambda.NewHandler(resolver.New(ps, quiet)), routes.All)
-	baseline := executor.New(sch, naive.New(ns), naive.Routes())
-
+	handler := func(opts ...resolver.Option) lambda.Handler {
+		return lambda.NewHandler(resolver.New(s, quiet, opts...))
+	}
+	layouts := []*executor.Executor{
+		executor.New(sch, naive.New(s), naive.Routes(), executor.WithDirectResolvers()),
+		executor.New(sch, handler(resolver.WithoutPrefetch(), resolver.WithoutAnswers()), routes.All, executor.WithDirectResolvers()),
+		executor.New(sch, handler(resolver.WithoutAnswers()), routes.All, executor.WithDirectResolvers()),
+		executor.New(sch, handler(), routes.All),
+	}
 	var rows []Row
 	for _, q := range Queries() {
-		row := Row{Query: q}
-		if row.Project, err = measure(ctx, project, q, rounds); err != nil {
-			return nil, fmt.Errorf("%s (project): %w", q.Name, err)
-		}
-		if row.Naive, err = measure(ctx, baseline, q, rounds); err != nil {
-			return nil, fmt.Errorf("%s (naive): %w", q.Name, err)
+		row := Row{Query: q, Results: make([]Result, len(layouts))}
+		for i, e := range layouts {
+			if row.Results[i], err = measure(ctx, e, q, rounds); err != nil {
+				return nil, fmt.Errorf("%s (%s): %w", q.Name, Layouts[i], err)
+			}
 		}
 		rows = append(rows, row)
 	}
@@ -124,6 +138,7 @@ func measure(ctx context.Context, e *executor.Executor, q Query, rounds int) (Re
 		}
 		c := resp.Extensions["cost"].(executor.Cost)
 		r.Invocations, r.RCU, r.Requests = c.LambdaInvocations, c.ReadCapacityUnits, 0
+		r.RoundTrips, r.Bytes = c.DynamoDBRoundTrips, c.PayloadBytes
 		for _, n := range c.DynamoDB {
 			r.Requests += n
 		}
@@ -133,21 +148,22 @@ func measure(ctx context.Context, e *executor.Executor, q Query, rounds int) (Re
 	return r, nil
 }
 
-// Table formats rows as a Markdown table.
+// Table formats rows as a Markdown table, with what the early-return
+// layout saves against the batched one.
 func Table(rows []Row) string {
 	var b strings.Builder
-	b.WriteString("| Query | Layout | Lambda invocations | DynamoDB requests | Read capacity units | Median latency |\n")
-	b.WriteString("|---|---|---:|---:|---:|---:|\n")
+	b.WriteString("| Query | Layout | Lambda invocations | DynamoDB requests | Read capacity units | DynamoDB round trips | Lambda payload bytes | Median latency |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		for _, l := range []struct {
-			name string
-			res  Result
-		}{{"this project", r.Project}, {"naive", r.Naive}} {
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %.1f | %s |\n", r.Query.Name, l.name, l.res.Invocations, l.res.Requests, l.res.RCU, l.res.Median.Round(100*time.Microsecond))
+		for i, res := range r.Results {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %.1f | %d | %d | %s |\n", r.Query.Name, Layouts[i], res.Invocations, res.Requests,
+				res.RCU, res.RoundTrips, res.Bytes, res.Median.Round(100*time.Microsecond))
 		}
-		fmt.Fprintf(&b, "| | naive / project | %s | %s | %s | %s |\n",
-			ratio(float64(r.Naive.Invocations), float64(r.Project.Invocations)), ratio(float64(r.Naive.Requests), float64(r.Project.Requests)),
-			ratio(r.Naive.RCU, r.Project.RCU), ratio(float64(r.Naive.Median), float64(r.Project.Median)))
+		old, now := r.Batched(), r.EarlyReturn()
+		fmt.Fprintf(&b, "| | batched / early return | %s | %s | %s | %s | %s | %s |\n",
+			ratio(float64(old.Invocations), float64(now.Invocations)), ratio(float64(old.Requests), float64(now.Requests)),
+			ratio(old.RCU, now.RCU), ratio(float64(old.RoundTrips), float64(now.RoundTrips)),
+			ratio(float64(old.Bytes), float64(now.Bytes)), ratio(float64(old.Median), float64(now.Median)))
 	}
 	return b.String()
 }

@@ -7,29 +7,28 @@ import (
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
-// The project's claims, checked on every run: at most one Lambda invocation
-// per nesting level (the seed query's authors span batches of 100, so that
-// level may take more than one), and several times fewer DynamoDB requests
-// than the naive layout on the nested queries.
-func TestProjectBeatsNaiveLayout(t *testing.T) {
+// The project's claims, checked on every run: the early-return layout
+// resolves each query in one Lambda invocation and at most as many DynamoDB
+// requests and round trips as the batched layout (the seed's DataLoader
+// layout), which itself beats the naive one on the nested queries.
+func TestEarlyReturnBeatsTheOtherLayouts(t *testing.T) {
 	rows, err := bench.Run(t.Context(), storetest.Endpoint(t), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Log("\n" + bench.Table(rows))
-	seed := rows[0]
-	// 10 posts x 20 comments = 200 author lookups: 2 batches of 100.
-	if seed.Project.Invocations > seed.Query.Levels+1 {
-		t.Errorf("seed query: %d invocations for %d levels", seed.Project.Invocations, seed.Query.Levels)
-	}
-	for _, r := range rows[:2] {
-		if r.Naive.Requests < 3*r.Project.Requests {
-			t.Errorf("%s: %d DynamoDB requests vs %d naive: want at least 3x fewer", r.Query.Name, r.Project.Requests, r.Naive.Requests)
+	for _, r := range rows {
+		now, old := r.EarlyReturn(), r.Batched()
+		if now.Invocations != 1 {
+			t.Errorf("%s: %d invocations, want 1", r.Query.Name, now.Invocations)
+		}
+		if now.Invocations > old.Invocations || now.Requests > old.Requests || now.RoundTrips > old.RoundTrips {
+			t.Errorf("%s: early return %+v costs more than batched %+v", r.Query.Name, now, old)
 		}
 	}
-	for _, r := range rows {
-		if r.Project.Invocations > r.Naive.Invocations || r.Project.Requests > r.Naive.Requests {
-			t.Errorf("%s costs more than the naive layout: %+v vs %+v", r.Query.Name, r.Project, r.Naive)
+	for _, r := range rows[:2] {
+		if r.Naive().Requests < 3*r.Batched().Requests {
+			t.Errorf("%s: batched %d DynamoDB requests vs %d naive: want at least 3x fewer", r.Query.Name, r.Batched().Requests, r.Naive().Requests)
 		}
 	}
 }
