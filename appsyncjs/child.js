@@ -9,7 +9,8 @@
 // in the seed's `#if($ctx.source.items) #return($ctx.source.items)`.
 // Otherwise it invokes the Lambda with the event a direct Lambda resolver
 // sends, less what the Lambda never reads (the request headers, the answers
-// on the source, the selection list), and the response handler turns the
+// on the source, the selection list, the identity's claims, variables the
+// selection does not name), and the response handler turns the
 // Lambda's per-item {data, errorMessage, errorType} into the field's value or
 // its GraphQL error.
 import { util, runtime } from '@aws-appsync/utils';
@@ -58,6 +59,8 @@ export function request(ctx) {
   const identity = ctx.identity
     ? { sub: ctx.identity.sub, resolverContext: ctx.identity.resolverContext }
     : null;
+  // The Lambda reads the variables only for the $names in the selection.
+  const selection = ctx.info.selectionSetGraphQL || '';
   return {
     operation: 'BatchInvoke',
     payload: {
@@ -67,8 +70,8 @@ export function request(ctx) {
       info: {
         parentTypeName: ctx.info.parentTypeName,
         fieldName: ctx.info.fieldName,
-        selectionSetGraphQL: ctx.info.selectionSetGraphQL,
-        variables: ctx.info.variables,
+        selectionSetGraphQL: selection,
+        variables: selection.indexOf('$') >= 0 ? ctx.info.variables : {},
       },
     },
   };

@@ -17,11 +17,15 @@ import (
 // response: 6 MB, in bytes (6 x 1024 x 1024). A batch counts as one payload.
 const MaxBytes = 6 << 20
 
-// EventReserve is what one event of a request may take besides its source:
-// the arguments, the identity with its claims, about 25 request headers and
-// info with the selection text (a typical event is 1.5-3 kB without its
-// source). Budgets for sources leave this much per event of a batch.
-const EventReserve = 16 << 10
+// EventReserve is what one event of a batch may take besides its source.
+// Batched fields have the JavaScript resolver (appsyncjs/child.js), whose
+// events carry the arguments, the caller's sub, the field's names, its
+// selection text and, only when that text names a $variable, the variables:
+// about 200 bytes for the seed's query. 8 kB leaves room for a selection of
+// several hundred fields; a direct resolver's event (25 request headers and
+// the identity's claims, 1.5-3 kB) fits too. Budgets for sources leave this
+// much per event of a batch.
+const EventReserve = 8 << 10
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 

@@ -75,21 +75,32 @@ func (r Route) Key() string { return r.Type + "." + r.Field }
 // object type. Root fields and mutations have direct Lambda resolvers.
 func (r Route) EarlyReturn() bool { return r.Type != "Query" && r.Type != "Mutation" }
 
-// Batch sizes. Point lookups collapse a whole batch into BatchGetItem calls of
-// 100 keys, so their batches are large; connection fields run one Query per
-// parent, so their batches are smaller to keep one invocation's fan-out and
-// response size bounded.
+// Batch sizes. A batch is one Lambda payload, limited to 6 MB both ways
+// (payload.MaxBytes), and every event of it carries its parent's object as
+// source (without the answers on it, which the JavaScript resolver leaves
+// out with the request headers, the selection list and the identity's
+// claims: a lean event is its source plus about 200 bytes, and
+// payload.EventReserve allows 8 kB). Where a parent's invocation has not
+// answered a child, the child's batch size decides how many invocations a
+// level costs; each is chosen so that one level of the seed's query on make
+// dev's data (one user, 11 posts, 220 comments) is one invocation where the
+// payload allows, measured in local/executor's TestLeanBatchesOfTheSeedQuery:
 //
-// A batch is one Lambda payload, limited to 6 MB both ways (payload.MaxBytes),
-// and every event of it carries its parent's whole object as source. A post
-// is the largest object (a 20,000-character body is up to 120 kB of JSON), so
-// the fields whose source or answer is a post (Post.author, Comment.post) take
-// smaller batches: 32 events leave 180 kB per post as source (SourceBudget)
-// and 196 kB per post answered (ReplyBudget).
+//   - Comment.author, 250: the seed's 220 comments in one batch. The largest
+//     comment (12,276 bytes of JSON) plus EventReserve, 250 times, is 5.1 MB,
+//     and 250 of the largest users (7,116 bytes) 1.8 MB.
+//   - Post.author and Comment.post, 32: a post is the largest object (up to
+//     121,476 bytes); 32 leave 188 kB per post as source (SourceBudget) and
+//     196 kB per post answered (ReplyBudget). The seed's 11 posts fit.
+//   - Connections, 20: one Query per parent, each page up to 313 kB; the
+//     default page of 20 posts fits one batch of Post.comments.
+//   - Follow's users, 100: Follow is small, but these fields only follow
+//     the follow and unfollow mutations, one event each.
 const (
-	lookupBatch     = 100
-	postBatch       = 32
-	connectionBatch = 20
+	commentAuthorBatch = 250
+	lookupBatch        = 100
+	postBatch          = 32
+	connectionBatch    = 20
 )
 
 // All lists every routed field. Root fields (Query, Mutation) are never
@@ -108,7 +119,7 @@ var All = []Route{
 	{Type: "Post", Field: "author", MaxBatchSize: postBatch, Returns: "User"},
 	{Type: "Post", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection},
 
-	{Type: "Comment", Field: "author", MaxBatchSize: lookupBatch, Returns: "User"},
+	{Type: "Comment", Field: "author", MaxBatchSize: commentAuthorBatch, Returns: "User"},
 	{Type: "Comment", Field: "post", MaxBatchSize: postBatch, Returns: "Post"},
 
 	{Type: "Follow", Field: "follower", MaxBatchSize: lookupBatch, Returns: "User"},

@@ -3,9 +3,13 @@ package executor_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -141,4 +145,41 @@ func TestConcurrentRequests(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// The batch sizes, measured: with no answers from the parents (every child
+// invokes the Lambda through the JavaScript resolver, with its lean
+// events), each level of the seed's query on make dev's data is one
+// invocation, and an event takes its source plus far less than
+// payload.EventReserve.
+func TestLeanBatchesOfTheSeedQuery(t *testing.T) {
+	e, rec := setupWith(t, sample.Blog(10, 20, 30), routes.All, nil, []resolver.Option{resolver.WithoutAnswers()})
+	_, resp := run(t, e, executor.Request{Identity: signedIn(sample.Bob),
+		Query: `{ user(handle: "alice") { name posts { items { title comments { items { body author { name } } } } } } }`})
+	if len(resp.Errors) > 0 {
+		t.Fatalf("errors: %+v", resp.Errors)
+	}
+	for _, field := range []string{"Query.user", "User.posts", "Post.comments", "Comment.author"} {
+		if n, _ := rec.events(t, field); n != 1 {
+			t.Errorf("%s: %d invocations, want 1", field, n)
+		}
+	}
+	for _, p := range rec.payloads {
+		evs, batch, err := appsync.Decode(p)
+		if err != nil || !batch {
+			continue
+		}
+		sources := 0
+		for _, ev := range evs {
+			sources += len(ev.Source)
+		}
+		overhead := (len(p) - sources) / len(evs)
+		t.Logf("%s: %d events, %d bytes, %d bytes per event besides its source", evs[0].Info.Field(), len(evs), len(p), overhead)
+		if overhead > payload.EventReserve {
+			t.Errorf("%s: %d bytes per event besides the source, more than EventReserve (%d)", evs[0].Info.Field(), overhead, payload.EventReserve)
+		}
+		if evs[0].Request != nil || strings.Contains(string(evs[0].Source), resolver.AnswersMember) {
+			t.Errorf("%s: the event carries what the Lambda never reads: %s", evs[0].Info.Field(), p[:min(len(p), 600)])
+		}
+	}
 }

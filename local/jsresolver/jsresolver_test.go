@@ -73,10 +73,17 @@ func TestChildInvokesTheLambdaWithoutAnAnswer(t *testing.T) {
 		"identity":  map[string]any{"sub": "u_alice"},
 		"source":    map[string]any{"id": "p1", "authorId": "u_alice"},
 		"info": map[string]any{"parentTypeName": "Post", "fieldName": "comments",
-			"selectionSetGraphQL": "{\n  items {\n    id\n  }\n}", "variables": map[string]any{"n": float64(2)}},
+			"selectionSetGraphQL": "{\n  items {\n    id\n  }\n}", "variables": map[string]any{}},
 	}
 	if req.Early || req.Operation != "BatchInvoke" || !reflect.DeepEqual(req.Payload, want) {
 		t.Errorf("request = %+v\nwant BatchInvoke of %v", req, want)
+	}
+	// The variables go along when the selection names one.
+	withVar := postCtx(source, nil)
+	withVar.Info.SelectionSetGraphQL = "{\n  items {\n    replies(limit: $n)\n  }\n}"
+	req, err = child(t).Request(withVar)
+	if info := req.Payload.(map[string]any)["info"].(map[string]any); err != nil || !reflect.DeepEqual(info["variables"], map[string]any{"n": float64(2)}) {
+		t.Errorf("a selection naming $n: info %v, %v", info, err)
 	}
 	noSource := postCtx(nil, nil)
 	noSource.Identity = nil
