@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -210,4 +211,64 @@ func FuzzPick(f *testing.F) {
 			t.Fatalf("Pick(%q) = %s, %v; decoded %+v, want %+v", raw, picked, err, got, whole)
 		}
 	})
+}
+
+// EachMember and EachElement see what encoding/json sees: the same members
+// in the same order (keys unquoted alike), the same elements, and they
+// refuse what it refuses.
+func FuzzEach(f *testing.F) {
+	f.Add([]byte(`{"id":"p1","items":[{"a":1},null,"x"],"k\u00e9y":{"n":[1,2]}}`))
+	f.Add([]byte(`[1, {"a": "b"}, [], "s\"q"]`))
+	f.Add([]byte(`{"a":1,}`))
+	f.Add([]byte(` {} `))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var members []string
+		errObj := appsync.EachMember(raw, func(key, value []byte) {
+			var k string
+			if err := json.Unmarshal(key, &k); err != nil {
+				t.Fatalf("key %q: %v", key, err)
+			}
+			members = append(members, k+"="+compact(t, value))
+		})
+		var elems []string
+		errArr := appsync.EachElement(raw, func(value []byte) { elems = append(elems, compact(t, value)) })
+
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err == nil && obj != nil {
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.Token()
+			var want []string
+			for dec.More() {
+				k, _ := dec.Token()
+				var v json.RawMessage
+				dec.Decode(&v)
+				want = append(want, k.(string)+"="+compact(t, v))
+			}
+			if errObj != nil || strings.Join(members, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("EachMember(%q) = %q, %v; want %q", raw, members, errObj, want)
+			}
+		} else if errObj == nil {
+			t.Fatalf("EachMember(%q) accepted what is not a JSON object", raw)
+		}
+		var arr []json.RawMessage
+		if err := json.Unmarshal(raw, &arr); err == nil && arr != nil {
+			var want []string
+			for _, v := range arr {
+				want = append(want, compact(t, v))
+			}
+			if errArr != nil || strings.Join(elems, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("EachElement(%q) = %q, %v; want %q", raw, elems, errArr, want)
+			}
+		} else if errArr == nil {
+			t.Fatalf("EachElement(%q) accepted what is not a JSON array", raw)
+		}
+	})
+}
+
+func compact(t *testing.T, v []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		t.Fatalf("value %q: %v", v, err)
+	}
+	return b.String()
 }

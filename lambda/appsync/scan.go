@@ -509,3 +509,41 @@ func Len(raw []byte) (int, error) {
 	}
 	return n, trailing(raw, end)
 }
+
+// EachMember calls fn with the key (quoted, as written) and the raw value of
+// each member of the JSON object raw, in order, after checking raw as the
+// decoder does. fn's slices are raw's.
+func EachMember(raw []byte, fn func(quotedKey, value []byte)) error {
+	i := skipSpace(raw, 0)
+	end, err := object(raw, i, func(key []byte, i int) (int, error) {
+		end, err := skipValue(raw, i)
+		if err == nil {
+			fn(key, raw[i:end])
+		}
+		return end, err
+	})
+	if err != nil {
+		return err
+	}
+	return trailing(raw, end)
+}
+
+// EachElement calls fn with the raw value of each element of the JSON array
+// raw, in order, after checking raw as the decoder does.
+func EachElement(raw []byte, fn func(value []byte)) error {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return errSyntax
+	}
+	end, err := container(raw, i, func(_ []byte, i int) (int, error) {
+		end, err := skipValue(raw, i)
+		if err == nil {
+			fn(raw[i:end])
+		}
+		return end, err
+	})
+	if err != nil {
+		return err
+	}
+	return trailing(raw, end)
+}

@@ -1,7 +1,6 @@
 package resolver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -114,13 +113,24 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	}
 	var tops []top
 	var level []*answered
+	type parsed struct {
+		set selection.Set
+		ok  bool // the selection asks for a child that an answer can serve
+	}
+	sets := map[string]parsed{} // by selectionKey: a batch's events mostly share one
 	for i, ev := range evs {
 		route, ok := routes.Find(ev.Info.Field())
 		if !ok || results[i].err != nil || results[i].data == nil || !hasChildren(route.Returns) {
 			continue
 		}
-		set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
-		if err != nil || len(set.Fields) == 0 {
+		key := selectionKey(ev)
+		p, seen := sets[key]
+		if !seen {
+			set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
+			p = parsed{set, err == nil && asksForChildren(set, route)}
+			sets[key] = p
+		}
+		if !p.ok {
 			continue
 		}
 		raw, err := encodeData(results[i].data)
@@ -128,7 +138,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 			continue
 		}
 		room := &replyRoom{ev: ev, bytes: route.ReplyBudget() - len(raw)}
-		objs, ok := objectsIn(raw, route, []*selection.Field{{Set: set}}, room)
+		objs, ok := objectsIn(raw, route, []*selection.Field{{Set: p.set}}, room)
 		if !ok {
 			continue
 		}
@@ -195,6 +205,24 @@ func hasChildren(typ string) bool {
 	return false
 }
 
+// asksForChildren reports whether set, the selection of a field of the
+// route, selects a field of its objects that an answer can serve.
+func asksForChildren(set selection.Set, route routes.Route) bool {
+	fields := set.Fields
+	if route.Shape == routes.Connection {
+		fields = nil
+		for _, items := range set.Named("items") {
+			fields = append(fields, items.Set.Fields...)
+		}
+	}
+	for _, f := range fields {
+		if r, ok := routes.Find(route.Returns + "." + f.Name); ok && r.EarlyReturn() {
+			return true
+		}
+	}
+	return false
+}
+
 // plan returns the answers the objects of a level ask for, by route, each
 // with the event its resolver gets.
 func plan(level []*answered) (map[string][]*answer, []string) {
@@ -230,32 +258,47 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 			a.fields = append(a.fields, f)
 		}
 	}
+	// The objects of a level mostly share their selection: each distinct
+	// one is written once.
+	type written struct {
+		args json.RawMessage
+		text string
+	}
+	memo := map[*selection.Field]written{}
 	for _, answers := range byRoute {
 		for _, a := range answers {
-			a.ev = a.event()
+			w, ok := memo[a.fields[0]]
+			if !ok || len(a.fields) > 1 {
+				args := map[string]any{}
+				for name, v := range a.fields[0].Args {
+					if v != nil {
+						args[name] = v
+					}
+				}
+				w.args, _ = payload.Marshal(args)
+				w.text = selection.Text(a.fields...)
+				if len(a.fields) == 1 {
+					memo[a.fields[0]] = w
+				}
+			}
+			a.ev = a.event(w.args, w.text)
 		}
 	}
 	return byRoute, order
 }
 
-// event is the event AppSync would send for the answer's field.
-func (a *answer) event() *appsync.Event {
-	args := map[string]any{}
-	for name, v := range a.fields[0].Args {
-		if v != nil {
-			args[name] = v
-		}
-	}
-	argsJSON, _ := payload.Marshal(args)
+// event is the event AppSync would send for the answer's field, with the
+// arguments and selection text given.
+func (a *answer) event(args json.RawMessage, text string) *appsync.Event {
 	root := a.parent.reply.ev
 	return &appsync.Event{
-		Arguments: argsJSON,
+		Arguments: args,
 		Identity:  root.Identity,
 		Source:    a.parent.raw,
 		Info: appsync.Info{
 			FieldName:           a.route.Field,
 			ParentTypeName:      a.route.Type,
-			SelectionSetGraphQL: selection.Text(a.fields...),
+			SelectionSetGraphQL: text,
 			Variables:           root.Info.Variables,
 		},
 	}
@@ -317,22 +360,26 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 			below = append(below, items.Set.Fields...)
 		}
 	}
-	var elems []json.RawMessage
+	var elems [][]byte
+	add := func(v []byte) { elems = append(elems, v) }
+	var err error
 	switch route.Shape {
 	case routes.One:
-		elems = []json.RawMessage{raw}
+		elems = [][]byte{raw}
 	case routes.List:
-		if err := json.Unmarshal(raw, &elems); err != nil {
-			return nil, false
-		}
+		err = appsync.EachElement(raw, add)
 	case routes.Connection:
-		var page struct {
-			Items []json.RawMessage `json:"items"`
+		var items []byte
+		if err = appsync.EachMember(raw, func(key, v []byte) {
+			if string(key) == `"items"` {
+				items = v
+			}
+		}); err == nil && items != nil {
+			err = appsync.EachElement(items, add)
 		}
-		if err := json.Unmarshal(raw, &page); err != nil {
-			return nil, false
-		}
-		elems = page.Items
+	}
+	if err != nil {
+		return nil, false
 	}
 	objs := make([]*answered, len(elems))
 	for i, e := range elems {
@@ -380,11 +427,11 @@ func assemble(raw json.RawMessage, shape routes.Shape, objs []*answered) (json.R
 		return nil, err
 	}
 	for i := range page {
-		if page[i].key == "items" {
+		if string(page[i].key) == `"items"` {
 			page[i].value = list
 		}
 	}
-	return page.encode()
+	return page.encode(), nil
 }
 
 // assemble returns the object with its answers, without the first page it
@@ -400,7 +447,7 @@ func (o *answered) assemble() (json.RawMessage, error) {
 	}
 	for field, prefetched := range prefetchMembers {
 		if typ, name, _ := strings.Cut(field, "."); typ == o.typ && o.got[name] == o.asked[name] {
-			obj = slices.DeleteFunc(obj, func(m member) bool { return m.key == prefetched })
+			obj = slices.DeleteFunc(obj, func(m member) bool { return string(m.key) == `"`+prefetched+`"` })
 		}
 	}
 	var answers object
@@ -409,57 +456,50 @@ func (o *answered) assemble() (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		answers = append(answers, member{a.key, v})
+		answers = append(answers, member{quote(a.key), v})
 	}
-	all, err := answers.encode()
-	if err != nil {
-		return nil, err
+	return append(obj, member{[]byte(`"` + AnswersMember + `"`), answers.encode()}).encode(), nil
+}
+
+// quote returns s as a JSON string.
+func quote(s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			b, _ := payload.Marshal(s)
+			return b
+		}
 	}
-	return append(obj, member{AnswersMember, all}).encode()
+	return append(append(append(make([]byte, 0, len(s)+2), '"'), s...), '"')
 }
 
 // object is a JSON object's members, in order.
 type object []member
 
 type member struct {
-	key   string
-	value json.RawMessage
+	key   []byte // quoted, as written
+	value []byte
 }
 
 // members returns the members of the JSON object raw.
-func members(raw json.RawMessage) (object, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // {
-		return nil, err
-	}
+func members(raw []byte) (object, error) {
 	var obj object
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		obj = append(obj, member{key, v})
-	}
-	return obj, nil
+	err := appsync.EachMember(raw, func(key, value []byte) { obj = append(obj, member{key, value}) })
+	return obj, err
 }
 
-// encode writes the members as a JSON object; their values are JSON already.
-func (obj object) encode() (json.RawMessage, error) {
-	out := []byte{'{'}
+// encode writes the members as a JSON object.
+func (obj object) encode() json.RawMessage {
+	size := 2
+	for _, m := range obj {
+		size += len(m.key) + len(m.value) + 2
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '{')
 	for i, m := range obj {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		key, err := payload.Marshal(m.key)
-		if err != nil {
-			return nil, err
-		}
-		out = append(append(append(out, key...), ':'), m.value...)
+		out = append(append(append(out, m.key...), ':'), m.value...)
 	}
-	return append(out, '}'), nil
+	return append(out, '}')
 }

@@ -131,6 +131,9 @@ func BenchmarkTraffic(b *testing.B) {
 		mem.memoryUsers[u.ID] = u
 	}
 	h := lambda.NewHandler(resolver.New(mem, quietLog()))
+	// Without answers, as with direct resolvers on every field: the figures
+	// before the JavaScript child resolvers, where a reply answers no child.
+	direct := lambda.NewHandler(resolver.New(mem, quietLog(), resolver.WithoutAnswers()))
 	for _, c := range trafficCases(b) {
 		perEvent := func(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.events), "ns/event")
@@ -153,6 +156,15 @@ func BenchmarkTraffic(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := h.Invoke(context.Background(), c.payload); err != nil {
+					b.Fatal(err)
+				}
+			}
+			perEvent(b)
+		})
+		b.Run(c.name+"/handler-without-answers", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := direct.Invoke(context.Background(), c.payload); err != nil {
 					b.Fatal(err)
 				}
 			}

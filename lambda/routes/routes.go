@@ -138,13 +138,17 @@ var All = []Route{
 
 // Find returns the route for "Type.field" and whether there is one.
 func Find(key string) (Route, bool) {
-	for _, r := range All {
-		if r.Key() == key {
-			return r, true
-		}
-	}
-	return Route{}, false
+	r, ok := byKey[key]
+	return r, ok
 }
+
+var byKey = func() map[string]Route {
+	m := make(map[string]Route, len(All))
+	for _, r := range All {
+		m[r.Key()] = r
+	}
+	return m
+}()
 
 // batchItemEnvelope is what a batch reply adds around each item's data:
 // {"data":...,"errorMessage":"...","errorType":"..."} and a comma.

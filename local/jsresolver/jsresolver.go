@@ -164,7 +164,9 @@ type Error struct {
 func (e *Error) Error() string { return e.Message }
 
 // Request is what a request handler asked of its data source, or, when
-// Early, the field's value returned by runtime.earlyReturn.
+// Early, the field's value returned by runtime.earlyReturn, as goja exports
+// it: a part of ctx.source is the caller's own Go value, shared rather than
+// copied as AppSync would (the resolvers here only read their source).
 type Request struct {
 	Early bool
 	Value any // the early value
@@ -222,6 +224,10 @@ func (r *Resolver) call(handler func(*instance) goja.Callable, ctx Context) (any
 	if ctx.Info.SelectionSetList == nil {
 		ctx.Info.SelectionSetList = []string{}
 	}
+	// The source, often the largest part and only read, goes in as the Go
+	// value itself, which goja shows as an object; the rest as fresh JSON.
+	source := ctx.Source
+	ctx.Source = nil
 	text, err := json.Marshal(ctx)
 	if err != nil {
 		return nil, err
@@ -238,6 +244,11 @@ func (r *Resolver) call(handler func(*instance) goja.Callable, ctx Context) (any
 	obj := jsctx.ToObject(inst.vm)
 	if err := obj.Set("args", obj.Get("arguments")); err != nil {
 		return nil, err
+	}
+	if source != nil {
+		if err := obj.Set("source", inst.vm.ToValue(source)); err != nil {
+			return nil, err
+		}
 	}
 	v, err := handler(inst)(goja.Undefined(), jsctx)
 	if err != nil {
@@ -270,11 +281,8 @@ func (r *Resolver) thrown(inst *instance, err error) error {
 	if obj, ok := ex.Value().(*goja.Object); ok {
 		switch obj.Get("__appsync").String() {
 		case "earlyReturn":
-			value, err := inst.export(obj.Get("value"))
-			if err != nil {
-				return err
-			}
-			return &earlyReturn{value: value}
+			// Usually a part of the source: its Go value, not copied.
+			return &earlyReturn{value: obj.Get("value").Export()}
 		case "error":
 			typ := ""
 			if t := obj.Get("type"); !goja.IsNull(t) && !goja.IsUndefined(t) {
