@@ -1,15 +1,19 @@
 // Package executor runs GraphQL requests the way AWS AppSync runs them for
-// direct Lambda resolvers, so the API can be used offline.
+// this API, so the API can be used offline.
 //
 // It parses and validates a request against the schema, then resolves it
-// level by level: every field that has a route (routes.All) invokes the
-// Lambda handler with an event built as AppSync builds it (arguments,
-// identity, the parent's whole result as source, request headers, info with
-// selectionSetList and selectionSetGraphQL, variables, stash, prev); fields
-// with a batch size are invoked once per level per field with arrays of at
-// most that many events; other fields are read from their parent's object.
-// Mutations run one after the other. Errors carry message, errorType, path
-// and locations, and nulls propagate as the GraphQL specification says.
+// level by level. Root fields and mutations are direct Lambda resolvers:
+// they invoke the Lambda handler with an event built as AppSync builds it
+// (arguments, identity, the parent's whole result as source, request
+// headers, info with selectionSetList and selectionSetGraphQL, variables,
+// stash, prev). The fields of objects run the JavaScript resolver the stack
+// deploys (appsyncjs/child.js, see package jsresolver): its request handler
+// returns early or gives the Lambda payload, sent in batches of at most the
+// route's batch size, once per level per field; with WithDirectResolvers
+// they are direct resolvers too. Other fields are read from their parent's
+// object. Mutations run one after the other. Errors carry message,
+// errorType, path and locations, and nulls propagate as the GraphQL
+// specification says.
 package executor
 
 import (
