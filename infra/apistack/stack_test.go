@@ -21,8 +21,8 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
-	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/samenv"
 )
