@@ -15,21 +15,30 @@
 // its GraphQL error.
 import { util, runtime } from '@aws-appsync/utils';
 
-// The member of a resolved object that holds its children's answers
-// (resolver.AnswersMember in the Lambda).
+// The members of a resolved object that hold its children's answers and the
+// default arguments of the fields answered (resolver.AnswersMember and
+// resolver.DefaultsMember in the Lambda).
 const ANSWERS = '_answers';
+const DEFAULTS = '_defaults';
 
 /**
  * The key of the answer to this field with these arguments, as the Lambda
  * writes it (resolver.AnswerKey): the field's name, then "|name=value" for
- * each argument that is not null, by name, the value in JSON.
+ * each argument that is neither null nor its default, by name, the value in
+ * JSON.
  * @param {string} field
  * @param {Record<string, any>} args
+ * @param {Record<string, any>} defaults
  * @returns {string}
  */
-function answerKey(field, args) {
+function answerKey(field, args, defaults) {
   const names = Object.keys(args || {})
-    .filter((name) => args[name] !== null && args[name] !== undefined)
+    .filter(
+      (name) =>
+        args[name] !== null &&
+        args[name] !== undefined &&
+        JSON.stringify(args[name]) !== JSON.stringify(defaults[name]),
+    )
     .sort();
   let key = field;
   for (const name of names) {
@@ -45,14 +54,15 @@ export function request(ctx) {
   const parent = ctx.source || {};
   const answers = parent[ANSWERS];
   if (answers) {
-    const answer = answers[answerKey(ctx.info.fieldName, ctx.args)];
+    const defaults = (parent[DEFAULTS] || {})[ctx.info.fieldName] || {};
+    const answer = answers[answerKey(ctx.info.fieldName, ctx.args, defaults)];
     if (answer !== undefined) {
       runtime.earlyReturn(answer);
     }
   }
   const source = {};
   for (const name of Object.keys(parent)) {
-    if (name !== ANSWERS) {
+    if (name !== ANSWERS && name !== DEFAULTS) {
       source[name] = parent[name];
     }
   }

@@ -24,10 +24,10 @@ func TestContractFields(t *testing.T) {
 	s := mustLoad(t)
 	want := map[string][]string{
 		"Query":              {"user", "post", "posts", "me"},
-		"Mutation":           {"createUser", "updateUser", "createPost", "updatePost", "deletePost", "createComment", "deleteComment", "follow", "unfollow"},
+		"Mutation":           {"createUser", "updateUser", "createPost", "updatePost", "deletePost", "publishPost", "createComment", "deleteComment", "follow", "unfollow"},
 		"Subscription":       {"onCreateComment"},
 		"User":               {"id", "handle", "name", "email", "bio", "createdAt", "postCount", "followerCount", "followingCount", "posts", "comments", "following", "followers"},
-		"Post":               {"id", "authorId", "author", "title", "body", "createdAt", "updatedAt", "commentCount", "comments"},
+		"Post":               {"id", "authorId", "author", "title", "body", "createdAt", "updatedAt", "commentCount", "status", "comments"},
 		"Comment":            {"id", "postId", "post", "authorId", "author", "body", "createdAt"},
 		"Follow":             {"followerId", "followedId", "follower", "followed", "createdAt"},
 		"PostConnection":     {"items", "nextToken"},
@@ -35,7 +35,7 @@ func TestContractFields(t *testing.T) {
 		"UserConnection":     {"items", "nextToken"},
 		"CreateUserInput":    {"handle", "name", "email", "bio"},
 		"UpdateUserInput":    {"name", "bio"},
-		"CreatePostInput":    {"title", "body"},
+		"CreatePostInput":    {"title", "body", "status"},
 		"UpdatePostInput":    {"id", "title", "body"},
 		"CreateCommentInput": {"postId", "body"},
 	}

@@ -2,7 +2,8 @@
 // nextToken and back.
 //
 // A token is bound to the query it came from (a Scope: the query's name, the
-// parent it was run for and the index it read) and authenticated with
+// parent it was run for, the index it read and the arguments that shape it:
+// order, range, status) and authenticated with
 // HMAC-SHA256, so a token that was altered, forged or taken from another
 // query is refused with errs.InvalidNextToken before DynamoDB sees it.
 package cursor
@@ -28,6 +29,10 @@ type Scope struct {
 	Query  string // the query's name, such as "Post.comments"
 	Parent string // the ID the query was run for
 	Index  string // the index read, "" for the table
+	// Args are the arguments that decide which items the query reads and in
+	// which order, written canonically ("" for the defaults): a token from
+	// another order or range is refused.
+	Args string
 }
 
 // Codec signs and verifies tokens with one key.
@@ -44,6 +49,7 @@ type payload struct {
 	Query  string            `json:"q"`
 	Parent string            `json:"p"`
 	Index  string            `json:"i,omitempty"`
+	Args   string            `json:"a,omitempty"`
 	Key    map[string]string `json:"k"`
 }
 
@@ -51,7 +57,7 @@ type payload struct {
 // LastEvaluatedKey whose attributes are all strings (as every key of this
 // table is).
 func (c *Codec) Encode(scope Scope, key map[string]types.AttributeValue) (string, error) {
-	p := payload{Query: scope.Query, Parent: scope.Parent, Index: scope.Index, Key: make(map[string]string, len(key))}
+	p := payload{Query: scope.Query, Parent: scope.Parent, Index: scope.Index, Args: scope.Args, Key: make(map[string]string, len(key))}
 	for name, v := range key {
 		s, ok := v.(*types.AttributeValueMemberS)
 		if !ok {
@@ -87,7 +93,7 @@ func (c *Codec) Decode(scope Scope, token string) (map[string]types.AttributeVal
 	if err := json.Unmarshal(body, &p); err != nil || len(p.Key) == 0 {
 		return nil, invalid
 	}
-	if p.Query != scope.Query || p.Parent != scope.Parent || p.Index != scope.Index {
+	if p.Query != scope.Query || p.Parent != scope.Parent || p.Index != scope.Index || p.Args != scope.Args {
 		return nil, invalid
 	}
 	key := make(map[string]types.AttributeValue, len(p.Key))

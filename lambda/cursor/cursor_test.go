@@ -63,6 +63,7 @@ func TestRejects(t *testing.T) {
 		"other query":  {c, cursor.Scope{Query: "User.comments", Parent: "u_alice", Index: "GSI1"}, token},
 		"other parent": {c, cursor.Scope{Query: "User.posts", Parent: "u_bob", Index: "GSI1"}, token},
 		"other index":  {c, cursor.Scope{Query: "User.posts", Parent: "u_alice"}, token},
+		"other args":   {c, cursor.Scope{Query: "User.posts", Parent: "u_alice", Index: "GSI1", Args: "order=OLDEST_FIRST"}, token},
 		"body changed": {c, scope, flip(body, 5) + "." + mac},
 		"mac changed":  {c, scope, body + "." + flip(mac, 2)},
 		"no mac":       {c, scope, body},

@@ -34,8 +34,13 @@ import (
 // resolved by invoking the Lambda: correct, only slower.
 
 // AnswersMember is the member of a resolved object that holds its children's
-// answers. It is not a schema field: AppSync ignores it in responses.
-const AnswersMember = "_answers"
+// answers, and DefaultsMember the default arguments of the fields answered
+// (routes.Route.Defaults), by field. Neither is a schema field: AppSync
+// ignores them in responses.
+const (
+	AnswersMember  = "_answers"
+	DefaultsMember = "_defaults"
+)
 
 // answerRequests bounds the DynamoDB requests one invocation spends on
 // answers: a level whose requests could pass it is left to the children's
@@ -44,15 +49,16 @@ const AnswersMember = "_answers"
 const answerRequests = 200
 
 // AnswerKey is the key of the answer to the field with the given arguments:
-// the field's name, then "|name=value" for each argument that is not null,
-// by name, with the value in JSON. The child resolver computes the same key
-// from ctx.info.fieldName and ctx.args; where the two could differ (a string
-// JavaScript escapes otherwise), the child finds no answer and invokes the
-// Lambda.
-func AnswerKey(field string, args map[string]any) (string, bool) {
+// the field's name, then "|name=value" for each argument that is neither
+// null nor its default, by name, with the value in JSON. The child resolver
+// computes the same key from ctx.info.fieldName, ctx.args (where AppSync
+// may have filled in the defaults) and the defaults the parent carries in
+// DefaultsMember; where the two could differ (a string JavaScript escapes
+// otherwise), the child finds no answer and invokes the Lambda.
+func AnswerKey(field string, args, defaults map[string]any) (string, bool) {
 	names := make([]string, 0, len(args))
 	for name, v := range args {
-		if v != nil {
+		if d, ok := defaults[name]; v != nil && !(ok && v == d) {
 			names = append(names, name)
 		}
 	}
@@ -242,7 +248,7 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 				continue // a later page: its own invocation
 			}
 			p.asked[f.Name]++
-			key, ok := AnswerKey(f.Name, f.Args)
+			key, ok := AnswerKey(f.Name, f.Args, route.Defaults)
 			if f.Unknown || !ok {
 				continue
 			}
@@ -451,14 +457,26 @@ func (o *answered) assemble() (json.RawMessage, error) {
 		}
 	}
 	var answers object
+	defaults := map[string]map[string]any{}
 	for _, a := range o.answers {
 		v, err := assemble(a.data, a.route.Shape, a.objs)
 		if err != nil {
 			return nil, err
 		}
 		answers = append(answers, member{quote(a.key), v})
+		if len(a.route.Defaults) > 0 {
+			defaults[a.route.Field] = a.route.Defaults
+		}
 	}
-	return append(obj, member{[]byte(`"` + AnswersMember + `"`), answers.encode()}).encode(), nil
+	obj = append(obj, member{[]byte(`"` + AnswersMember + `"`), answers.encode()})
+	if len(defaults) > 0 {
+		d, err := payload.Marshal(defaults)
+		if err != nil {
+			return nil, err
+		}
+		obj = append(obj, member{[]byte(`"` + DefaultsMember + `"`), d})
+	}
+	return obj.encode(), nil
 }
 
 // quote returns s as a JSON string.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
@@ -41,6 +42,7 @@ func (h *Handler) routes() map[string]resolveFunc {
 		"Mutation.createPost":    mutation(h.createPost),
 		"Mutation.updatePost":    mutation(h.updatePost),
 		"Mutation.deletePost":    mutation(h.deletePost),
+		"Mutation.publishPost":   mutation(h.publishPost),
 		"Mutation.createComment": mutation(h.createComment),
 		"Mutation.deleteComment": mutation(h.deleteComment),
 		"Mutation.follow":        mutation(h.follow),
@@ -60,7 +62,7 @@ type reads interface {
 
 // pages is what the connection fields need of the table: one Query each.
 type pages interface {
-	PostsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Post], error)
+	PostsByAuthor(ctx context.Context, authorID string, drafts bool, page store.PageRequest) (store.Page[store.Post], error)
 	CommentsOnPost(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Comment], error)
 	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
 	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
@@ -99,9 +101,22 @@ type (
 func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event) []result {
 	route, _ := routes.Find("Comment.post")
 	read := func(ctx context.Context, ids []string) (map[string]postResult, error) {
-		return h.postsByID(ctx, evs, ids, route.ReplyBudget())
+		return h.visiblePosts(ctx, evs, ids, route.ReplyBudget())
 	}
 	return batchedLookup(func(c commentSource) string { return c.PostID }, read, showPost, "post not found")(ctx, evs)
+}
+
+// visiblePosts is postsByID without the posts the caller of evs (one
+// GraphQL request's) may not see: someone else's drafts, as if absent.
+func (h *Handler) visiblePosts(ctx context.Context, evs []*appsync.Event, ids []string, share int) (map[string]postResult, error) {
+	found, err := h.postsByID(ctx, evs, ids, share)
+	caller := evs[0].Identity.UserID()
+	for id, p := range found {
+		if !p.VisibleTo(caller) {
+			delete(found, id)
+		}
+	}
+	return found, err
 }
 
 // visible returns u as the caller may see it: the email only to its owner.
@@ -173,10 +188,10 @@ type postArgs struct {
 // post resolves Query.post: one GetItem (AP3), or, when comments are
 // selected, one Query of the post's partition that also reads its first
 // comments, which Post.comments then serves without a request. An absent
-// post is null.
+// post, and someone else's draft, is null.
 func (h *Handler) post(ctx context.Context, ev *appsync.Event, args postArgs) (any, error) {
 	p, err := h.postByID(ctx, ev, args.ID)
-	if errs.Is(err, errs.NotFound) {
+	if errs.Is(err, errs.NotFound) || (err == nil && !p.VisibleTo(ev.Identity.UserID())) {
 		return nil, nil
 	}
 	if err != nil {
@@ -201,9 +216,9 @@ func (a *postsArgs) validate() error {
 
 // posts resolves Query.posts (AP10: one BatchGetItem per 100 distinct IDs,
 // or one Query per post when comments are selected): the posts in the order
-// of ids, null where a post is absent.
+// of ids, null where a post is absent or someone else's draft.
 func (h *Handler) posts(ctx context.Context, ev *appsync.Event, args postsArgs) (any, error) {
-	found, err := h.postsByID(ctx, []*appsync.Event{ev}, args.IDs, payload.MaxBytes/max(len(args.IDs), 1))
+	found, err := h.visiblePosts(ctx, []*appsync.Event{ev}, args.IDs, payload.MaxBytes/max(len(args.IDs), 1))
 	if err != nil {
 		return nil, err
 	}
@@ -223,15 +238,54 @@ const pageEnvelope = 512
 type pageArgs struct {
 	Limit     *int    `json:"limit"`
 	NextToken *string `json:"nextToken"`
+	Order     *string `json:"order"`  // SortOrder; nil for the field's default
+	After     *string `json:"after"`  // AWSDateTime, exclusive
+	Before    *string `json:"before"` // AWSDateTime, exclusive
 
-	attributes []string // what to read of each item; nil for everything
+	attributes    []string // what to read of each item; nil for everything
+	order         store.Order
+	after, before time.Time
 }
 
 func (a *pageArgs) validate() error {
+	const op = "resolver.page"
 	if a.Limit != nil && (*a.Limit < 1 || *a.Limit > store.MaxLimit) {
-		return errs.E("resolver.page", errs.Validation, fmt.Sprintf("limit must be between 1 and %d", store.MaxLimit))
+		return errs.E(op, errs.Validation, fmt.Sprintf("limit must be between 1 and %d", store.MaxLimit))
+	}
+	if a.Order != nil {
+		switch *a.Order {
+		case "OLDEST_FIRST":
+			a.order = store.OldestFirst
+		case "NEWEST_FIRST":
+			a.order = store.NewestFirst
+		default:
+			return errs.E(op, errs.Validation, "order must be NEWEST_FIRST or OLDEST_FIRST")
+		}
+	}
+	var err error
+	if a.after, err = dateTime("after", a.After); err != nil {
+		return err
+	}
+	if a.before, err = dateTime("before", a.Before); err != nil {
+		return err
+	}
+	if !a.after.IsZero() && !a.before.IsZero() && !a.after.Before(a.before) {
+		return errs.E(op, errs.Validation, "after must be earlier than before")
 	}
 	return nil
+}
+
+// dateTime parses an AWSDateTime argument; nil is the zero time.
+func dateTime(name string, v *string) (time.Time, error) {
+	if v == nil {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil || t.Before(store.MinTime) || t.After(store.MaxTime) {
+		return time.Time{}, errs.E("resolver.page", errs.Validation,
+			fmt.Sprintf("%s must be an AWSDateTime (such as 2024-05-01T12:00:00.000Z) after 1970", name))
+	}
+	return t, nil
 }
 
 // request returns the page the arguments ask for, for the field of ev: at
@@ -248,6 +302,7 @@ func (a pageArgs) request(ev *appsync.Event) store.PageRequest {
 		r.NextToken = *a.NextToken
 	}
 	r.Attributes = a.attributes
+	r.Order, r.After, r.Before = a.order, a.after, a.before
 	return r
 }
 
@@ -265,11 +320,33 @@ func connection[S, T any](idOf func(S) string, fetch func(context.Context, strin
 
 func userID(u userSource) string { return u.ID }
 
-// userPosts resolves User.posts (AP4: one Query on GSI1, newest first),
-// reading only the attributes of the posts that the selection needs.
-func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	args.attributes = itemAttributes(ev, "id", "authorId")
-	return connection(userID, h.pages.PostsByAuthor)(ctx, ev, args)
+// userPostsArgs are User.posts' arguments: a page, and which posts.
+type userPostsArgs struct {
+	pageArgs
+	Status *string `json:"status"` // PostStatus; nil for PUBLISHED
+}
+
+func (a *userPostsArgs) validate() error {
+	if s := a.Status; s != nil && *s != store.StatusDraft && *s != store.StatusPublished {
+		return errs.E("User.posts", errs.Validation, "status must be DRAFT or PUBLISHED")
+	}
+	return a.pageArgs.validate()
+}
+
+// userPosts resolves User.posts (AP4: one Query on GSI1, published posts by
+// publication time, newest first by default; AP4d: the user's drafts, for
+// the user alone), reading only the attributes of the posts that the
+// selection needs. Someone else's drafts are an empty connection, not an
+// error, so that the rest of the page resolves.
+func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPostsArgs) (any, error) {
+	args.attributes = itemAttributes(ev, "id", "authorId", "status")
+	drafts := args.Status != nil && *args.Status == store.StatusDraft
+	return connection(userID, func(ctx context.Context, id string, req store.PageRequest) (store.Page[store.Post], error) {
+		if drafts && ev.Identity.UserID() != id {
+			return store.Page[store.Post]{Items: []store.Post{}}, nil
+		}
+		return h.pages.PostsByAuthor(ctx, id, drafts, req)
+	})(ctx, ev, args.pageArgs)
 }
 
 // userComments resolves User.comments (AP6: one Query on GSI1, newest
@@ -312,8 +389,12 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 	if err != nil || src[0] == nil || src[1] == nil {
 		return nil, false
 	}
-	pre, err := appsync.Members(src[1], "parent", "items", "complete")
+	pre, err := appsync.Members(src[1], "parent", "items", "complete", "args")
 	if err != nil || pre[0] == nil || pre[1] == nil || string(pre[2]) != "true" || !bytes.Equal(pre[0], src[0]) {
+		return nil, false
+	}
+	var readWith string // the order and range the prefetch was read in
+	if pre[3] != nil && json.Unmarshal(pre[3], &readWith) != nil || readWith != store.CommentsShape(req) {
 		return nil, false
 	}
 	if n, err := appsync.Len(pre[1]); err != nil || n > req.Limit {

@@ -20,7 +20,8 @@ import (
 type writes interface {
 	CreateUser(ctx context.Context, u store.User) (store.User, error)
 	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
-	CreatePost(ctx context.Context, authorID, title, body string) (store.Post, error)
+	CreatePost(ctx context.Context, authorID, title, body string, draft bool) (store.Post, error)
+	PublishPost(ctx context.Context, callerID, id string) (store.Post, error)
 	UpdatePost(ctx context.Context, callerID, id string, title, body *string) (store.Post, error)
 	DeletePost(ctx context.Context, callerID, id string) (store.Post, error)
 	CreateComment(ctx context.Context, authorID, postID, body string) (store.Comment, error)
@@ -170,12 +171,16 @@ func (h *Handler) updateUser(ctx context.Context, _ *appsync.Event, callerID str
 
 type createPostArgs struct {
 	Input struct {
-		Title string `json:"title"`
-		Body  string `json:"body"`
+		Title  string  `json:"title"`
+		Body   string  `json:"body"`
+		Status *string `json:"status"`
 	} `json:"input"`
 }
 
 func (a *createPostArgs) validate() error {
+	if s := a.Input.Status; s != nil && *s != store.StatusDraft && *s != store.StatusPublished {
+		return errs.E("Mutation.createPost", errs.Validation, "status must be DRAFT or PUBLISHED")
+	}
 	if err := checkText("title", a.Input.Title, maxTitle); err != nil {
 		return err
 	}
@@ -183,9 +188,16 @@ func (a *createPostArgs) validate() error {
 }
 
 // createPost resolves Mutation.createPost: one transaction (post + the
-// author's postCount).
+// author's postCount, which a draft leaves until it is published).
 func (h *Handler) createPost(ctx context.Context, _ *appsync.Event, callerID string, args createPostArgs) (any, error) {
-	return h.writes.CreatePost(ctx, callerID, args.Input.Title, args.Input.Body)
+	draft := args.Input.Status != nil && *args.Input.Status == store.StatusDraft
+	return h.writes.CreatePost(ctx, callerID, args.Input.Title, args.Input.Body, draft)
+}
+
+// publishPost resolves Mutation.publishPost: one transaction (the draft
+// becomes published, at the end of its author's posts, and is counted).
+func (h *Handler) publishPost(ctx context.Context, _ *appsync.Event, callerID string, args postArgs) (any, error) {
+	return h.writes.PublishPost(ctx, callerID, args.ID)
 }
 
 type updatePostArgs struct {

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -23,7 +24,7 @@ import (
 // with the first page of one of its connections (one Query of its partition),
 // and the pages served from such a prefetch with no request.
 type prefetches interface {
-	PostWithComments(ctx context.Context, id string, limit, maxBytes int) (store.Post, store.Prefetch[store.Comment], error)
+	PostWithComments(ctx context.Context, id string, first store.PageRequest, maxBytes int) (store.Post, store.Prefetch[store.Comment], error)
 	UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (store.User, store.Prefetch[store.Follow], error)
 	CommentsFromPrefetch(p store.Prefetch[store.Comment], req store.PageRequest) (store.Page[store.Comment], bool)
 	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
@@ -71,46 +72,53 @@ type userResult struct {
 
 // prefetchLimit reads the selection of ev's field and decides whether its
 // connection field named conn can be prefetched: every selection of conn
-// (under any alias) that asks for a first page must have known arguments.
-// It returns the largest limit asked for, so that one read serves every
-// alias. It declines (false) when the selection cannot be read (unparsable
-// text, a named fragment spread hiding fields), when an argument is a
-// variable AppSync did not pass, or when only later pages are asked for.
-func prefetchLimit(ev *appsync.Event, conn string) (int, bool) {
+// (under any alias) that asks for a first page must have known arguments,
+// and the same order and range. It returns the first page to read: the
+// largest limit asked for, so that one read serves every alias. It declines
+// (false) when the selection cannot be read (unparsable text, a named
+// fragment spread hiding fields), when an argument is a variable AppSync did
+// not pass, when the first pages differ in order or range, or when only
+// later pages are asked for.
+func prefetchLimit(ev *appsync.Event, conn string) (store.PageRequest, bool) {
+	var first store.PageRequest
 	if ev.Info.SelectionSetGraphQL == "" {
-		return 0, false
+		return first, false
 	}
 	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
 	if err != nil || set.Opaque {
-		return 0, false
+		return first, false
 	}
-	limit := 0
+	seen := false
 	for _, f := range set.Named(conn) {
 		if f.Unknown {
-			return 0, false
+			return first, false
 		}
 		if token, ok := f.Args["nextToken"]; ok && token != nil {
 			continue // a later page: that alias queries on its own
 		}
-		l := store.DefaultLimit
-		if v, ok := f.Args["limit"]; ok && v != nil {
-			n, isInt := v.(int64)
-			if !isInt || n < 1 || n > store.MaxLimit {
-				return 0, false // the child reports the bad limit
-			}
-			l = int(n)
+		var args pageArgs
+		if raw, err := json.Marshal(f.Args); err != nil || json.Unmarshal(raw, &args) != nil || args.validate() != nil {
+			return first, false // the child reports the bad argument
 		}
-		limit = max(limit, l)
+		req := args.request(ev)
+		if seen && (req.Order != first.Order || !req.After.Equal(first.After) || !req.Before.Equal(first.Before)) {
+			return first, false // first pages of different shapes: each child reads its own
+		}
+		if !seen || req.Limit > first.Limit {
+			first.Limit = req.Limit
+		}
+		first.Order, first.After, first.Before = req.Order, req.After, req.Before
+		seen = true
 	}
-	return limit, limit > 0
+	return first, seen
 }
 
 // postByID reads one post for ev: with its first comments in one Query when
 // the selection asks for them, otherwise with one GetItem. The post and its
 // prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
-	if limit, ok := prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
-		p, pre, err := h.prefetch.PostWithComments(ctx, id, limit, routes.SourceBudget("Post"))
+	if first, ok := prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
+		p, pre, err := h.prefetch.PostWithComments(ctx, id, first, routes.SourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
 	p, err := h.reads.Post(ctx, id)
@@ -125,17 +133,25 @@ func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (p
 // it, one asking for more queries on its own). Each post, with what it
 // prefetched, takes at most share bytes (and at most a post's source budget).
 func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []string, share int) (map[string]postResult, error) {
-	limit, prefetch := 0, false
+	var first store.PageRequest
+	prefetch := false
 	selections := distinctSelections(evs)
 	for _, ev := range selections {
-		if l, ok := prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
-			limit, prefetch = max(limit, l), true
+		req, ok := prefetchLimit(ev, "comments")
+		if !ok || h.noPrefetch {
+			continue
 		}
+		if prefetch && (req.Order != first.Order || !req.After.Equal(first.After) || !req.Before.Equal(first.Before)) {
+			prefetch = false // the events' first pages differ: each child reads its own
+			break
+		}
+		req.Limit = max(req.Limit, first.Limit)
+		first, prefetch = req, true
 	}
 	if !prefetch {
 		attrs := []string{} // what the events select of the posts, nil for everything
 		for _, ev := range selections {
-			a := selectedAttributes(ev, "", "authorId")
+			a := selectedAttributes(ev, "", "authorId", "status")
 			if a == nil {
 				attrs = nil
 				break
@@ -170,7 +186,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			p, pre, err := h.prefetch.PostWithComments(ctx, id, limit, min(share, routes.SourceBudget("Post")))
+			p, pre, err := h.prefetch.PostWithComments(ctx, id, first, min(share, routes.SourceBudget("Post")))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -212,8 +228,8 @@ func selectionKey(ev *appsync.Event) string {
 // userByID reads one user for ev: with the follows it made in one Query when
 // the selection asks for following, otherwise with one GetItem.
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
-	if limit, ok := prefetchLimit(ev, "following"); ok && !h.noPrefetch {
-		u, pre, err := h.prefetch.UserWithFollowing(ctx, id, limit, routes.SourceBudget("User"))
+	if first, ok := prefetchLimit(ev, "following"); ok && !h.noPrefetch {
+		u, pre, err := h.prefetch.UserWithFollowing(ctx, id, first.Limit, routes.SourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}
 	u, err := h.reads.User(ctx, id)

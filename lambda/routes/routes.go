@@ -55,6 +55,10 @@ type Route struct {
 	// (Post.comments: Comment), as Shape says.
 	Returns string
 	Shape   Shape
+	// Defaults are the schema's default values of the field's arguments
+	// (enum values as strings): an argument equal to its default asks the
+	// same as an argument left out.
+	Defaults map[string]any
 }
 
 // Shape is how a field's value holds its objects.
@@ -111,13 +115,16 @@ var All = []Route{
 	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
 	{Type: "Query", Field: "me", Returns: "User"},
 
-	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection},
-	{Type: "User", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection},
+	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection,
+		Defaults: map[string]any{"order": "NEWEST_FIRST", "status": "PUBLISHED"}},
+	{Type: "User", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection,
+		Defaults: map[string]any{"order": "NEWEST_FIRST"}},
 	{Type: "User", Field: "following", MaxBatchSize: connectionBatch, Returns: "User", Shape: Connection},
 	{Type: "User", Field: "followers", MaxBatchSize: connectionBatch, Returns: "User", Shape: Connection},
 
 	{Type: "Post", Field: "author", MaxBatchSize: postBatch, Returns: "User"},
-	{Type: "Post", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection},
+	{Type: "Post", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection,
+		Defaults: map[string]any{"order": "OLDEST_FIRST"}},
 
 	{Type: "Comment", Field: "author", MaxBatchSize: commentAuthorBatch, Returns: "User"},
 	{Type: "Comment", Field: "post", MaxBatchSize: postBatch, Returns: "Post"},
@@ -130,6 +137,7 @@ var All = []Route{
 	{Type: "Mutation", Field: "createPost", Returns: "Post"},
 	{Type: "Mutation", Field: "updatePost", Returns: "Post"},
 	{Type: "Mutation", Field: "deletePost", Returns: "Post"},
+	{Type: "Mutation", Field: "publishPost", Returns: "Post"},
 	{Type: "Mutation", Field: "createComment", Returns: "Comment"},
 	{Type: "Mutation", Field: "deleteComment", Returns: "Comment"},
 	{Type: "Mutation", Field: "follow", Returns: "Follow"},

@@ -1,6 +1,7 @@
 package routes_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -57,6 +58,15 @@ func TestRoutesMatchTheSchema(t *testing.T) {
 		}
 		if !want[key] {
 			t.Errorf("%s is routed but needs no resolver", key)
+		}
+		defaults := map[string]any{}
+		for _, a := range typ.Fields.ForName(r.Field).Arguments {
+			if a.DefaultValue != nil {
+				defaults[a.Name] = a.DefaultValue.Raw
+			}
+		}
+		if len(defaults) != len(r.Defaults) || (len(defaults) > 0 && !reflect.DeepEqual(defaults, r.Defaults)) {
+			t.Errorf("%s: Defaults %v; the schema's are %v", key, r.Defaults, defaults)
 		}
 		if returns, shape := valueOf(s, typ.Fields.ForName(r.Field).Type); returns != r.Returns || shape != r.Shape {
 			t.Errorf("%s: Returns %q, Shape %d; the schema says %q, %d", key, r.Returns, r.Shape, returns, shape)

@@ -31,6 +31,7 @@ const (
 	prefixFollows   = "FOLLOWS#"
 	prefixFollowers = "FOLLOWERS#"
 	prefixFollower  = "FOLLOWER#"
+	prefixDraft     = "DRAFT#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
@@ -64,13 +65,20 @@ func FollowerSK(followerID string) string { return prefixFollower + followerID }
 // AuthorPK is the GSI1 partition holding an author's posts and comments: "USER#<id>".
 func AuthorPK(authorID string) string { return UserPK(authorID) }
 
-// PostSK is a post's GSI1 sort key under its author: "POST#<id>".
-func PostSK(id string) string { return PostPK(id) }
+// PublishedSK is a published post's GSI1 sort key under its author:
+// "POST#<place>", where place is a ULID of its publication time (its ID, for
+// a post published when created, as every post written before drafts was).
+func PublishedSK(place string) string { return prefixPost + place }
+
+// DraftSK is a draft's GSI1 sort key under its author: "DRAFT#<id>". Drafts
+// sort apart from published posts, so each list is one key range.
+func DraftSK(id string) string { return prefixDraft + id }
 
 // Sort-key prefixes for begins_with conditions.
 const (
 	CommentPrefix = prefixComment
 	PostPrefix    = prefixPost
+	DraftPrefix   = prefixDraft
 	FollowsPrefix = prefixFollows
 )
 

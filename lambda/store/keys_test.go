@@ -18,7 +18,8 @@ func TestKeyFormats(t *testing.T) {
 		{store.FollowersPK("u_bob"), "FOLLOWERS#u_bob"},
 		{store.FollowerSK("u_alice"), "FOLLOWER#u_alice"},
 		{store.AuthorPK("u_alice"), "USER#u_alice"},
-		{store.PostSK("01HW"), "POST#01HW"},
+		{store.PublishedSK("01HW"), "POST#01HW"},
+		{store.DraftSK("01HW"), "DRAFT#01HW"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {

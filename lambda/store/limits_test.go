@@ -62,14 +62,14 @@ func distinct(ids []string) int {
 func TestPageCutByDynamoDBsMegabyteHasANextToken(t *testing.T) {
 	s, _ := storetest.NewStore(t, manyLargePosts(25))
 	ctx := t.Context()
-	first, err := s.PostsByAuthor(ctx, sample.Bob, store.PageRequest{Limit: store.DefaultLimit})
+	first, err := s.PostsByAuthor(ctx, sample.Bob, false, store.PageRequest{Limit: store.DefaultLimit})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(first.Items) >= store.DefaultLimit || first.NextToken == nil {
 		t.Fatalf("first page: %d items, nextToken %v; want a short page (1 MB read) with a nextToken", len(first.Items), first.NextToken)
 	}
-	ids, pages := allPages(t, func(r store.PageRequest) (store.Page[store.Post], error) { return s.PostsByAuthor(ctx, sample.Bob, r) },
+	ids, pages := allPages(t, func(r store.PageRequest) (store.Page[store.Post], error) { return s.PostsByAuthor(ctx, sample.Bob, false, r) },
 		store.PageRequest{Limit: store.DefaultLimit}, func(p store.Post) string { return p.ID })
 	if len(ids) != 25 || distinct(ids) != 25 {
 		t.Errorf("%d pages gave %d posts (%d distinct), want 25", pages, len(ids), distinct(ids))
@@ -83,7 +83,7 @@ func TestPageCutByBytesHasANextToken(t *testing.T) {
 	const budget = 300_000
 	req := store.PageRequest{Limit: store.MaxLimit, MaxBytes: budget}
 	read := func(r store.PageRequest) (store.Page[store.Post], error) {
-		page, err := s.PostsByAuthor(ctx, sample.Bob, r)
+		page, err := s.PostsByAuthor(ctx, sample.Bob, false, r)
 		if size := payload.Size(page.Items); err == nil && size > budget {
 			t.Errorf("a page of %d items takes %d bytes, over its budget of %d", len(page.Items), size, budget)
 		}
@@ -108,7 +108,7 @@ func TestPrefetchCutShortServesAShortPageAndTheRestFollows(t *testing.T) {
 	s, _ := storetest.NewStore(t, d)
 	ctx := t.Context()
 	for _, budget := range []int{payload.MaxBytes, 150_000} {
-		_, pre, err := s.PostWithComments(ctx, sample.HelloPost, store.MaxLimit, budget)
+		_, pre, err := s.PostWithComments(ctx, sample.HelloPost, store.PageRequest{Limit: store.MaxLimit}, budget)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,13 +165,13 @@ func TestSignedTokensForOtherKeysAreRefusedWithoutARequest(t *testing.T) {
 			return err
 		},
 		"bob's partition on alice's User.posts": func(ctx context.Context, _ string) error {
-			_, err := s.PostsByAuthor(ctx, sample.Alice, store.PageRequest{Limit: 5,
+			_, err := s.PostsByAuthor(ctx, sample.Alice, false, store.PageRequest{Limit: 5,
 				NextToken: sign(postsScope, map[string]types.AttributeValue{"pk": str(store.PostPK("p")), "sk": str(store.SKMetadata),
-					"gsi1pk": str(store.AuthorPK(sample.Bob)), "gsi1sk": str(store.PostSK("p"))})})
+					"gsi1pk": str(store.AuthorPK(sample.Bob)), "gsi1sk": str(store.PublishedSK("p"))})})
 			return err
 		},
 		"a comment key on User.posts": func(ctx context.Context, _ string) error {
-			_, err := s.PostsByAuthor(ctx, sample.Alice, store.PageRequest{Limit: 5,
+			_, err := s.PostsByAuthor(ctx, sample.Alice, false, store.PageRequest{Limit: 5,
 				NextToken: sign(postsScope, map[string]types.AttributeValue{"pk": str(store.PostPK("p")), "sk": str(store.CommentSK("c")),
 					"gsi1pk": str(store.AuthorPK(sample.Alice)), "gsi1sk": str(store.CommentSK("c"))})})
 			return err

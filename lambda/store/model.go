@@ -36,15 +36,34 @@ type Post struct {
 	CreatedAt    string `json:"createdAt" dynamodbav:"createdAt"`
 	UpdatedAt    string `json:"updatedAt" dynamodbav:"updatedAt"`
 	CommentCount int    `json:"commentCount" dynamodbav:"commentCount"`
+	// Status is StatusDraft or StatusPublished; items written before drafts
+	// existed have none, and are published.
+	Status string `json:"status" dynamodbav:"status,omitempty"`
 
 	read attributes // what was read, when not every attribute was
 }
+
+// The values of Post.Status (the schema's PostStatus).
+const (
+	StatusDraft     = "DRAFT"
+	StatusPublished = "PUBLISHED"
+)
+
+// Published reports whether the post is published (visible to everyone).
+func (p Post) Published() bool { return p.Status != StatusDraft }
+
+// VisibleTo reports whether the caller (a user ID, "" for none) may see the
+// post: everyone a published post, only its author a draft.
+func (p Post) VisibleTo(caller string) bool { return p.Published() || (caller != "" && caller == p.AuthorID) }
 
 // MarshalJSON encodes the post as the Lambda returns it: only the attributes
 // that were read (a zero value in place of an unread title would be a
 // plausible wrong answer), without HTML escaping.
 func (p Post) MarshalJSON() ([]byte, error) {
 	type plain Post
+	if p.Status == "" {
+		p.Status = StatusPublished
+	}
 	return p.read.marshal(plain(p))
 }
 
@@ -123,8 +142,14 @@ func newHandleItem(u User) handleItem {
 	return handleItem{PK: HandlePK(u.Handle), SK: SKHandle, UserID: u.ID}
 }
 
+// newPostItem is the item of a new post: a draft under DraftSK, a published
+// post under PublishedSK(its ID), its creation being its publication.
 func newPostItem(p Post) postItem {
-	return postItem{PK: PostPK(p.ID), SK: SKMetadata, GSI1PK: AuthorPK(p.AuthorID), GSI1SK: PostSK(p.ID), Post: p}
+	sk := PublishedSK(p.ID)
+	if !p.Published() {
+		sk = DraftSK(p.ID)
+	}
+	return postItem{PK: PostPK(p.ID), SK: SKMetadata, GSI1PK: AuthorPK(p.AuthorID), GSI1SK: sk, Post: p}
 }
 
 func newCommentItem(c Comment) commentItem {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -23,19 +24,32 @@ type Prefetch[T any] struct {
 	// false, more items follow the last one; Items may then be fewer than were
 	// asked for (DynamoDB's 1 MB read limit, or the byte budget).
 	Complete bool `json:"complete"`
+	// Args are the order and range the items were read in
+	// (PageRequest.args): only a page asked with the same serves from them.
+	Args string `json:"args,omitempty"`
 }
 
-// PostWithComments reads a post and up to limit+1 of its first comments with
-// one Query of its partition: "#METADATA" sorts before "COMMENT#", so the
-// post comes first (AP3 and AP5 in one request). An absent post is NotFound.
+// PostWithComments reads a post and up to limit+1 of its first comments in
+// the order and range of first (its Limit is the limit; no NextToken). Oldest
+// first from the start (the default) it is one Query of the post's partition:
+// "#METADATA" sorts before "COMMENT#", so the post comes first (AP3 and AP5
+// in one request), and a Before bound keeps it in range. Newest first, or
+// after a time, the post sits at the wrong end of the range: a GetItem of
+// the post and a Query of the comments, sent at the same time (two requests,
+// one round trip). An absent post is NotFound.
 //
 // The post and the comments kept with it take at most maxBytes encoded (the
 // post always stays; comments beyond the budget are left for the child's own
 // Query).
-func (s *Store) PostWithComments(ctx context.Context, id string, limit, maxBytes int) (Post, Prefetch[Comment], error) {
+func (s *Store) PostWithComments(ctx context.Context, id string, first PageRequest, maxBytes int) (Post, Prefetch[Comment], error) {
 	const op = "store.PostWithComments"
 	var p Post
-	pre, err := withChildren[Comment](ctx, s, op, PostPK(id), id, limit, maxBytes, &p, "post not found")
+	q := commentsOnPost(id).shaped(first, "")
+	if q.newestFirst || !first.After.IsZero() {
+		pre, err := apart[Comment](ctx, s, op, q, first, maxBytes, &p, itemKey{PostPK(id), SKMetadata}, "post not found")
+		return p, pre, err
+	}
+	pre, err := withChildren[Comment](ctx, s, op, q, first.Limit, maxBytes, &p, "post not found")
 	return p, pre, err
 }
 
@@ -46,31 +60,73 @@ func (s *Store) PostWithComments(ctx context.Context, id string, limit, maxBytes
 func (s *Store) UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (User, Prefetch[Follow], error) {
 	const op = "store.UserWithFollowing"
 	var u User
-	pre, err := withChildren[Follow](ctx, s, op, UserPK(id), id, limit, maxBytes, &u, "user not found")
+	pre, err := withChildren[Follow](ctx, s, op, following(id), limit, maxBytes, &u, "user not found")
 	return u, pre, err
+}
+
+// apart reads the parent item at key and the first page of q at the same
+// time, for a connection whose range does not start at its parent.
+func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, first PageRequest, maxBytes int, parent any, key itemKey, notFound string) (Prefetch[T], error) {
+	if err := checkIDs(op, q.scope.Parent); err != nil {
+		return Prefetch[T]{}, err
+	}
+	var (
+		getErr  error
+		page    Page[T]
+		pageErr error
+		wg      sync.WaitGroup
+	)
+	wg.Go(func() { getErr = s.getItem(ctx, op, key, notFound, parent) })
+	first.NextToken, first.MaxBytes = "", 0
+	page, pageErr = queryPage[T](ctx, s, q, first)
+	wg.Wait()
+	switch {
+	case getErr != nil:
+		return Prefetch[T]{}, getErr
+	case pageErr != nil:
+		return Prefetch[T]{}, pageErr
+	}
+	pre := Prefetch[T]{Parent: q.scope.Parent, Items: page.Items, Complete: page.NextToken == nil, Args: q.scope.Args}
+	keepFitting(&pre, maxBytes-payload.Size(parent)-prefetchEnvelope)
+	return pre, nil
+}
+
+// keepFitting keeps the items of pre that fit in room bytes.
+func keepFitting[T any](pre *Prefetch[T], room int) {
+	if n := fitBytes(pre.Items, room); n < len(pre.Items) {
+		pre.Items, pre.Complete = pre.Items[:n], false
+	}
 }
 
 // prefetchEnvelope is what a prefetch adds to its parent's encoding besides
 // its items: the member's name, the parent's ID and the flags.
 const prefetchEnvelope = 200
 
-// withChildren queries partition pk for its metadata item (decoded into
+// withChildren queries the partition of q (a query of the table, oldest
+// first, from the start of its range) for its metadata item (decoded into
 // parent) and the first limit+1 children after it, keeping the children that
 // fit in maxBytes together with the parent.
-func withChildren[T any](ctx context.Context, s *Store, op, pk, id string, limit, maxBytes int, parent any, notFound string) (Prefetch[T], error) {
+func withChildren[T any](ctx context.Context, s *Store, op string, q partitionQuery, limit, maxBytes int, parent any, notFound string) (Prefetch[T], error) {
+	id := q.scope.Parent
 	if err := checkIDs(op, id); err != nil {
 		return Prefetch[T]{}, err
 	}
 	if limit < 1 || limit > MaxLimit {
 		return Prefetch[T]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
 	}
-	out, err := s.api.Query(ctx, &dynamodb.QueryInput{
+	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(s.table),
 		KeyConditionExpression:    aws.String("#pk = :pk"),
 		ExpressionAttributeNames:  map[string]string{"#pk": AttrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(q.pk)},
 		Limit:                     aws.Int32(int32(limit + 2)), // the parent, a page, and one to know if more follow
-	})
+	}
+	if q.hi != "" { // an upper bound only: the metadata item sorts first, inside it
+		in.KeyConditionExpression = aws.String("#pk = :pk AND #sk <= :hi")
+		in.ExpressionAttributeNames["#sk"] = AttrSK
+		in.ExpressionAttributeValues[":hi"] = str(q.hi)
+	}
+	out, err := s.api.Query(ctx, in)
 	if err != nil {
 		return Prefetch[T]{}, fail(op, err)
 	}
@@ -82,14 +138,11 @@ func withChildren[T any](ctx context.Context, s *Store, op, pk, id string, limit
 	}
 	children := out.Items[1:]
 	pre := Prefetch[T]{Parent: id, Items: make([]T, len(children)),
-		Complete: len(children) <= limit && len(out.LastEvaluatedKey) == 0}
+		Complete: len(children) <= limit && len(out.LastEvaluatedKey) == 0, Args: q.scope.Args}
 	if err := attributevalue.UnmarshalListOfMaps(children, &pre.Items); err != nil {
 		return Prefetch[T]{}, errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	room := maxBytes - payload.Size(parent) - prefetchEnvelope
-	if n := fitBytes(pre.Items, room); n < len(pre.Items) {
-		pre.Items, pre.Complete = pre.Items[:n], false
-	}
+	keepFitting(&pre, maxBytes-payload.Size(parent)-prefetchEnvelope)
 	return pre, nil
 }
 
@@ -98,22 +151,27 @@ func isMetadata(item map[string]types.AttributeValue) bool {
 	return ok && sk.Value == SKMetadata
 }
 
+// CommentsShape returns the order and range of a page of a post's comments
+// as a prefetch read for it records them (Prefetch.Args): "" for the
+// defaults, however they were asked for.
+func CommentsShape(req PageRequest) string { return commentsOnPost("").shaped(req, "").scope.Args }
+
 // CommentsFromPrefetch returns the page CommentsOnPost(p.Parent, req) would
 // return, built from p with no request, nextToken included; false when p
 // does not hold that page (a later page, or more items than were prefetched).
 func (s *Store) CommentsFromPrefetch(p Prefetch[Comment], req PageRequest) (Page[Comment], bool) {
-	return fromPrefetch(s, p, req, commentsOnPost(p.Parent).scope,
+	return fromPrefetch(s, p, req, commentsOnPost(p.Parent).shaped(req, "").scope,
 		func(c Comment) itemKey { return itemKey{PostPK(c.PostID), CommentSK(c.ID)} })
 }
 
 // FollowingFromPrefetch is CommentsFromPrefetch for Following.
 func (s *Store) FollowingFromPrefetch(p Prefetch[Follow], req PageRequest) (Page[Follow], bool) {
-	return fromPrefetch(s, p, req, following(p.Parent).scope,
+	return fromPrefetch(s, p, req, following(p.Parent).shaped(req, "").scope,
 		func(f Follow) itemKey { return itemKey{UserPK(f.FollowerID), FollowsSK(f.FollowedID)} })
 }
 
 func fromPrefetch[T any](s *Store, p Prefetch[T], req PageRequest, scope cursor.Scope, keyOf func(T) itemKey) (Page[T], bool) {
-	if req.NextToken != "" || req.Limit < 1 {
+	if req.NextToken != "" || req.Limit < 1 || scope.Args != p.Args {
 		return Page[T]{}, false
 	}
 	page := Page[T]{Items: p.Items, after: func(i int) (string, error) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
@@ -34,6 +36,53 @@ type PageRequest struct {
 	// items, encoded as the Lambda sends them, would take more bytes. A page
 	// always holds at least one item when one remains.
 	MaxBytes int
+	// Order is the order of the items, DefaultOrder for the connection's own.
+	Order Order
+	// After and Before, when not zero, are exclusive bounds on the items'
+	// creation time (a post's publication time): only the items strictly
+	// between them, found by the key condition (the sort keys are ULIDs of
+	// that time), never by a filter.
+	After, Before time.Time
+}
+
+// Order is the order of a connection's items.
+type Order int
+
+const (
+	DefaultOrder Order = iota // the connection's own
+	OldestFirst
+	NewestFirst
+)
+
+// String is the schema's SortOrder value.
+func (o Order) String() string {
+	switch o {
+	case OldestFirst:
+		return "OLDEST_FIRST"
+	case NewestFirst:
+		return "NEWEST_FIRST"
+	}
+	return ""
+}
+
+// args writes the arguments that shape a query canonically, for its tokens'
+// scope: "" for the defaults, so that tokens issued before there were
+// arguments stay valid.
+func (r PageRequest) args(extra string) string {
+	var parts []string
+	if r.Order != DefaultOrder {
+		parts = append(parts, "order="+r.Order.String())
+	}
+	if !r.After.IsZero() {
+		parts = append(parts, "after="+r.After.UTC().Format(time.RFC3339Nano))
+	}
+	if !r.Before.IsZero() {
+		parts = append(parts, "before="+r.Before.UTC().Format(time.RFC3339Nano))
+	}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
+	return strings.Join(parts, "&")
 }
 
 // Page is one page of a connection, shaped as the schema's *Connection types.
@@ -77,13 +126,67 @@ func fitBytes[T any](items []T, budget int) int {
 }
 
 // partitionQuery is a Query over one partition of the table or an index,
-// optionally narrowed to sort keys starting with a prefix.
+// optionally narrowed to sort keys starting with a prefix, and within it to
+// an inclusive range of sort keys.
 type partitionQuery struct {
 	scope       cursor.Scope // binds the query's tokens; Scope.Index names the index
 	pk          string       // partition key value
 	skPrefix    string       // begins_with condition on the sort key; "" for none
+	lo, hi      string       // BETWEEN condition on the sort key (both set, or neither)
 	newestFirst bool         // ScanIndexForward=false
 }
+
+// shaped returns q with the order and time range of page applied: the
+// order reverses q's own when page asks for the other, and the range
+// becomes a key condition on sort keys that are ULIDs of the creation time.
+func (q partitionQuery) shaped(page PageRequest, extraArgs string) partitionQuery {
+	if (page.Order == NewestFirst) == q.newestFirst {
+		page.Order = DefaultOrder // the query's own order, however it was asked for
+	}
+	switch page.Order {
+	case OldestFirst:
+		q.newestFirst = false
+	case NewestFirst:
+		q.newestFirst = true
+	}
+	if !page.After.IsZero() || !page.Before.IsZero() {
+		q.lo, q.hi = timeRange(q.skPrefix, page.After, page.Before)
+	}
+	q.scope.Args = page.args(extraArgs)
+	return q
+}
+
+// timeRange returns the inclusive sort-key bounds, under prefix, of the
+// ULIDs whose time is strictly after after and strictly before before (zero
+// times: unbounded). A ULID's first ten characters are its millisecond time,
+// in an alphabet that sorts as the times do.
+func timeRange(prefix string, after, before time.Time) (lo, hi string) {
+	lo, hi = prefix, prefix+"~" // "~" sorts after every ID character
+	if !after.IsZero() {
+		lo = prefix + ulidTime(after.Truncate(time.Millisecond).Add(time.Millisecond))
+	}
+	if !before.IsZero() {
+		last := before.Add(-time.Nanosecond).Truncate(time.Millisecond) // the last whole millisecond before it
+		hi = prefix + ulidTime(last) + "~"
+	}
+	return lo, hi
+}
+
+// ulidTime returns the time part of the ULIDs of t's millisecond.
+func ulidTime(t time.Time) string {
+	var id ulid.ULID
+	if err := id.SetTime(ulid.Timestamp(t)); err != nil {
+		return strings.Repeat("~", 10) // past ULID's range: after every ID
+	}
+	return id.String()[:10]
+}
+
+// MinTime and MaxTime bound the times After and Before may take: those a
+// ULID can hold.
+var (
+	MinTime = time.UnixMilli(0).UTC()
+	MaxTime = ulid.Time(ulid.MaxTime()).UTC()
+)
 
 // holds reports whether key is a key of an item this query reads: exactly the
 // key attributes of its index, in its partition and its sort-key range. A
@@ -102,15 +205,24 @@ func (q partitionQuery) holds(key map[string]types.AttributeValue) bool {
 	keys := indexKeys(q.scope.Index)
 	pk := key[keys.PartitionKey].(*types.AttributeValueMemberS).Value
 	sk := key[keys.SortKey].(*types.AttributeValueMemberS).Value
+	if q.lo != "" && (sk < q.lo || sk > q.hi) {
+		return false
+	}
 	return pk == q.pk && strings.HasPrefix(sk, q.skPrefix) && sk != q.skPrefix
 }
 
 // The connections' queries: the partition each reads, its sort-key range and
 // its order, and the scope that binds its tokens.
 
-func postsByAuthor(authorID string) partitionQuery {
+// postsByAuthor reads the author's published posts, by publication time, or
+// (drafts) the author's drafts, by creation time.
+func postsByAuthor(authorID string, drafts bool) partitionQuery {
+	prefix := PostPrefix
+	if drafts {
+		prefix = DraftPrefix
+	}
 	return partitionQuery{scope: cursor.Scope{Query: "User.posts", Parent: authorID, Index: GSI1},
-		pk: AuthorPK(authorID), skPrefix: PostPrefix, newestFirst: true}
+		pk: AuthorPK(authorID), skPrefix: prefix, newestFirst: true}
 }
 
 func commentsOnPost(postID string) partitionQuery {
@@ -179,7 +291,13 @@ func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page Page
 	if page.Attributes != nil {
 		in.ProjectionExpression = aws.String(projection(in.ExpressionAttributeNames, append(keyAttrs(q.scope.Index), page.Attributes...)))
 	}
-	if q.skPrefix != "" {
+	switch {
+	case q.lo != "":
+		in.KeyConditionExpression = aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi")
+		in.ExpressionAttributeNames["#sk"] = keys.SortKey
+		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: q.lo}
+		in.ExpressionAttributeValues[":hi"] = &types.AttributeValueMemberS{Value: q.hi}
+	case q.skPrefix != "":
 		in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :sk)")
 		in.ExpressionAttributeNames["#sk"] = keys.SortKey
 		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: q.skPrefix}

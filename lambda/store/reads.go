@@ -122,22 +122,29 @@ func getMany[T any](ctx context.Context, s *Store, op string, ids []string, attr
 // The connections. Each is one Query of one partition (queryPage); which
 // partition, index, sort-key range and order is said once, in query.go.
 
-// PostsByAuthor returns a page of the author's posts, newest first (AP4): one
-// Query on GSI1.
-func (s *Store) PostsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Post], error) {
-	return queryPage[Post](ctx, s, postsByAuthor(authorID), page)
+// PostsByAuthor returns a page of the author's published posts by
+// publication time, newest first unless page says otherwise (AP4), or, with
+// drafts, of the author's drafts by creation time (AP4d): one Query on GSI1,
+// the status in the sort key's prefix, the range in the key condition.
+// Whether the caller may see drafts is the caller's to decide.
+func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool, page PageRequest) (Page[Post], error) {
+	status := ""
+	if drafts {
+		status = "status=" + StatusDraft
+	}
+	return queryPage[Post](ctx, s, postsByAuthor(authorID, drafts).shaped(page, status), page)
 }
 
-// CommentsOnPost returns a page of the post's comments, oldest first (AP5):
-// one Query on the post's partition.
+// CommentsOnPost returns a page of the post's comments, oldest first unless
+// page says otherwise (AP5): one Query on the post's partition.
 func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
-	return queryPage[Comment](ctx, s, commentsOnPost(postID), page)
+	return queryPage[Comment](ctx, s, commentsOnPost(postID).shaped(page, ""), page)
 }
 
 // CommentsByAuthor returns a page of the author's comments, newest first
-// (AP6): one Query on GSI1.
+// unless page says otherwise (AP6): one Query on GSI1.
 func (s *Store) CommentsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Comment], error) {
-	return queryPage[Comment](ctx, s, commentsByAuthor(authorID), page)
+	return queryPage[Comment](ctx, s, commentsByAuthor(authorID).shaped(page, ""), page)
 }
 
 // Following returns a page of the follows the user made, ordered by the

@@ -74,7 +74,7 @@ func TestReadAccessPatterns(t *testing.T) {
 	})
 	t.Run("AP4 posts by author is one Query on GSI1", func(t *testing.T) {
 		ctx, m := metered(t)
-		page, err := s.PostsByAuthor(ctx, sample.Alice, first)
+		page, err := s.PostsByAuthor(ctx, sample.Alice, false, first)
 		if err != nil || len(page.Items) != 1 || page.Items[0].ID != sample.HelloPost || page.NextToken != nil {
 			t.Fatalf("PostsByAuthor = %+v, %v", page, err)
 		}
@@ -152,7 +152,7 @@ func TestInvalidIDsNeverReachDynamoDB(t *testing.T) {
 		"Users":            func() error { _, err := s.Users(ctx, []string{"ok", "a#b"}); return err },
 		"Posts":            func() error { _, err := s.Posts(ctx, []string{""}); return err },
 		"UserByHandle":     func() error { _, err := s.UserByHandle(ctx, "Al#ce"); return err },
-		"PostsByAuthor":    func() error { _, err := s.PostsByAuthor(ctx, "a b", page); return err },
+		"PostsByAuthor":    func() error { _, err := s.PostsByAuthor(ctx, "a b", false, page); return err },
 		"CommentsOnPost":   func() error { _, err := s.CommentsOnPost(ctx, "a#", page); return err },
 		"CommentsByAuthor": func() error { _, err := s.CommentsByAuthor(ctx, "#", page); return err },
 		"Following":        func() error { _, err := s.Following(ctx, "u#1", page); return err },

@@ -198,6 +198,14 @@ func onlyIf(a txAction, attribute, value string) txAction {
 	return a
 }
 
+// published adds to a's condition that its post is published: status
+// PUBLISHED, or none (posts written before drafts existed).
+func published(a txAction) txAction {
+	a.cond = a.cond.And(expression.Or(expression.AttributeNotExists(expression.Name("status")),
+		expression.Name("status").Equal(expression.Value(StatusPublished))))
+	return a
+}
+
 // notFoundOr returns a failure function: NotFound when the item was absent,
 // otherwise the error of otherwise (nil means NotFound too).
 func notFoundOr(op, missing string, otherwise error) func(map[string]types.AttributeValue) error {

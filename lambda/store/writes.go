@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -96,22 +97,75 @@ func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (U
 // CreatePost creates a post by authorID with a new ID and increments the
 // author's postCount, in one transaction. An author without a profile is
 // NotFound.
-func (s *Store) CreatePost(ctx context.Context, authorID, title, body string) (Post, error) {
+func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, draft bool) (Post, error) {
 	const op = "store.CreatePost"
 	if err := checkIDs(op, authorID); err != nil {
 		return Post{}, err
 	}
 	now := s.now()
-	p := Post{ID: s.newID(now), AuthorID: authorID, Title: title, Body: body, CreatedAt: timestamp(now), UpdatedAt: timestamp(now)}
+	p := Post{ID: s.newID(now), AuthorID: authorID, Title: title, Body: body, CreatedAt: timestamp(now), UpdatedAt: timestamp(now),
+		Status: StatusPublished}
+	if draft {
+		p.Status = StatusDraft
+	}
 	av, err := marshal(op, newPostItem(p))
 	if err != nil {
 		return Post{}, err
+	}
+	noProfile := notFoundOr(op, "no profile: call createUser first", nil)
+	author := s.addCount(UserPK(authorID), SKMetadata, "postCount", countUp, noProfile)
+	if draft { // counted when published
+		author = s.exists(UserPK(authorID), SKMetadata, noProfile)
 	}
 	err = s.transact(ctx, op,
 		s.put(av, func(map[string]types.AttributeValue) error {
 			return errs.E(op, errs.Conflict, "post ID collision; retry")
 		}),
-		s.addCount(UserPK(authorID), SKMetadata, "postCount", countUp, notFoundOr(op, "no profile: call createUser first", nil)))
+		author)
+	if err != nil {
+		return Post{}, err
+	}
+	return p, nil
+}
+
+// PublishPost publishes the draft, if callerID is its author: in one
+// transaction, conditioned on the post still being that author's draft, its
+// status becomes PUBLISHED, its place in the author's posts (GSI1's sort key)
+// becomes a ULID of the publication time, and the author's postCount grows by
+// one. NotFound when absent, Unauthorized for anyone else, Conflict when the
+// post is published already (a post is published once).
+func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
+	const op = "store.PublishPost"
+	if err := checkIDs(op, callerID, id); err != nil {
+		return Post{}, err
+	}
+	var p Post
+	found, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKMetadata}, &p)
+	switch {
+	case err != nil:
+		return Post{}, err
+	case !found:
+		return Post{}, errs.E(op, errs.NotFound, "post not found")
+	case p.AuthorID != callerID:
+		return Post{}, errs.E(op, errs.Unauthorized, "only the post's author may publish it")
+	case p.Published():
+		return Post{}, errs.E(op, errs.Conflict, "the post is published already")
+	}
+	now := s.now()
+	p.Status, p.UpdatedAt = StatusPublished, timestamp(now)
+	publish := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).
+		Set(expression.Name(AttrGSI1SK), expression.Value(PublishedSK(s.newID(now)))).
+		Set(expression.Name("updatedAt"), expression.Value(p.UpdatedAt))
+	changed := func(old map[string]types.AttributeValue) error {
+		if len(old) == 0 {
+			return errs.E(op, errs.NotFound, "post not found")
+		}
+		return errs.E(op, errs.Conflict, "the post is published already")
+	}
+	post := txAction{key: itemKey{PostPK(id), SKMetadata}, update: &publish, cond: itemExists, failed: changed}
+	err = s.transact(ctx, op,
+		onlyIf(onlyIf(post, "authorId", callerID), "status", StatusDraft),
+		s.addCount(UserPK(callerID), SKMetadata, "postCount", countUp, notFoundOr(op, "the post's author has no profile", nil)))
 	if err != nil {
 		return Post{}, err
 	}
@@ -138,8 +192,9 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 	return p, err
 }
 
-// DeletePost deletes the post, if callerID is its author, and decrements the
-// author's postCount in one transaction; then it deletes every comment in the
+// DeletePost deletes the post, if callerID is its author, and (when it was
+// published) decrements the author's postCount, in one transaction
+// conditioned on the status it read; then it deletes every comment in the
 // post's partition (Query pages of keys, BatchWriteItem of 25, unprocessed
 // items retried). It returns the deleted post.
 //
@@ -148,6 +203,14 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 // retried DeletePost of the same ID sweeps the rest before reporting
 // NotFound.
 func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, error) {
+	return s.deletePost(ctx, callerID, id, 1)
+}
+
+// errStatusChanged marks a deletion whose post was published between its
+// read and its transaction.
+var errStatusChanged = errors.New("the post's status changed")
+
+func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int) (Post, error) {
 	const op = "store.DeletePost"
 	if err := checkIDs(op, callerID, id); err != nil {
 		return Post{}, err
@@ -163,9 +226,30 @@ func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, erro
 		}
 		return Post{}, errs.E(op, errs.NotFound, "post not found")
 	}
-	err = s.transact(ctx, op,
-		onlyIf(s.remove(PostPK(id), SKMetadata, notFoundOr(op, "post not found", errs.E(op, errs.Unauthorized, "only the post's author may delete it"))), "authorId", callerID),
-		s.addCount(UserPK(p.AuthorID), SKMetadata, "postCount", countDown, notFoundOr(op, "the post's author has no profile", nil)))
+	if p.AuthorID != callerID {
+		return Post{}, errs.E(op, errs.Unauthorized, "only the post's author may delete it")
+	}
+	// The post is removed as it was read: published (and counted) or a
+	// draft. Should it change in between (published meanwhile), the
+	// condition fails and the deletion starts over from a fresh read.
+	remove := onlyIf(s.remove(PostPK(id), SKMetadata, func(old map[string]types.AttributeValue) error {
+		if len(old) == 0 {
+			return errs.E(op, errs.NotFound, "post not found")
+		}
+		return errStatusChanged
+	}), "authorId", callerID)
+	if p.Published() {
+		err = s.transact(ctx, op, published(remove),
+			s.addCount(UserPK(p.AuthorID), SKMetadata, "postCount", countDown, notFoundOr(op, "the post's author has no profile", nil)))
+	} else {
+		err = s.transact(ctx, op, onlyIf(remove, "status", StatusDraft))
+	}
+	if errors.Is(err, errStatusChanged) {
+		if attempt < 3 {
+			return s.deletePost(ctx, callerID, id, attempt+1)
+		}
+		return Post{}, errs.E(op, errs.Conflict, "the post changed while it was being deleted; retry")
+	}
 	if err != nil {
 		return Post{}, err
 	}
@@ -176,9 +260,10 @@ func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, erro
 }
 
 // CreateComment adds a comment by authorID to the post and increments its
-// commentCount, in one transaction conditioned on the post and the author's
-// profile existing (NotFound otherwise, and nothing is written): a comment
-// whose author has no profile would make every read of its author fail.
+// commentCount, in one transaction conditioned on the post being published
+// and the author's profile existing (NotFound otherwise, and nothing is
+// written): a comment whose author has no profile would make every read of
+// its author fail, and a draft takes no comments.
 func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
 	const op = "store.CreateComment"
 	if err := checkIDs(op, authorID, postID); err != nil {
@@ -194,7 +279,7 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 		s.put(av, func(map[string]types.AttributeValue) error {
 			return errs.E(op, errs.Conflict, "comment ID collision; retry")
 		}),
-		s.addCount(PostPK(postID), SKMetadata, "commentCount", countUp, notFoundOr(op, "post not found", nil)),
+		published(s.addCount(PostPK(postID), SKMetadata, "commentCount", countUp, notFoundOr(op, "post not found", nil))),
 		s.exists(UserPK(authorID), SKMetadata, notFoundOr(op, "no profile: call createUser first", nil)))
 	if err != nil {
 		return Comment{}, err

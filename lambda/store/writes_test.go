@@ -340,14 +340,14 @@ func TestCreateAndUpdateUser(t *testing.T) {
 	if _, err := s.UpdateUser(t.Context(), "u_nobody", &name, nil); !errs.Is(err, errs.NotFound) {
 		t.Errorf("update without a profile: %v, want NotFound", err)
 	}
-	p, err := s.CreatePost(t.Context(), "u_erin", "T", "B")
+	p, err := s.CreatePost(t.Context(), "u_erin", "T", "B", false)
 	if err != nil || !store.ValidID(p.ID) || len(p.ID) != 26 {
 		t.Errorf("CreatePost = %+v, %v (want a ULID id)", p, err)
 	}
 	if got, _ := s.User(t.Context(), "u_erin"); got.PostCount != 1 {
 		t.Errorf("postCount = %d after a post, want 1", got.PostCount)
 	}
-	if _, err := s.CreatePost(t.Context(), "u_nobody", "T", "B"); !errs.Is(err, errs.NotFound) {
+	if _, err := s.CreatePost(t.Context(), "u_nobody", "T", "B", false); !errs.Is(err, errs.NotFound) {
 		t.Errorf("post without a profile: %v, want NotFound", err)
 	}
 }

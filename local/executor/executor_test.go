@@ -261,11 +261,12 @@ func TestChildEventCarriesParentResult(t *testing.T) {
 	}
 	var source map[string]any
 	json.Unmarshal(evs[0].Source, &source)
-	// The whole object Query.post returned: unselected fields and the prefetch included.
+	// The whole object Query.post returned: unselected fields and the prefetch included;
+	// the arguments with the defaults the schema gives them, as graphql-java fills them in.
 	if source["body"] == nil || source["authorId"] != sample.Alice || source["prefetchedComments"] == nil {
 		t.Errorf("source = %s", evs[0].Source)
 	}
-	if string(evs[0].Arguments) != `{"limit":1}` || evs[0].Info.ParentTypeName != "Post" || string(evs[0].Stash) != "{}" || string(evs[0].Prev) != "null" {
+	if string(evs[0].Arguments) != `{"limit":1,"order":"OLDEST_FIRST"}` || evs[0].Info.ParentTypeName != "Post" || string(evs[0].Stash) != "{}" || string(evs[0].Prev) != "null" {
 		t.Errorf("event = %+v", evs[0])
 	}
 	if resp.Extensions["cost"].(executor.Cost).DynamoDB["Query"] != 1 || resp.Extensions["cost"].(executor.Cost).LambdaInvocations != 2 {

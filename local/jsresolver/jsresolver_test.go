@@ -34,7 +34,7 @@ func postCtx(source map[string]any, args map[string]any) jsresolver.Context {
 // handler returns it early.
 func TestChildReturnsTheParentsAnswerEarly(t *testing.T) {
 	page := map[string]any{"items": []any{map[string]any{"id": "c1"}}, "nextToken": nil}
-	source := map[string]any{"id": "p1", "_answers": map[string]any{
+	source := map[string]any{"id": "p1", "_defaults": map[string]any{"comments": map[string]any{"order": "OLDEST_FIRST"}}, "_answers": map[string]any{
 		"comments|limit=2":               page,
 		"comments":                       map[string]any{"items": []any{}},
 		`comments|limit=2|nextToken="x"`: "not this one",
@@ -48,6 +48,8 @@ func TestChildReturnsTheParentsAnswerEarly(t *testing.T) {
 		{map[string]any{"limit": 2}, page},
 		{map[string]any{"limit": 2, "nextToken": nil}, page}, // null arguments are left out of the key
 		{map[string]any{}, map[string]any{"items": []any{}}},
+		// An argument equal to its default (AppSync may fill it in) is left out too.
+		{map[string]any{"limit": 2, "order": "OLDEST_FIRST"}, page},
 	} {
 		req, err := r.Request(postCtx(source, tc.args))
 		if err != nil {
@@ -63,7 +65,8 @@ func TestChildReturnsTheParentsAnswerEarly(t *testing.T) {
 // sends, less the headers, the selection list, the identity's claims and
 // the answers on the source.
 func TestChildInvokesTheLambdaWithoutAnAnswer(t *testing.T) {
-	source := map[string]any{"id": "p1", "authorId": "u_alice", "_answers": map[string]any{"comments|limit=5": map[string]any{}}}
+	source := map[string]any{"id": "p1", "authorId": "u_alice", "_answers": map[string]any{"comments|limit=5": map[string]any{}},
+		"_defaults": map[string]any{"comments": map[string]any{"order": "OLDEST_FIRST"}}}
 	req, err := child(t).Request(postCtx(source, map[string]any{"limit": float64(2)}))
 	if err != nil {
 		t.Fatal(err)

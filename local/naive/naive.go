@@ -47,6 +47,7 @@ type args struct {
 	IDs       []string `json:"ids"`
 	Limit     *int     `json:"limit"`
 	NextToken *string  `json:"nextToken"`
+	Order     *string  `json:"order"` // the bench's orders; ranges and drafts are not the baseline's
 }
 
 func (a args) page() store.PageRequest {
@@ -56,6 +57,9 @@ func (a args) page() store.PageRequest {
 	}
 	if a.NextToken != nil {
 		p.NextToken = *a.NextToken
+	}
+	if a.Order != nil {
+		p.Order = map[string]store.Order{"NEWEST_FIRST": store.NewestFirst, "OLDEST_FIRST": store.OldestFirst}[*a.Order]
 	}
 	return p
 }
@@ -101,7 +105,7 @@ func (h *Handler) resolve(ctx context.Context, field string, a args, src source)
 		}
 		return out, nil
 	case "User.posts":
-		return h.s.PostsByAuthor(ctx, src.ID, a.page())
+		return h.s.PostsByAuthor(ctx, src.ID, false, a.page())
 	case "User.comments":
 		return h.s.CommentsByAuthor(ctx, src.ID, a.page())
 	case "Post.comments":
