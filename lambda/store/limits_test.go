@@ -69,7 +69,9 @@ func TestPageCutByDynamoDBsMegabyteHasANextToken(t *testing.T) {
 	if len(first.Items) >= store.DefaultLimit || first.NextToken == nil {
 		t.Fatalf("first page: %d items, nextToken %v; want a short page (1 MB read) with a nextToken", len(first.Items), first.NextToken)
 	}
-	ids, pages := allPages(t, func(r store.PageRequest) (store.Page[store.Post], error) { return s.PostsByAuthor(ctx, sample.Bob, false, r) },
+	ids, pages := allPages(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+		return s.PostsByAuthor(ctx, sample.Bob, false, r)
+	},
 		store.PageRequest{Limit: store.DefaultLimit}, func(p store.Post) string { return p.ID })
 	if len(ids) != 25 || distinct(ids) != 25 {
 		t.Errorf("%d pages gave %d posts (%d distinct), want 25", pages, len(ids), distinct(ids))

@@ -54,7 +54,9 @@ func (p Post) Published() bool { return p.Status != StatusDraft }
 
 // VisibleTo reports whether the caller (a user ID, "" for none) may see the
 // post: everyone a published post, only its author a draft.
-func (p Post) VisibleTo(caller string) bool { return p.Published() || (caller != "" && caller == p.AuthorID) }
+func (p Post) VisibleTo(caller string) bool {
+	return p.Published() || (caller != "" && caller == p.AuthorID)
+}
 
 // MarshalJSON encodes the post as the Lambda returns it: only the attributes
 // that were read (a zero value in place of an unread title would be a
