@@ -51,6 +51,8 @@ func Queries() []Query {
 			`{ user(id: "u_alice") { name posts(limit: 10) { items { title comments { items { body author { name } } } } } } }`},
 		{"post(id) { comments { author } }", 3,
 			`{ post(id: "` + d.Posts[1].ID + `") { title comments { items { body author { name } } } } }`},
+		{"post(id) { comments(order: NEWEST_FIRST) { author } }", 3,
+			`{ post(id: "` + d.Posts[1].ID + `") { title comments(order: NEWEST_FIRST) { items { body author { name } } } } }`},
 		{"user(handle) { followers { handle } }", 2,
 			`{ user(handle: "bob") { name followers(limit: 30) { items { handle } } } }`},
 		{"posts(ids) with 50 ids", 1,
