@@ -126,13 +126,17 @@ func TestOrdersAndRangesAreKeyConditions(t *testing.T) {
 	}
 
 	// The author's posts and comments, newest first by default.
-	posts := every(t, func(r store.PageRequest) (store.Page[store.Post], error) { return s.PostsByAuthor(ctx, sample.Alice, false, r) },
+	posts := every(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+		return s.PostsByAuthor(ctx, sample.Alice, false, r)
+	},
 		store.PageRequest{Limit: 2}, postID)
 	wantPosts := []string{d.Posts[3].ID, d.Posts[2].ID, d.Posts[1].ID, sample.HelloPost}
 	if !slices.Equal(posts, wantPosts) {
 		t.Errorf("alice's posts newest first = %v, want %v", posts, wantPosts)
 	}
-	oldest := every(t, func(r store.PageRequest) (store.Page[store.Post], error) { return s.PostsByAuthor(ctx, sample.Alice, false, r) },
+	oldest := every(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+		return s.PostsByAuthor(ctx, sample.Alice, false, r)
+	},
 		store.PageRequest{Limit: 3, Order: store.OldestFirst, After: time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)}, postID)
 	if !slices.Equal(oldest, []string{d.Posts[2].ID, d.Posts[3].ID}) {
 		t.Errorf("alice's posts after 08:00, oldest first = %v", oldest)
@@ -205,7 +209,9 @@ func TestDraftsAndPublishing(t *testing.T) {
 	}
 	count := func() int { u, _ := s.User(ctx, sample.Alice); return u.PostCount }
 	list := func(drafts bool) []string {
-		return every(t, func(r store.PageRequest) (store.Page[store.Post], error) { return s.PostsByAuthor(ctx, sample.Alice, drafts, r) },
+		return every(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+			return s.PostsByAuthor(ctx, sample.Alice, drafts, r)
+		},
 			store.PageRequest{Limit: 10}, postID)
 	}
 	if count() != 4 || slices.Contains(list(false), draft.ID) || !slices.Equal(list(true), []string{draft.ID}) {
