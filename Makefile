@@ -77,9 +77,9 @@ token: ## print a token acting as a sample user: make token USER=alice
 invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json
 	$(GO) run ./local/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap
 
-bench: check-tools dynamodb-local ## cost table (this project vs the naive layout), then the handler benchmarks
+bench: check-tools dynamodb-local ## cost table (four layouts), the handler benchmarks, the JSON decoders compared
 	$(GO) run ./local/cmd/bench
-	$(GO) test -run '^$$' -bench . -benchmem ./lambda/resolver/
+	$(GO) test -run '^$$' -bench . -benchmem ./lambda/resolver/ ./local/jsonbench/
 
 synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
 	$(CDK) synth --quiet

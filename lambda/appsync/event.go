@@ -18,7 +18,8 @@ import (
 type Event struct {
 	// Arguments are the field's GraphQL arguments, variables already resolved.
 	Arguments json.RawMessage `json:"arguments"`
-	// Identity is the caller, nil for API-key requests.
+	// Identity is the caller, nil for API-key requests. The events of a
+	// batch may share one Identity: it is read, never changed.
 	Identity *Identity `json:"identity"`
 	// Source is the parent's whole resolved object (null on root fields),
 	// including keys the schema does not declare.
@@ -71,7 +72,7 @@ func Decode(payload []byte) (events []Event, batch bool, err error) {
 		return events, true, nil
 	}
 	events = make([]Event, 1)
-	end, err := decodeEvent(trimmed, 0, &events[0])
+	end, err := decodeEvent(trimmed, 0, &events[0], nil)
 	if err == nil {
 		err = trailing(trimmed, end)
 	}

@@ -154,6 +154,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"prev":01}`))
 	f.Add([]byte(`{"info":{"selectionSetList":["a",null,"b\u00e9"]},"identity":{"groups":null,"sourceIp":[]}}`))
 	f.Add([]byte(`{"identity":{"sourceIp":[1]},"info":{"selectionSetList":"a"}}`))
+	// Repeated members across a batch (remembered), and duplicates that merge.
+	f.Add([]byte(`[{"identity":{"sub":"a","resolverContext":{"k":"v"}},"info":{"fieldName":"f"},"request":{"h":1}},` +
+		`{"identity":{"sub":"a","resolverContext":{"k":"v"}},"identity":{"resolverContext":{"x":"y"}},"info":{"fieldName":"f"},"info":{"parentTypeName":"P"},"request":{"h":1}},` +
+		`{"identity":{"sub":"a","resolverContext":{"k":"v"}},"info":{"fieldName":"f"},"request":{"h":1},"stash":{"h":1}}]`))
+	f.Add([]byte(`[{"arguments":{"a":1}},{"arguments":{"a":1}x}]`))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		got, gotBatch, err := appsync.Decode(p)
 		want, wantBatch, wantErr := reference(p)
@@ -271,4 +276,28 @@ func compact(t *testing.T, v []byte) string {
 		t.Fatalf("value %q: %v", v, err)
 	}
 	return b.String()
+}
+
+// On valid JSON, MembersOfValid finds what Members finds.
+func FuzzMembersOfValid(f *testing.F) {
+	f.Add([]byte(`{"id":"p1","authorId":"u\\"x\\\\","body":"<long> \"quoted\" \\","n":-1.5e3,"o":{"a":["}",{"b":"]"}]},"ID":"P"}`))
+	f.Add([]byte(` { "authorId" : null , "x" : true } `))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`[1, "a,]", {"b": [2, 3]}, [], null]`))
+	f.Add([]byte(` [ ] `))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if n, err := appsync.Len(raw); err == nil && appsync.LenOfValid(raw) != n {
+			t.Fatalf("LenOfValid(%q) = %d, Len = %d", raw, appsync.LenOfValid(raw), n)
+		}
+		want, err := appsync.Members(raw, "id", "authorId", "o")
+		if err != nil {
+			return // not valid JSON: MembersOfValid promises nothing
+		}
+		got := appsync.MembersOfValid(raw, "id", "authorId", "o")
+		for k := range want {
+			if !bytes.Equal(got[k], want[k]) {
+				t.Fatalf("MembersOfValid(%q)[%d] = %q, Members = %q", raw, k, got[k], want[k])
+			}
+		}
+	})
 }

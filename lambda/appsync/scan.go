@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -33,9 +34,10 @@ func decodeBatch(b []byte) ([]Event, error) {
 		return nil, errSyntax
 	}
 	var events []Event
+	var m memo
 	end, err := container(b, i, func(_ []byte, i int) (int, error) {
 		events = append(events, Event{})
-		return decodeEvent(b, i, &events[len(events)-1])
+		return decodeEvent(b, i, &events[len(events)-1], &m)
 	})
 	if err != nil {
 		return nil, err
@@ -184,6 +186,24 @@ func field(quoted []byte, names ...string) string {
 			return n
 		}
 	}
+	// The names are ASCII: a key of plain ASCII matches one only with the
+	// same length; only escapes or other characters (which Unicode may fold
+	// to ASCII: "\u212a" is a K) need decoding first.
+	plain := true
+	for _, c := range raw {
+		if c >= utf8.RuneSelf || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		for _, n := range names {
+			if len(n) == len(raw) && strings.EqualFold(string(raw), n) {
+				return n
+			}
+		}
+		return ""
+	}
 	key, err := unquote(quoted)
 	if err != nil {
 		return ""
@@ -203,38 +223,111 @@ var (
 		"accountId", "userArn", "cognitoIdentityId", "resolverContext"}
 )
 
+// memo remembers, within one batch, the last value of each member that
+// AppSync repeats in every event (the request headers, the identity, the
+// info, ...), as bytes already validated and, for the identity and the
+// info, as decoded from those bytes into an empty struct. A value byte for
+// byte equal to the remembered one needs one comparison instead of a scan:
+// an object is self-delimiting, so the equal bytes are a whole object, the
+// same valid one, ending where the scan would have ended.
+type memo struct {
+	request, prev, stash, arguments []byte
+	identity                        []byte
+	shared                          *Identity // decoded from identity; never changed once shared
+	info                            []byte
+	infoVal                         Info
+}
+
+// recall reports whether the value at b[i] is an object equal to last, and
+// the index after it.
+func recall(b []byte, i int, last []byte) (int, bool) {
+	n := len(last)
+	if n == 0 || i >= len(b) || b[i] != '{' || len(b)-i < n || !bytes.Equal(b[i:i+n], last) {
+		return 0, false
+	}
+	return i + n, true
+}
+
+// rawRecalled is rawAt, remembering the value in *last.
+func rawRecalled(b []byte, i int, dst *json.RawMessage, last *[]byte) (int, error) {
+	if m := *last; m != nil {
+		if end, ok := recall(b, i, m); ok {
+			*dst = b[i:end]
+			return end, nil
+		}
+	}
+	end, err := rawAt(b, i, dst)
+	if err == nil && i < len(b) && b[i] == '{' {
+		*last = b[i:end]
+	}
+	return end, err
+}
+
 // decodeEvent fills ev from the JSON object at b[i] (null leaves ev zero, as
-// in encoding/json) and returns the index after it.
-func decodeEvent(b []byte, i int, ev *Event) (int, error) {
+// in encoding/json) and returns the index after it. m, when not nil, holds
+// what the batch's earlier events repeat.
+func decodeEvent(b []byte, i int, ev *Event, m *memo) (int, error) {
 	if isNull(b, i) {
 		return i + 4, nil
 	}
+	if m == nil {
+		m = &memo{}
+	}
+	infoSeen := false // a first info decodes into an empty Info; a duplicate merges
 	return object(b, i, func(key []byte, i int) (int, error) {
 		switch field(key, eventFields...) {
 		case "arguments":
-			return rawAt(b, i, &ev.Arguments)
+			return rawRecalled(b, i, &ev.Arguments, &m.arguments)
 		case "source":
 			return rawAt(b, i, &ev.Source)
 		case "request":
-			return rawAt(b, i, &ev.Request)
+			return rawRecalled(b, i, &ev.Request, &m.request)
 		case "prev":
-			return rawAt(b, i, &ev.Prev)
+			return rawRecalled(b, i, &ev.Prev, &m.prev)
 		case "stash":
-			return rawAt(b, i, &ev.Stash)
+			return rawRecalled(b, i, &ev.Stash, &m.stash)
 		case "identity":
 			if isNull(b, i) {
 				ev.Identity = nil
 				return i + 4, nil
 			}
-			if ev.Identity == nil {
+			fresh := ev.Identity == nil
+			if fresh {
+				if end, ok := recall(b, i, m.identity); ok {
+					ev.Identity = m.shared // the events of a batch share one, read only
+					return end, nil
+				}
 				ev.Identity = &Identity{}
+			} else if ev.Identity == m.shared {
+				// A duplicate member merges into the event's identity: its own copy.
+				id := *m.shared
+				id.ResolverContext = maps.Clone(id.ResolverContext)
+				ev.Identity = &id
 			}
-			return decodeIdentity(b, i, ev.Identity)
+			end, err := decodeIdentity(b, i, ev.Identity)
+			if err == nil && fresh {
+				shared := *ev.Identity
+				shared.ResolverContext = maps.Clone(ev.Identity.ResolverContext)
+				m.identity, m.shared = b[i:end], &shared
+			}
+			return end, err
 		case "info":
 			if isNull(b, i) {
 				return i + 4, nil
 			}
-			return decodeInfo(b, i, &ev.Info)
+			fresh := !infoSeen
+			infoSeen = true
+			if fresh {
+				if end, ok := recall(b, i, m.info); ok {
+					ev.Info = m.infoVal
+					return end, nil
+				}
+			}
+			end, err := decodeInfo(b, i, &ev.Info)
+			if err == nil && fresh {
+				m.info, m.infoVal = b[i:end], ev.Info
+			}
+			return end, err
 		}
 		return skipValue(b, i)
 	})
@@ -321,6 +414,9 @@ var special = func() (t [256]bool) {
 func skipString(b []byte, i int) (int, error) {
 	i++
 	for {
+		for i+16 <= len(b) && specialBits(binary.LittleEndian.Uint64(b[i:]))|specialBits(binary.LittleEndian.Uint64(b[i+8:])) == 0 {
+			i += 16
+		}
 		for i+8 <= len(b) && !hasSpecial(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
 		}
@@ -358,11 +454,15 @@ func skipString(b []byte, i int) (int, error) {
 // backslash or a control character (it may say so of an ordinary byte, never
 // the reverse): the classic test for a zero byte, applied to x^'"', x^'\\'
 // and x-0x20.
-func hasSpecial(x uint64) bool {
+func hasSpecial(x uint64) bool { return specialBits(x) != 0 }
+
+// specialBits is hasSpecial's test, as the high bits of the bytes that may
+// be special: two words are tested at once by or-ing theirs.
+func specialBits(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ (ones * '"')
 	backslash := x ^ (ones * '\\')
-	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(x-ones*0x20)&^x)&highs != 0
+	return ((quote-ones)&^quote | (backslash-ones)&^backslash | (x-ones*0x20)&^x) & highs
 }
 
 func isHex(c byte) bool {
@@ -546,4 +646,112 @@ func EachElement(raw []byte, fn func(value []byte)) error {
 		return err
 	}
 	return trailing(raw, end)
+}
+
+// MembersOfValid is Members for raw that is known to be valid JSON: a slice
+// of a payload Decode accepted (an event's source), or JSON this program
+// encoded. It finds the members without validating again: strings are
+// skipped by searching for their closing quote, which the runtime does many
+// bytes at a time. On invalid input its result is unspecified.
+func MembersOfValid(raw []byte, names ...string) [][]byte {
+	values := make([][]byte, len(names))
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return values
+	}
+	i = skipSpace(raw, i+1)
+	for i < len(raw) && raw[i] == '"' {
+		keyEnd := skipValidString(raw, i)
+		key := raw[i:keyEnd]
+		i = skipSpace(raw, keyEnd)
+		if i >= len(raw) || raw[i] != ':' {
+			return values
+		}
+		i = skipSpace(raw, i+1)
+		end := skipValidValue(raw, i)
+		if name := field(key, names...); name != "" {
+			values[slices.Index(names, name)] = raw[i:end]
+		}
+		i = skipSpace(raw, end)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return values
+}
+
+// skipValidString returns the index after the valid string at b[i].
+func skipValidString(b []byte, i int) int {
+	for i++; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		q := i + j
+		backslashes := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
+// skipValidValue returns the index after the valid value at b[i].
+func skipValidValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		return skipValidString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipValidString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	}
+	for i < len(b) && !isDelimiter(b[i]) { // a number or a literal
+		i++
+	}
+	return i
+}
+
+func isDelimiter(c byte) bool {
+	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// Unquote decodes the JSON string s as encoding/json does.
+func Unquote(s []byte) (string, error) { return unquote(s) }
+
+// LenOfValid is Len for raw known to be a valid JSON array (see
+// MembersOfValid); -1 when raw is not an array.
+func LenOfValid(raw []byte) int {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return -1
+	}
+	n := 0
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']'; {
+		i = skipSpace(raw, skipValidValue(raw, i))
+		n++
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return n
 }

@@ -124,10 +124,20 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		ok  bool // the selection asks for a child that an answer can serve
 	}
 	sets := map[string]parsed{} // by selectionKey: a batch's events mostly share one
+	mentions := map[string]bool{}
 	for i, ev := range evs {
-		route, ok := routes.Find(ev.Info.Field())
-		if !ok || results[i].err != nil || results[i].data == nil || !hasChildren(route.Returns) {
+		route, ok := routes.Of(ev.Info.ParentTypeName, ev.Info.FieldName)
+		if !ok || results[i].err != nil || results[i].data == nil {
 			continue
+		}
+		text := ev.Info.SelectionSetGraphQL
+		mentioned, seen := mentions[text]
+		if !seen {
+			mentioned = mentionsChild(text, route.Returns)
+			mentions[text] = mentioned
+		}
+		if !mentioned {
+			continue // most batches: a selection of attributes only, not worth parsing
 		}
 		key := selectionKey(ev)
 		p, seen := sets[key]
@@ -200,11 +210,12 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	}
 }
 
-// hasChildren reports whether objects of type typ have fields that an
-// answer can serve.
-func hasChildren(typ string) bool {
+// mentionsChild reports whether text names a field of typ that an answer
+// can serve: a fast test that lets most selections go unparsed (a name in
+// an alias or an argument only costs a parse).
+func mentionsChild(text, typ string) bool {
 	for _, r := range routes.All {
-		if r.Type == typ && r.EarlyReturn() {
+		if r.Type == typ && r.EarlyReturn() && strings.Contains(text, r.Field) {
 			return true
 		}
 	}
@@ -222,7 +233,7 @@ func asksForChildren(set selection.Set, route routes.Route) bool {
 		}
 	}
 	for _, f := range fields {
-		if r, ok := routes.Find(route.Returns + "." + f.Name); ok && r.EarlyReturn() {
+		if r, ok := routes.Of(route.Returns, f.Name); ok && r.EarlyReturn() {
 			return true
 		}
 	}
@@ -240,7 +251,7 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 		}
 		byKey := map[string]*answer{}
 		for _, f := range p.fields {
-			route, ok := routes.Find(p.typ + "." + f.Name)
+			route, ok := routes.Of(p.typ, f.Name)
 			if !ok || !route.EarlyReturn() {
 				continue
 			}

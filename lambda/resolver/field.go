@@ -89,6 +89,9 @@ func decodeSource[S any](ev *appsync.Event) (S, error) {
 	if len(ev.Source) == 0 || string(ev.Source) == "null" {
 		return src, errs.Internalf("resolver.source", "%s: event has no source", ev.Info.Field())
 	}
+	if stringsOnly[S]() {
+		return decodeStrings[S](ev)
+	}
 	picked := []byte(ev.Source)
 	var err error
 	if names := jsonNames[S](); names != nil {
@@ -102,6 +105,44 @@ func decodeSource[S any](ev *appsync.Event) (S, error) {
 	}
 	return src, nil
 }
+
+// decodeStrings decodes a source into S, a struct of string fields only, as
+// encoding/json would: each member found (null leaves its field empty), a
+// member that is not a string an error. The source is a slice of the payload
+// Decode validated, or JSON this program encoded, so its members are found
+// without validating it again.
+func decodeStrings[S any](ev *appsync.Event) (S, error) {
+	var src S
+	v := reflect.ValueOf(&src).Elem()
+	for k, raw := range appsync.MembersOfValid(ev.Source, jsonNames[S]()...) {
+		if raw == nil || string(raw) == "null" {
+			continue
+		}
+		str, err := appsync.Unquote(raw)
+		if err != nil || raw[0] != '"' {
+			return src, errs.Internalf("resolver.source", "%s: decode source: member %d is %.20s, not a string", ev.Info.Field(), k, raw)
+		}
+		v.Field(k).SetString(str)
+	}
+	return src, nil
+}
+
+// stringsOnly reports whether S is a flat struct of tagged string fields
+// (each named by jsonNames, in field order).
+func stringsOnly[S any]() bool {
+	t := reflect.TypeFor[S]()
+	if only, ok := stringsByType.Load(t); ok {
+		return only.(bool)
+	}
+	only := len(jsonNames[S]()) == t.NumField()
+	for i := range t.NumField() {
+		only = only && t.Field(i).Type.Kind() == reflect.String
+	}
+	stringsByType.Store(t, only)
+	return only
+}
+
+var stringsByType sync.Map // reflect.Type -> bool
 
 // namesByType caches jsonNames.
 var namesByType sync.Map // reflect.Type -> []string

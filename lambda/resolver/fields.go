@@ -292,7 +292,7 @@ func dateTime(name string, v *string) (time.Time, error) {
 // most the field's share of a batch's reply (routes.Route.ReplyBudget).
 func (a pageArgs) request(ev *appsync.Event) store.PageRequest {
 	r := store.PageRequest{Limit: store.DefaultLimit, MaxBytes: payload.MaxBytes}
-	if route, ok := routes.Find(ev.Info.Field()); ok {
+	if route, ok := routes.Of(ev.Info.ParentTypeName, ev.Info.FieldName); ok {
 		r.MaxBytes = route.ReplyBudget() - pageEnvelope
 	}
 	if a.Limit != nil {
@@ -385,19 +385,20 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 	if req.NextToken != "" {
 		return nil, false
 	}
-	src, err := appsync.Members(ev.Source, "id", "prefetchedComments")
-	if err != nil || src[0] == nil || src[1] == nil {
+	// The source was validated with the event (or encoded here).
+	src := appsync.MembersOfValid(ev.Source, "id", "prefetchedComments")
+	if src[0] == nil || src[1] == nil {
 		return nil, false
 	}
-	pre, err := appsync.Members(src[1], "parent", "items", "complete", "args")
-	if err != nil || pre[0] == nil || pre[1] == nil || string(pre[2]) != "true" || !bytes.Equal(pre[0], src[0]) {
+	pre := appsync.MembersOfValid(src[1], "parent", "items", "complete", "args")
+	if pre[0] == nil || pre[1] == nil || string(pre[2]) != "true" || !bytes.Equal(pre[0], src[0]) {
 		return nil, false
 	}
 	var readWith string // the order and range the prefetch was read in
 	if pre[3] != nil && json.Unmarshal(pre[3], &readWith) != nil || readWith != store.CommentsShape(req) {
 		return nil, false
 	}
-	if n, err := appsync.Len(pre[1]); err != nil || n > req.Limit {
+	if n := appsync.LenOfValid(pre[1]); n < 0 || n > req.Limit {
 		return nil, false
 	}
 	page := make(json.RawMessage, 0, len(pre[1])+32)

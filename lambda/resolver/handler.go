@@ -48,7 +48,7 @@ type Handler struct {
 	writes   writes
 	log      *slog.Logger
 	fields   map[string]resolveFunc
-	metrics  []map[string]any // the EMF declaration of the cost line
+	metrics  json.RawMessage // the EMF declaration of the cost line, encoded once
 	invoked  atomic.Bool      // false until the first invocation
 	// noPrefetch and noAnswers turn the pattern's two parts off, for the
 	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
@@ -153,10 +153,28 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 		}
 		return reply, nil
 	}
+	// The items are appended to the reply as they are encoded (and valid):
+	// joined, not re-encoded, which would make encoding/json check and
+	// compact each of them again.
+	reply := make([]byte, 0, 128*len(results)+2)
+	reply = append(reply, '[')
+	bounds := make([][2]int, len(results))
+	for i, r := range results {
+		if i > 0 {
+			reply = append(reply, ',')
+		}
+		start := len(reply)
+		reply = h.appendBatchItem(reply, &events[i], r)
+		bounds[i] = [2]int{start, len(reply)}
+	}
+	reply = append(reply, ']')
+	if len(reply) <= payload.MaxBytes {
+		return reply, nil
+	}
 	items := make([]json.RawMessage, len(results))
 	total := 1
-	for i, r := range results {
-		items[i] = h.batchItem(events[i].Info.Field(), r)
+	for i, b := range bounds {
+		items[i] = reply[b[0]:b[1]]
 		total += len(items[i]) + 1
 	}
 	// The budgets keep a batch's answers within the payload limit; should they
@@ -168,48 +186,60 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 				largest = i
 			}
 		}
-		failed := h.batchItem(events[largest].Info.Field(), result{err: tooLarge(len(items[largest]))})
+		failed := h.batchItem(&events[largest], result{err: tooLarge(len(items[largest]))})
 		total += len(failed) - len(items[largest])
 		items[largest] = failed
 	}
-	// The items are encoded already (and valid): joined, not re-encoded,
-	// which would make encoding/json check and compact each of them again.
-	reply := make([]byte, 0, total)
-	reply = append(reply, '[')
+	joined := make([]byte, 0, total)
+	joined = append(joined, '[')
 	for i, item := range items {
 		if i > 0 {
-			reply = append(reply, ',')
+			joined = append(joined, ',')
 		}
-		reply = append(reply, item...)
+		joined = append(joined, item...)
 	}
-	return append(reply, ']'), nil
+	return append(joined, ']'), nil
 }
 
 // encodeData encodes a single event's answer; JSON already is kept as it is.
 func encodeData(data any) ([]byte, error) {
-	if raw, ok := data.(json.RawMessage); ok {
-		return raw, nil
+	switch d := data.(type) {
+	case json.RawMessage:
+		return d, nil
+	case store.User: // the most frequent answer, encoded without reflection
+		return d.AppendJSON(make([]byte, 0, 256)), nil
 	}
 	return payload.Marshal(data)
 }
 
-// batchItem encodes one event's answer as an item of a batch reply. An
-// answer that is JSON already (a page passed through from the source) is
-// wrapped, not checked and compacted again.
-func (h *Handler) batchItem(field string, r result) json.RawMessage {
-	if raw, ok := r.data.(json.RawMessage); ok && r.err == nil {
-		return append(append(append(make(json.RawMessage, 0, len(raw)+9), `{"data":`...), raw...), '}')
+// batchItem encodes one event's answer as an item of a batch reply.
+func (h *Handler) batchItem(ev *appsync.Event, r result) json.RawMessage {
+	return h.appendBatchItem(nil, ev, r)
+}
+
+// appendBatchItem appends one event's answer as an item of a batch reply to
+// dst. An answer that is JSON already (a page passed through from the
+// source) is wrapped, not checked and compacted again; a user is encoded
+// without reflection.
+func (h *Handler) appendBatchItem(dst []byte, ev *appsync.Event, r result) json.RawMessage {
+	if r.err == nil {
+		switch d := r.data.(type) {
+		case json.RawMessage:
+			return append(append(append(dst, `{"data":`...), d...), '}')
+		case store.User: // exactly a user: a type embedding one has more to say
+			return append(d.AppendJSON(append(dst, `{"data":`...)), '}')
+		}
 	}
 	item := appsync.BatchItem{Data: r.data}
 	if r.err != nil {
-		h.logError(field, r.err)
+		h.logError(ev.Info.Field(), r.err)
 		item = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.err), ErrorType: errs.KindOf(r.err).String()}
 	}
 	b, err := payload.Marshal(item)
 	if err != nil {
-		return h.batchItem(field, result{err: errs.Wrap("resolver.encode", errs.Internal, "internal error", err)})
+		return h.appendBatchItem(dst, ev, result{err: errs.Wrap("resolver.encode", errs.Internal, "internal error", err)})
 	}
-	return b
+	return append(dst, b...)
 }
 
 // tooLarge is the error for an answer that would not fit in a Lambda reply.
@@ -223,17 +253,19 @@ func tooLarge(size int) error {
 // resolved together (AppSync batches hold one field; a mixed array is split).
 func (h *Handler) resolve(ctx context.Context, events []*appsync.Event) []result {
 	results := make([]result, len(events))
-	groups := map[string][]int{}
-	var order []string
+	type field struct{ parent, name string }
+	groups := map[field][]int{}
+	var order []field
 	for i, ev := range events {
-		key := ev.Info.Field()
-		if _, ok := groups[key]; !ok {
-			order = append(order, key)
+		f := field{ev.Info.ParentTypeName, ev.Info.FieldName}
+		if _, ok := groups[f]; !ok {
+			order = append(order, f)
 		}
-		groups[key] = append(groups[key], i)
+		groups[f] = append(groups[f], i)
 	}
-	for _, key := range order {
-		idx := groups[key]
+	for _, f := range order {
+		idx := groups[f]
+		key := f.parent + "." + f.name
 		fn, ok := h.fields[key]
 		if !ok {
 			err := errs.E("resolver.route", errs.Validation, fmt.Sprintf("no resolver for field %q", key))
@@ -316,8 +348,8 @@ func (h *Handler) logError(field string, err error) {
 const DefaultMetricsNamespace = "AppSyncDynamo"
 
 // emfMetrics declares which keys of the log line are metrics, in namespace.
-func emfMetrics(namespace string) []map[string]any {
-	return []map[string]any{{
+func emfMetrics(namespace string) json.RawMessage {
+	b, _ := payload.Marshal([]map[string]any{{
 		"Namespace":  namespace,
 		"Dimensions": [][]string{{"Field"}},
 		"Metrics": []map[string]string{
@@ -327,7 +359,8 @@ func emfMetrics(namespace string) []map[string]any {
 			{"Name": "WriteCapacityUnits", "Unit": "Count"},
 			{"Name": "Duration", "Unit": "Milliseconds"},
 		},
-	}}
+	}})
+	return b
 }
 
 // unknownField is the Field dimension of a payload that names no field (a
@@ -350,14 +383,18 @@ func (h *Handler) logCost(ctx context.Context, field string, batch int, m *cost.
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		requestID = lc.AwsRequestID
 	}
+	byOperation := make([]slog.Attr, 0, len(sum.Requests))
+	for op, n := range sum.Requests {
+		byOperation = append(byOperation, slog.Int(op, n))
+	}
 	h.log.LogAttrs(ctx, slog.LevelInfo, "invocation",
-		slog.Any("_aws", map[string]any{"Timestamp": time.Now().UnixMilli(), "CloudWatchMetrics": h.metrics}),
+		slog.Group("_aws", slog.Int64("Timestamp", time.Now().UnixMilli()), slog.Any("CloudWatchMetrics", h.metrics)),
 		slog.String("RequestId", requestID),
 		slog.Bool("ColdStart", !h.invoked.Swap(true)),
 		slog.String("Field", field),
 		slog.Int("BatchSize", batch),
 		slog.Int("DynamoDBRequests", requests),
-		slog.Any("Requests", sum.Requests),
+		slog.Attr{Key: "Requests", Value: slog.GroupValue(byOperation...)},
 		slog.Float64("ReadCapacityUnits", sum.Read),
 		slog.Float64("WriteCapacityUnits", sum.Write),
 		slog.Float64("Duration", float64(took.Microseconds())/1000),

@@ -5,6 +5,7 @@
 package routes
 
 import (
+	"strings"
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/payload"
@@ -146,14 +147,22 @@ var All = []Route{
 
 // Find returns the route for "Type.field" and whether there is one.
 func Find(key string) (Route, bool) {
-	r, ok := byKey[key]
+	typ, field, _ := strings.Cut(key, ".")
+	return Of(typ, field)
+}
+
+// Of returns the route of the field of the type and whether there is one.
+func Of(typ, field string) (Route, bool) {
+	r, ok := byName[name{typ, field}]
 	return r, ok
 }
 
-var byKey = func() map[string]Route {
-	m := make(map[string]Route, len(All))
+type name struct{ typ, field string }
+
+var byName = func() map[name]Route {
+	m := make(map[name]Route, len(All))
 	for _, r := range All {
-		m[r.Key()] = r
+		m[name{r.Type, r.Field}] = r
 	}
 	return m
 }()

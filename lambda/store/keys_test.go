@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -61,4 +62,25 @@ func TestValidHandle(t *testing.T) {
 func ExamplePostPK() {
 	fmt.Println(store.PostPK("01HWMMR280YFZMTH8Y8AF1G8GN"), store.CommentSK("01HWMS1CS0NBQ0D8PP9DPHNBE9"))
 	// Output: POST#01HWMMR280YFZMTH8Y8AF1G8GN COMMENT#01HWMS1CS0NBQ0D8PP9DPHNBE9
+}
+
+// User.AppendJSON writes what payload.Marshal writes.
+func FuzzUserAppendJSON(f *testing.F) {
+	f.Add("u_alice", "alice", "Alice <A&B>", "a@example.com", true, "bio\u2028\xff", false, "2024-05-01T00:00:00.000Z", 1, -2, 1<<40)
+	f.Fuzz(func(t *testing.T, id, handle, name, email string, hasEmail bool, bio string, hasBio bool, at string, a, b, c int) {
+		u := store.User{ID: id, Handle: handle, Name: name, CreatedAt: at, PostCount: a, FollowerCount: b, FollowingCount: c}
+		if hasEmail {
+			u.Email = &email
+		}
+		if hasBio {
+			u.Bio = &bio
+		}
+		want, err := payload.Marshal(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := u.AppendJSON(nil); string(got) != string(want) {
+			t.Fatalf("AppendJSON = %s\nMarshal    = %s", got, want)
+		}
+	})
 }

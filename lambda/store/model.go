@@ -26,6 +26,30 @@ type User struct {
 	FollowingCount int     `json:"followingCount" dynamodbav:"followingCount"`
 }
 
+// AppendJSON appends the user as payload.Marshal encodes it, without
+// reflection (a batch's answers are mostly users).
+func (u User) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = payload.AppendString(dst, u.ID)
+	dst = append(dst, `,"handle":`...)
+	dst = payload.AppendString(dst, u.Handle)
+	dst = append(dst, `,"name":`...)
+	dst = payload.AppendString(dst, u.Name)
+	dst = append(dst, `,"email":`...)
+	dst = payload.AppendStringPtr(dst, u.Email)
+	dst = append(dst, `,"bio":`...)
+	dst = payload.AppendStringPtr(dst, u.Bio)
+	dst = append(dst, `,"createdAt":`...)
+	dst = payload.AppendString(dst, u.CreatedAt)
+	dst = append(dst, `,"postCount":`...)
+	dst = payload.AppendInt(dst, u.PostCount)
+	dst = append(dst, `,"followerCount":`...)
+	dst = payload.AppendInt(dst, u.FollowerCount)
+	dst = append(dst, `,"followingCount":`...)
+	dst = payload.AppendInt(dst, u.FollowingCount)
+	return append(dst, '}')
+}
+
 // Post is a blog post. CommentCount is kept exact by the writes that add or
 // remove its comments.
 type Post struct {

@@ -52,6 +52,7 @@ type Emulator struct {
 	output *proc.Output
 	done   chan struct{}
 	mu     sync.Mutex // the emulator serves one invocation at a time
+	calls  int        // invocations sent
 }
 
 // Start runs bootstrap under the emulator at binary, on loopback ports, with
@@ -110,6 +111,7 @@ func Start(ctx context.Context, binary, bootstrap string, env []string) (*Emulat
 func (e *Emulator) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.calls++
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, err

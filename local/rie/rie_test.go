@@ -78,6 +78,14 @@ func TestBootstrapUnderEmulator(t *testing.T) {
 	if err != nil || json.Unmarshal(out, &failure) != nil || failure.ErrorType != "Unauthorized" {
 		t.Errorf("error reply %s (%v)", out, err)
 	}
+
+	// What make invoke reports: the runtime's start, each invocation, the
+	// function's peak memory.
+	r, err := emu.Report()
+	if err != nil || r.InitMs <= 0 || len(r.InvokeMs) != 2 || r.PeakRSSKiB < 1024 {
+		t.Errorf("report %+v, %v", r, err)
+	}
+	t.Logf("init %.1f ms, invocations %v ms, peak RSS %d KiB", r.InitMs, r.InvokeMs, r.PeakRSSKiB)
 }
 
 // TestBootstrapRefusesToStartWithoutAKeyInLambda starts the function as Lambda

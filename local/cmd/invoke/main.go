@@ -65,7 +65,17 @@ func run(eventFile, bootstrap string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "--- function log\n%s--- reply\n", emu.Output())
+	if _, err := emu.Invoke(ctx, payload); err != nil { // a warm invocation, for the memory figure
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "--- function log\n%s", emu.Output())
+	if r, err := emu.Report(); err == nil && len(r.InvokeMs) == 2 {
+		fmt.Fprintf(os.Stderr, "--- cold start and memory\ninit %.1f ms, first invocation %.1f ms, second %.1f ms, peak RSS after two invocations %d KiB\n",
+			r.InitMs, r.InvokeMs[0], r.InvokeMs[1], r.PeakRSSKiB)
+	} else {
+		fmt.Fprintf(os.Stderr, "--- cold start and memory: not measured (%v)\n", err)
+	}
+	fmt.Fprintln(os.Stderr, "--- reply")
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, reply, "", "  ") != nil {
 		pretty.Write(reply)

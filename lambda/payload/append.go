@@ -1,0 +1,76 @@
+package payload
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// The encoders of the hot path (a batch's answers) append JSON by hand, with
+// the bytes Marshal would write: reflection costs several times as much.
+
+const hex = "0123456789abcdef"
+
+// AppendString appends s as a JSON string, exactly as Marshal encodes a
+// string: no HTML escaping; control characters, quote and backslash escaped;
+// U+2028 and U+2029 escaped; invalid UTF-8 replaced by U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendStringPtr appends *s as AppendString does, or null for nil.
+func AppendStringPtr(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return AppendString(dst, *s)
+}
+
+// AppendInt appends n.
+func AppendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }

@@ -1,0 +1,24 @@
+package payload_test
+
+import (
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/payload"
+)
+
+// AppendString writes what Marshal writes for every string.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a href=\"x\">&amp;</a>", "tab\tnl\nbs\\ bell\a \b \f \x7f", "\u2028\u2029 😀 é",
+		"bad \xff utf8 \xed\xa0\x80", "\x00\x1f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := payload.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := payload.AppendString(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, Marshal = %s", s, got, want)
+		}
+	})
+}
