@@ -49,7 +49,7 @@ type Handler struct {
 	log      *slog.Logger
 	fields   map[string]resolveFunc
 	metrics  json.RawMessage // the EMF declaration of the cost line, encoded once
-	invoked  atomic.Bool      // false until the first invocation
+	invoked  atomic.Bool     // false until the first invocation
 	// noPrefetch and noAnswers turn the pattern's two parts off, for the
 	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
 	noPrefetch, noAnswers bool
