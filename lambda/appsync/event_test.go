@@ -289,6 +289,19 @@ func FuzzMembersOfValid(f *testing.F) {
 		if n, err := appsync.Len(raw); err == nil && appsync.LenOfValid(raw) != n {
 			t.Fatalf("LenOfValid(%q) = %d, Len = %d", raw, appsync.LenOfValid(raw), n)
 		}
+		var each, eachValid, elems, elemsValid []string
+		if appsync.EachMember(raw, func(k, v []byte) { each = append(each, string(k)+"="+string(v)) }) == nil {
+			appsync.EachMemberOfValid(raw, func(k, v []byte) { eachValid = append(eachValid, string(k)+"="+string(v)) })
+			if !slices.Equal(each, eachValid) {
+				t.Fatalf("EachMemberOfValid(%q) = %q, EachMember = %q", raw, eachValid, each)
+			}
+		}
+		if appsync.EachElement(raw, func(v []byte) { elems = append(elems, string(v)) }) == nil {
+			appsync.EachElementOfValid(raw, func(v []byte) { elemsValid = append(elemsValid, string(v)) })
+			if !slices.Equal(elems, elemsValid) {
+				t.Fatalf("EachElementOfValid(%q) = %q, EachElement = %q", raw, elemsValid, elems)
+			}
+		}
 		want, err := appsync.Members(raw, "id", "authorId", "o")
 		if err != nil {
 			return // not valid JSON: MembersOfValid promises nothing

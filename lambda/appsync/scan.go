@@ -755,3 +755,41 @@ func LenOfValid(raw []byte) int {
 	}
 	return n
 }
+
+// EachMemberOfValid is EachMember for raw known to be valid (see
+// MembersOfValid): it finds the members without validating them again.
+func EachMemberOfValid(raw []byte, fn func(quotedKey, value []byte)) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return
+	}
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
+		keyEnd := skipValidString(raw, i)
+		key := raw[i:keyEnd]
+		i = skipSpace(raw, keyEnd)
+		if i >= len(raw) || raw[i] != ':' {
+			return
+		}
+		i = skipSpace(raw, i+1)
+		end := skipValidValue(raw, i)
+		fn(key, raw[i:end])
+		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+}
+
+// EachElementOfValid is EachElement for raw known to be a valid array.
+func EachElementOfValid(raw []byte, fn func(value []byte)) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return
+	}
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']'; {
+		end := skipValidValue(raw, i)
+		fn(raw[i:end])
+		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+}

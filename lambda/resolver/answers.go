@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -365,7 +366,9 @@ func (a *answer) attach(r result) []*answered {
 }
 
 // objectsIn returns the objects in raw, a value of the route's field, with
-// what fields (the occurrences of the field) select on them.
+// what fields (the occurrences of the field) select on them. raw is JSON
+// this program encoded (or a source Decode validated), so it is walked
+// without validating it again.
 func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Field, room *replyRoom) ([]*answered, bool) {
 	var below []*selection.Field
 	for _, f := range fields {
@@ -379,24 +382,15 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	}
 	var elems [][]byte
 	add := func(v []byte) { elems = append(elems, v) }
-	var err error
 	switch route.Shape {
 	case routes.One:
 		elems = [][]byte{raw}
 	case routes.List:
-		err = appsync.EachElement(raw, add)
+		appsync.EachElementOfValid(raw, add)
 	case routes.Connection:
-		var items []byte
-		if err = appsync.EachMember(raw, func(key, v []byte) {
-			if string(key) == `"items"` {
-				items = v
-			}
-		}); err == nil && items != nil {
-			err = appsync.EachElement(items, add)
+		if items := appsync.MembersOfValid(raw, "items")[0]; items != nil {
+			appsync.EachElementOfValid(items, add)
 		}
-	}
-	if err != nil {
-		return nil, false
 	}
 	objs := make([]*answered, len(elems))
 	for i, e := range elems {
@@ -509,11 +503,15 @@ type member struct {
 	value []byte
 }
 
-// members returns the members of the JSON object raw.
+// members returns the members of the JSON object raw, which this program
+// encoded (or Decode validated).
 func members(raw []byte) (object, error) {
 	var obj object
-	err := appsync.EachMember(raw, func(key, value []byte) { obj = append(obj, member{key, value}) })
-	return obj, err
+	appsync.EachMemberOfValid(raw, func(key, value []byte) { obj = append(obj, member{key, value}) })
+	if obj == nil && (len(raw) < 2 || raw[0] != '{') {
+		return nil, errors.New("resolver: not a JSON object")
+	}
+	return obj, nil
 }
 
 // encode writes the members as a JSON object.
