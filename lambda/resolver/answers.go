@@ -2,8 +2,8 @@ package resolver
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
