@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/realtime"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -27,10 +30,18 @@ type Config struct {
 	Log io.Writer
 }
 
+// API is a local API: the executor of its requests, and the hub of its
+// subscriptions, to which the executor publishes every mutation's result.
+type API struct {
+	Exec *executor.Executor
+	Hub  *realtime.Hub
+}
+
 // Open creates the table from store.Schema (the definition the stack uses),
-// loads cfg.Data, and returns an executor that invokes the real Lambda
-// handler, wrapped as aws-lambda-go wraps it, for every routed field.
-func Open(ctx context.Context, cfg Config) (*executor.Executor, error) {
+// loads cfg.Data, and returns the API: an executor that invokes the real
+// Lambda handler, wrapped as aws-lambda-go wraps it, for every routed field,
+// and publishes mutations to the subscriptions.
+func Open(ctx context.Context, cfg Config) (*API, error) {
 	client := ddblocal.Client(cfg.Endpoint)
 	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(cfg.Table)); err != nil {
 		return nil, fmt.Errorf("create table %s: %w", cfg.Table, err)
@@ -48,5 +59,17 @@ func Open(ctx context.Context, cfg Config) (*executor.Executor, error) {
 		logOut = io.Discard
 	}
 	h := resolver.New(s, slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	return executor.New(sch, lambda.NewHandler(h), routes.All), nil
+	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
+	return &API{Exec: executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub)), Hub: hub}, nil
+}
+
+// identifyHeaders is Identity for the authorization headers of a real-time
+// connection or subscription: Authorization (a token), or none (API key).
+func identifyHeaders(headers map[string]string) (*appsync.Identity, error) {
+	for k, v := range headers {
+		if strings.EqualFold(k, "Authorization") {
+			return Identity(v, "127.0.0.1")
+		}
+	}
+	return nil, nil
 }

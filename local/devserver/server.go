@@ -1,6 +1,7 @@
 // Package devserver serves the API on localhost the way AppSync serves it:
 // GraphQL over HTTP, resolved by the Lambda handler in this process through
-// the executor, over DynamoDB Local. It is what `make dev` runs.
+// the executor, over DynamoDB Local, and subscriptions over AppSync's
+// real-time protocol. It is what `make dev` runs.
 package devserver
 
 import (
@@ -15,9 +16,14 @@ import (
 // MaxRequestBytes bounds a request body.
 const MaxRequestBytes = 1 << 20
 
-// Handler serves POST /graphql (and GET /graphql?query=...) with exec.
-func Handler(exec *executor.Executor) http.Handler {
+// Handler serves POST /graphql (and GET /graphql?query=...) with the API's
+// executor, and subscriptions over AppSync's real-time protocol at
+// /graphql/realtime (where Amplify looks for them on an endpoint that is not
+// AppSync's own domain).
+func Handler(api *API) http.Handler {
+	exec := api.Exec
 	mux := http.NewServeMux()
+	mux.Handle("/graphql/realtime", api.Hub)
 	mux.HandleFunc("/graphql", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Access-Control-Allow-Headers", "authorization, content-type, x-api-key")

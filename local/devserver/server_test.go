@@ -33,6 +33,11 @@ type reply struct {
 func post(t *testing.T, url, auth, query string) reply {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query})
+	return postBody(t, url, auth, body)
+}
+
+func postBody(t *testing.T, url, auth string, body []byte) reply {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("content-type", "application/json")
 	if auth != "" {
@@ -51,12 +56,12 @@ func post(t *testing.T, url, auth, query string) reply {
 }
 
 func TestEndToEndOverHTTP(t *testing.T) {
-	exec, err := devserver.Open(t.Context(), devserver.Config{
+	api, err := devserver.Open(t.Context(), devserver.Config{
 		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("e2e-%d", os.Getpid()), Data: sample.Blog(10, 20, 30)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(devserver.Handler(exec))
+	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()
 	url := srv.URL + "/graphql"
 

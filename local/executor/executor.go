@@ -60,7 +60,19 @@ type Executor struct {
 	// child is the JavaScript resolver of the fields whose route says
 	// EarlyReturn, nil when every field has a direct Lambda resolver.
 	child *jsresolver.Resolver
+	// publish receives each mutation's result, for subscriptions.
+	publish Publisher
 }
+
+// Publisher receives the result of each mutation field that resolved (the
+// field's value as the request selected it), for the subscriptions that
+// listen to it (package realtime).
+type Publisher interface {
+	Publish(mutation string, value map[string]any)
+}
+
+// WithPublisher hands every mutation's result to p.
+func WithPublisher(p Publisher) Option { return func(e *Executor) { e.publish = p } }
 
 // RequestTimeout is AppSync's limit on one GraphQL request.
 const RequestTimeout = 30 * time.Second
@@ -224,7 +236,7 @@ func (r *run) execute() any {
 	case ast.Mutation:
 		root = r.e.schema.Mutation
 	default:
-		r.errors = append(r.errors, Error{Message: "subscriptions are not supported locally", ErrorType: "UnsupportedOperation"})
+		r.errors = append(r.errors, Error{Message: "subscriptions are served over the real-time protocol, at /graphql/realtime", ErrorType: "UnsupportedOperation"})
 		return nil
 	}
 	if depth := r.depth(root, op.SelectionSet); depth > r.e.depthLimit {
@@ -247,7 +259,27 @@ func (r *run) execute() any {
 	if invalid {
 		return nil
 	}
+	if root, ok := data.(*object); ok && op.Operation == ast.Mutation && r.e.publish != nil {
+		r.publish(fields, root)
+	}
 	return data
+}
+
+// publish hands each mutation field's result (an object, as the request
+// selected it) to the publisher.
+func (r *run) publish(fields []collected, root *object) {
+	for _, f := range fields {
+		i := slices.Index(root.keys, f.key)
+		if i < 0 || i >= len(root.values) {
+			continue
+		}
+		b, err := json.Marshal(root.values[i])
+		var value map[string]any
+		if err != nil || json.Unmarshal(b, &value) != nil || value == nil {
+			continue
+		}
+		r.e.publish.Publish(f.name, value)
+	}
 }
 
 // task is an object whose fields are to be resolved.
@@ -489,13 +521,18 @@ func decodeData(raw []byte) outcome {
 	return outcome{data: v}
 }
 
-// authorized reports whether the caller may read field of typ, as AppSync
+// authorized reports whether the caller may read field of typ (Authorized).
+func (r *run) authorized(typ *ast.Definition, field *ast.FieldDefinition) bool {
+	return Authorized(typ, field, r.req.Identity)
+}
+
+// Authorized reports whether caller may read field of typ, as AppSync
 // decides before any resolver runs: a field's own auth directives, else its
 // type's, else the API's default mode (Cognito user pools) alone. The caller
 // is an API-key caller without an identity, a user-pool caller with one.
-func (r *run) authorized(typ *ast.Definition, field *ast.FieldDefinition) bool {
+func Authorized(typ *ast.Definition, field *ast.FieldDefinition, caller *appsync.Identity) bool {
 	mode := "aws_cognito_user_pools"
-	if r.req.Identity == nil {
+	if caller == nil {
 		mode = "aws_api_key"
 	}
 	modes := authModes(field.Directives)

@@ -16,12 +16,12 @@ import (
 // TestSmokeAgainstMakeDev runs the first-deploy check against the local API,
 // as make smoke URL=... does against make dev.
 func TestSmokeAgainstMakeDev(t *testing.T) {
-	exec, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
+	api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
 		Table: fmt.Sprintf("smoke-%d", os.Getpid()), Data: sample.Data()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(devserver.Handler(exec))
+	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()
 	var out strings.Builder
 	if err := smoke.Run(t.Context(), smoke.Target{URL: srv.URL + "/graphql", Token: devserver.Token("smoke")}, &out); err != nil {

@@ -41,7 +41,7 @@ func run(addr string) error {
 		return err
 	}
 	defer db.Stop()
-	exec, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: sample.Blog(10, 20, 30),
+	api, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: sample.Blog(10, 20, 30),
 		Log: os.Stderr})
 	if err != nil {
 		return err
@@ -57,8 +57,10 @@ func run(addr string) error {
     -d '{"query":"{ user(handle: \"alice\") { name posts(limit: 2) { items { title comments(limit: 3) { items { body author { name } } } } } } }"}'
 
 As a signed-in user (mutations need one): add -H "authorization: $(make -s token USER=bob)"
-`, url, db.Endpoint, url)
-	srv := &http.Server{Handler: devserver.Handler(exec), ReadHeaderTimeout: 10 * time.Second}
+
+Subscriptions (onCreateComment) speak AppSync's real-time protocol at ws://%s/graphql/realtime
+`, url, db.Endpoint, url, ln.Addr())
+	srv := &http.Server{Handler: devserver.Handler(api), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)

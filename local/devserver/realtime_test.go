@@ -1,0 +1,216 @@
+package devserver_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
+)
+
+// wsClient speaks AppSync's real-time protocol, as a client library does.
+type wsClient struct {
+	t        *testing.T
+	ws       *websocket.Conn
+	messages chan wsMessage // what the server sent, keep-alives left out
+	kas      atomic.Int32   // keep-alives received
+}
+
+type wsMessage struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// connect opens a connection as the caller with the token ("" for the API
+// key) and waits for connection_ack.
+func connect(t *testing.T, srv *httptest.Server, token string) *wsClient {
+	t.Helper()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	header := map[string]string{"host": host}
+	if token == "" {
+		header["x-api-key"] = "local"
+	} else {
+		header["Authorization"] = token
+	}
+	h, _ := json.Marshal(header)
+	url := "ws://" + host + "/graphql/realtime?header=" + base64.StdEncoding.EncodeToString(h) + "&payload=e30="
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	c := &wsClient{t: t, ws: ws, messages: make(chan wsMessage, 100)}
+	// One reader for the connection's life: a read whose context ends closes
+	// the connection, so waits with a timeout wait on the channel instead.
+	go func() {
+		defer close(c.messages)
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var m wsMessage
+			json.Unmarshal(b, &m)
+			if m.Type == "ka" {
+				c.kas.Add(1)
+				continue
+			}
+			c.messages <- m
+		}
+	}()
+	c.send(map[string]any{"type": "connection_init"})
+	ack := c.next("connection_ack")
+	var p struct{ ConnectionTimeoutMs int64 }
+	if json.Unmarshal(ack.Payload, &p) != nil || p.ConnectionTimeoutMs != 300000 {
+		t.Errorf("connection_ack payload %s", ack.Payload)
+	}
+	return c
+}
+
+func (c *wsClient) send(v any) {
+	b, _ := json.Marshal(v)
+	if err := c.ws.Write(c.t.Context(), websocket.MessageText, b); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// next returns the next message that is not a keep-alive, failing unless
+// its type is want.
+func (c *wsClient) next(want string) wsMessage {
+	c.t.Helper()
+	m, ok := c.within(5 * time.Second)
+	if !ok || m.Type != want {
+		c.t.Fatalf("got %+v (%s), want a %s message", m, m.Payload, want)
+	}
+	return m
+}
+
+// within returns the next message that is not a keep-alive within d.
+func (c *wsClient) within(d time.Duration) (wsMessage, bool) {
+	select {
+	case m, ok := <-c.messages:
+		return m, ok
+	case <-time.After(d):
+		return wsMessage{}, false
+	}
+}
+
+func (c *wsClient) start(id, query string, vars map[string]any) {
+	data, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	c.send(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data), "extensions": map[string]any{}}})
+}
+
+const onComment = `subscription S($postId: ID!) { onCreateComment(postId: $postId) { id body postId author { handle } } }`
+
+// Subscribers get the comments created on their post, with the fields they
+// selected, and none of another post's; API-key callers are refused as the
+// schema's directives say; stop ends a subscription.
+func TestSubscriptionsOverTheRealTimeProtocol(t *testing.T) {
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.Hub.KeepAlive = 20 * time.Millisecond
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+
+	// A second post, bob's.
+	r := post(t, url, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`)
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	other := r.Data["createPost"].(map[string]any)["id"].(string)
+
+	hello := connect(t, srv, devserver.Token("alice"))
+	hello.start("1", onComment, map[string]any{"postId": sample.HelloPost})
+	hello.next("start_ack")
+	bobs := connect(t, srv, devserver.Token("bob"))
+	bobs.start("b", onComment, map[string]any{"postId": other})
+	bobs.next("start_ack")
+
+	anonymous := connect(t, srv, "")
+	anonymous.start("x", onComment, map[string]any{"postId": sample.HelloPost})
+	refused := anonymous.next("error")
+	if !strings.Contains(string(refused.Payload), "Not Authorized to access onCreateComment on type Subscription") {
+		t.Errorf("an API-key subscriber: %s", refused.Payload)
+	}
+
+	comment := `mutation C($p: ID!, $b: String!) { createComment(input: {postId: $p, body: $b}) { id body postId author { handle } } }`
+	create := func(postID, body string) {
+		t.Helper()
+		r := postVars(t, url, devserver.Token("carol"), comment, map[string]any{"p": postID, "b": body})
+		if len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+	}
+	create(sample.HelloPost, "on hello")
+	got := hello.next("data")
+	var data struct {
+		Data struct {
+			OnCreateComment struct {
+				ID, Body, PostID string
+				Author           struct{ Handle string }
+			}
+		}
+		Errors []struct{ Message string }
+	}
+	if json.Unmarshal(got.Payload, &data) != nil || got.ID != "1" || data.Data.OnCreateComment.Body != "on hello" ||
+		data.Data.OnCreateComment.PostID != sample.HelloPost || data.Data.OnCreateComment.Author.Handle != "carol" || len(data.Errors) > 0 {
+		t.Errorf("hello's subscriber got %s", got.Payload)
+	}
+	if m, ok := bobs.within(300 * time.Millisecond); ok {
+		t.Errorf("bob's subscriber got another post's comment: %+v %s", m, m.Payload)
+	}
+	create(other, "on bob's")
+	if m := bobs.next("data"); !strings.Contains(string(m.Payload), "on bob's") {
+		t.Errorf("bob's subscriber got %s", m.Payload)
+	}
+	if m, ok := hello.within(300 * time.Millisecond); ok {
+		t.Errorf("hello's subscriber got another post's comment: %+v %s", m, m.Payload)
+	}
+
+	// A field the mutation did not select is null, and an error when it cannot be.
+	hello.start("2", `subscription { onCreateComment(postId: "`+sample.HelloPost+`") { id createdAt } }`, nil)
+	hello.next("start_ack")
+	create(sample.HelloPost, "again")
+	for range 2 {
+		m := hello.next("data")
+		if m.ID == "2" && (!strings.Contains(string(m.Payload), `"createdAt":null`) || !strings.Contains(string(m.Payload), "mutation's selection")) {
+			t.Errorf("a field the mutation did not select: %s", m.Payload)
+		}
+	}
+
+	hello.send(map[string]any{"type": "stop", "id": "1"})
+	if m := hello.next("complete"); m.ID != "1" {
+		t.Errorf("stop answered %+v", m)
+	}
+	create(sample.HelloPost, "after stop")
+	if m := hello.next("data"); m.ID != "2" {
+		t.Errorf("after stop, subscription %q still receives", m.ID)
+	}
+	if hello.kas.Load() == 0 {
+		t.Error("no keep-alive (ka) message")
+	}
+}
+
+func postVars(t *testing.T, url, auth, query string, vars map[string]any) reply {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	return postBody(t, url, auth, body)
+}

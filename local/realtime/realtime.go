@@ -1,0 +1,385 @@
+// Package realtime serves GraphQL subscriptions over AWS AppSync's real-time
+// WebSocket protocol, for the local API: a client connects with the
+// subprotocol "graphql-ws" and the query parameters header (base64 JSON:
+// host and Authorization or x-api-key) and payload (base64 "{}"), sends
+// connection_init (answered by connection_ack with connectionTimeoutMs, then
+// a "ka" keep-alive at intervals), registers subscriptions with start
+// (answered by start_ack, or by error), receives a data message for each
+// publication that matches, and ends one with stop (answered by complete).
+//
+// Publications come from mutations (Hub.Publish, called by the executor):
+// a subscription field with @aws_subscribe(mutations: [...]) receives the
+// result of each listed mutation, as the mutation selected it, when its own
+// arguments equal the result's fields of the same names; of it, the
+// subscriber gets the fields it selected. As in AppSync, a field the
+// mutation did not select is null, and an error when it cannot be.
+package realtime
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+)
+
+// ConnectionTimeout is the connectionTimeoutMs of connection_ack: how long a
+// client waits for a keep-alive before it gives the connection up.
+const ConnectionTimeout = 5 * time.Minute
+
+// Identify turns a request's authorization headers (Authorization or
+// x-api-key) into the caller: nil for an API-key caller.
+type Identify func(headers map[string]string) (*appsync.Identity, error)
+
+// Authorize reports whether the caller may read field of typ (the API's
+// authorization directives).
+type Authorize func(typ *ast.Definition, field *ast.FieldDefinition, caller *appsync.Identity) bool
+
+// Hub holds the subscriptions of every connection and delivers publications.
+type Hub struct {
+	schema    *ast.Schema
+	identify  Identify
+	authorize Authorize
+	// KeepAlive is the interval of "ka" messages (a minute unless set
+	// before the first connection).
+	KeepAlive time.Duration
+
+	mu   sync.Mutex
+	subs map[*subscription]struct{}
+}
+
+// New returns a Hub for schema's subscriptions.
+func New(schema *ast.Schema, identify Identify, authorize Authorize) *Hub {
+	return &Hub{schema: schema, identify: identify, authorize: authorize, KeepAlive: time.Minute, subs: map[*subscription]struct{}{}}
+}
+
+// subscription is one started subscription field of a connection.
+type subscription struct {
+	conn  *connection
+	id    string
+	field *ast.Field // the root field, with its selection
+	args  map[string]any
+}
+
+type connection struct {
+	ws     *websocket.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+	out    chan []byte // messages to write, in order, by one writer
+	caller *appsync.Identity
+}
+
+// send queues v for the connection's writer. It never blocks a mutation: a
+// client too slow to take its messages is disconnected.
+func (c *connection) send(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	select {
+	case c.out <- b:
+	case <-c.ctx.Done():
+	default:
+		c.cancel()
+	}
+}
+
+// write writes the queued messages until the connection ends.
+func (c *connection) write() {
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case b := <-c.out:
+			if c.ws.Write(c.ctx, websocket.MessageText, b) != nil {
+				c.cancel()
+				return
+			}
+		}
+	}
+}
+
+// message is a protocol message, both ways.
+type message struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// gqlError is an error in an error or data message.
+type gqlError struct {
+	ErrorType string `json:"errorType,omitempty"`
+	Message   string `json:"message"`
+}
+
+func errorMessage(id, errType, text string) map[string]any {
+	m := map[string]any{"type": "error", "payload": map[string]any{"errors": []gqlError{{ErrorType: errType, Message: text}}}}
+	if id != "" {
+		m["id"] = id
+	}
+	return m
+}
+
+// ServeHTTP accepts a WebSocket connection and serves it until it closes.
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	headers, err := decodeParam(r.URL.Query().Get("header"))
+	if err != nil {
+		http.Error(w, "the header query parameter must be base64 JSON", http.StatusBadRequest)
+		return
+	}
+	caller, err := h.identify(headers)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusUnauthorized)
+		return
+	}
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"graphql-ws"}, InsecureSkipVerify: true})
+	if err != nil {
+		return
+	}
+	defer ws.CloseNow()
+	if ws.Subprotocol() != "graphql-ws" {
+		ws.Close(websocket.StatusPolicyViolation, "the subprotocol must be graphql-ws")
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	c := &connection{ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, 256), caller: caller}
+	defer h.drop(c)
+	go c.write()
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m message
+		if json.Unmarshal(data, &m) != nil {
+			c.send(errorMessage("", "BadRequest", "a message must be a JSON object with a type"))
+			continue
+		}
+		switch m.Type {
+		case "connection_init":
+			c.send(map[string]any{"type": "connection_ack", "payload": map[string]any{"connectionTimeoutMs": ConnectionTimeout.Milliseconds()}})
+			go h.keepAlive(c)
+		case "start":
+			h.start(c, m)
+		case "stop":
+			h.stop(c, m.ID)
+			c.send(map[string]any{"type": "complete", "id": m.ID})
+		default:
+			c.send(errorMessage(m.ID, "UnsupportedOperation", fmt.Sprintf("unknown message type %q", m.Type)))
+		}
+	}
+}
+
+func (h *Hub) keepAlive(c *connection) {
+	c.send(map[string]string{"type": "ka"})
+	t := time.NewTicker(h.KeepAlive)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+			c.send(map[string]string{"type": "ka"})
+		}
+	}
+}
+
+// decodeParam decodes a base64 JSON query parameter ("" is {}).
+func decodeParam(v string) (map[string]string, error) {
+	out := map[string]string{}
+	if v == "" {
+		return out, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		if b, err = base64.URLEncoding.DecodeString(v); err != nil {
+			return nil, err
+		}
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range m {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out, nil
+}
+
+// start registers the subscription of a start message, or answers an error.
+func (h *Hub) start(c *connection, m message) {
+	var p struct {
+		Data       string `json:"data"`
+		Extensions struct {
+			Authorization map[string]string `json:"authorization"`
+		} `json:"extensions"`
+	}
+	var req struct {
+		Query         string         `json:"query"`
+		Variables     map[string]any `json:"variables"`
+		OperationName string         `json:"operationName"`
+	}
+	if m.ID == "" || json.Unmarshal(m.Payload, &p) != nil || json.Unmarshal([]byte(p.Data), &req) != nil {
+		c.send(errorMessage(m.ID, "BadRequest", "start needs an id and a payload whose data is a JSON GraphQL request"))
+		return
+	}
+	caller := c.caller
+	if len(p.Extensions.Authorization) > 0 {
+		id, err := h.identify(p.Extensions.Authorization)
+		if err != nil {
+			c.send(errorMessage(m.ID, "UnauthorizedException", err.Error()))
+			return
+		}
+		caller = id
+	}
+	doc, errs := gqlparser.LoadQuery(h.schema, req.Query)
+	if len(errs) > 0 {
+		c.send(errorMessage(m.ID, "GraphQLError", errs[0].Message))
+		return
+	}
+	op := doc.Operations.ForName(req.OperationName)
+	if op == nil || op.Operation != ast.Subscription {
+		c.send(errorMessage(m.ID, "UnsupportedOperation", "start takes a subscription"))
+		return
+	}
+	vars, err := validator.VariableValues(h.schema, op, req.Variables)
+	if err != nil {
+		c.send(errorMessage(m.ID, "GraphQLError", err.Error()))
+		return
+	}
+	var subs []*subscription
+	for _, sel := range op.SelectionSet {
+		f, ok := sel.(*ast.Field)
+		if !ok || f.Definition == nil {
+			c.send(errorMessage(m.ID, "UnsupportedOperation", "a subscription selects its fields directly"))
+			return
+		}
+		if !h.authorize(h.schema.Subscription, f.Definition, caller) {
+			c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
+			return
+		}
+		subs = append(subs, &subscription{conn: c, id: m.ID, field: f, args: f.ArgumentMap(vars)})
+	}
+	h.mu.Lock()
+	for _, s := range subs {
+		h.subs[s] = struct{}{}
+	}
+	h.mu.Unlock()
+	c.send(map[string]any{"type": "start_ack", "id": m.ID})
+}
+
+func (h *Hub) stop(c *connection, id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if s.conn == c && s.id == id {
+			delete(h.subs, s)
+		}
+	}
+}
+
+func (h *Hub) drop(c *connection) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if s.conn == c {
+			delete(h.subs, s)
+		}
+	}
+}
+
+// Publish delivers the result of mutation (the mutation field's value, as
+// its request selected it) to the subscriptions that listen to it and whose
+// arguments match.
+func (h *Hub) Publish(mutation string, value map[string]any) {
+	h.mu.Lock()
+	var targets []*subscription
+	for s := range h.subs {
+		if listensTo(s.field.Definition, mutation) && matches(s.args, value) {
+			targets = append(targets, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range targets {
+		data, errs := h.project(s.field, value)
+		payload := map[string]any{"data": map[string]any{s.field.Alias: data}}
+		if len(errs) > 0 {
+			payload["errors"] = errs
+		}
+		s.conn.send(map[string]any{"type": "data", "id": s.id, "payload": payload})
+	}
+}
+
+// listensTo reports whether the subscription field's @aws_subscribe lists
+// the mutation.
+func listensTo(def *ast.FieldDefinition, mutation string) bool {
+	d := def.Directives.ForName("aws_subscribe")
+	if d == nil {
+		return false
+	}
+	arg := d.Arguments.ForName("mutations")
+	if arg == nil || arg.Value == nil {
+		return false
+	}
+	for _, c := range arg.Value.Children {
+		if c.Value.Raw == mutation {
+			return true
+		}
+	}
+	return false
+}
+
+// matches reports whether every argument given equals the field of the
+// same name in the mutation's result, as AppSync filters subscriptions.
+func matches(args, value map[string]any) bool {
+	for name, want := range args {
+		if want == nil {
+			continue
+		}
+		if got, ok := value[name]; !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+			return false
+		}
+	}
+	return true
+}
+
+// project returns the fields of value the subscription field selects: a
+// field the mutation did not select is null, and an error where the schema
+// does not allow null.
+func (h *Hub) project(f *ast.Field, value map[string]any) (map[string]any, []gqlError) {
+	out := map[string]any{}
+	var errs []gqlError
+	for _, sel := range f.SelectionSet {
+		sf, ok := sel.(*ast.Field)
+		if !ok || sf.Definition == nil {
+			continue
+		}
+		v, present := value[sf.Name]
+		if sf.Name == "__typename" {
+			v, present = f.Definition.Type.Name(), true
+		}
+		if sub, isObject := v.(map[string]any); isObject && len(sf.SelectionSet) > 0 {
+			inner, innerErrs := h.project(sf, sub)
+			v, errs = inner, append(errs, innerErrs...)
+		}
+		if (!present || v == nil) && sf.Definition.Type.NonNull {
+			errs = append(errs, gqlError{ErrorType: "GraphQLError", Message: fmt.Sprintf(
+				"Cannot return null for non-nullable type: '%s' within parent '%s' (/%s/%s): the mutation's selection does not include it",
+				sf.Definition.Type.Name(), f.Definition.Type.Name(), f.Alias, sf.Alias)})
+		}
+		out[sf.Alias] = v
+	}
+	return out, errs
+}
