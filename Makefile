@@ -33,20 +33,25 @@ LAMBDA_SRC   := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod 
 JSLINT_DIR := $(CACHE_DIR)/appsyncjs-lint-$(shell sha256sum appsyncjs/package-lock.json | cut -c1-16)
 export APPSYNCJS_ESLINT := $(JSLINT_DIR)/node_modules/.bin/eslint
 
+# Amplify, the client library the real-time protocol is tested with, from
+# local/realtime/amplify/package-lock.json (integrity hashes checked by npm).
+AMPLIFY_DIR := $(CACHE_DIR)/realtime-amplify-$(shell sha256sum local/realtime/amplify/package-lock.json | cut -c1-16)
+
 # The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), kept in the cache.
 CDK_VERSION := 2.1148.1
 CDK         := $(CACHE_DIR)/aws-cdk-$(CDK_VERSION)/node_modules/.bin/cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 PORT  ?= 4000
+TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint check-tools clean
+.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint js-clients check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie js-lint vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+test: check-tools dynamodb-local rie js-lint js-clients vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
 
@@ -69,7 +74,7 @@ $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
 	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
 
 dev: check-tools dynamodb-local ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data
-	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT)
+	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT) -tls-addr 127.0.0.1:$(TLS_PORT)
 
 token: ## print a token acting as a sample user: make token USER=alice
 	@$(GO) run ./local/cmd/dev token $(USER)
@@ -113,6 +118,16 @@ $(JSLINT_DIR)/.installed: appsyncjs/package.json appsyncjs/package-lock.json
 	cp appsyncjs/package.json appsyncjs/package-lock.json "$(JSLINT_DIR)/"
 	cd "$(JSLINT_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
 	test -x "$(APPSYNCJS_ESLINT)"
+	touch "$@"
+
+js-clients: $(AMPLIFY_DIR)/.installed ## install Amplify (the real-time tests' client) into the cache and link local/realtime/amplify/node_modules to it
+	ln -sfn "$(AMPLIFY_DIR)/node_modules" local/realtime/amplify/node_modules
+
+$(AMPLIFY_DIR)/.installed: local/realtime/amplify/package.json local/realtime/amplify/package-lock.json
+	rm -rf "$(AMPLIFY_DIR)" && mkdir -p "$(AMPLIFY_DIR)"
+	cp local/realtime/amplify/package.json local/realtime/amplify/package-lock.json "$(AMPLIFY_DIR)/"
+	cd "$(AMPLIFY_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	test -d "$(AMPLIFY_DIR)/node_modules/aws-amplify"
 	touch "$@"
 
 rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache

@@ -1,12 +1,18 @@
 package devserver_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -213,4 +219,101 @@ func postVars(t *testing.T, url, auth, query string, vars map[string]any) reply 
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	return postBody(t, url, auth, body)
+}
+
+// Amplify, the client library AppSync users use, subscribes through the
+// real-time protocol and receives the comments of its post only. Amplify
+// derives wss:// from the endpoint, so the server speaks TLS here.
+func TestAmplifySubscribes(t *testing.T) {
+	script, err := filepath.Abs("../realtime/amplify/subscribe.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "aws-amplify")); err != nil {
+		t.Fatalf("Amplify is not installed (make test installs it and links local/realtime/amplify/node_modules): %v", err)
+	}
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("amplify-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewTLSServer(devserver.Handler(api))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url := srv.URL + "/graphql"
+	other := postTLS(t, srv, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`, nil).Data["createPost"].(map[string]any)["id"].(string)
+
+	vars, _ := json.Marshal(map[string]any{"postId": sample.HelloPost})
+	cmd := exec.CommandContext(t.Context(), "node", script, url, devserver.Token("alice"), onComment, string(vars), "1")
+	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+ca)
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 10)
+	go func() {
+		defer close(lines)
+		scanner := bufio.NewScanner(stdout)
+		for scanner.Scan() {
+			lines <- scanner.Text()
+		}
+	}()
+	next := func() string {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("Amplify exited: %v\n%s", cmd.Wait(), stderr.String())
+			}
+			return l
+		case <-time.After(20 * time.Second):
+			t.Fatalf("nothing from Amplify\n%s", stderr.String())
+		}
+		return ""
+	}
+	if l := next(); l != `{"ready":true}` {
+		t.Fatalf("Amplify: %s\n%s", l, stderr.String())
+	}
+	comment := `mutation C($p: ID!, $b: String!) { createComment(input: {postId: $p, body: $b}) { id body postId author { handle } } }`
+	postTLS(t, srv, devserver.Token("carol"), comment, map[string]any{"p": other, "b": "on bob's"})
+	postTLS(t, srv, devserver.Token("carol"), comment, map[string]any{"p": sample.HelloPost, "b": "on hello"})
+	got := next()
+	var event struct {
+		Data struct {
+			OnCreateComment struct {
+				Body, PostID string
+				Author       struct{ Handle string }
+			}
+		}
+	}
+	if json.Unmarshal([]byte(got), &event) != nil || event.Data.OnCreateComment.Body != "on hello" ||
+		event.Data.OnCreateComment.PostID != sample.HelloPost || event.Data.OnCreateComment.Author.Handle != "carol" {
+		t.Errorf("Amplify received %s", got)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("Amplify: %v\n%s", err, stderr.String())
+	}
+}
+
+// postTLS posts a GraphQL request to the TLS server.
+func postTLS(t *testing.T, srv *httptest.Server, auth, query string, vars map[string]any) reply {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/graphql", bytes.NewReader(body))
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("authorization", auth)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r reply
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Errors) > 0 {
+		t.Fatalf("%s: %+v %v", query, r.Errors, err)
+	}
+	return r
 }

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -20,20 +22,42 @@ import (
 	"github.com/example/appsync-dynamo/local/sample"
 )
 
+// listenTLS listens on addr with a new self-signed certificate, written to
+// certFile for clients to trust.
+func listenTLS(addr, certFile string) (net.Listener, error) {
+	cert, certPEM, err := devserver.SelfSigned()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(certFile), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(certFile, certPEM, 0o644); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}}), nil
+}
+
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "token" {
 		fmt.Println(devserver.Token(os.Args[2]))
 		return
 	}
 	addr := flag.String("addr", "127.0.0.1:4000", "address to serve GraphQL on")
+	tlsAddr := flag.String("tls-addr", "127.0.0.1:4443", "address to serve it on over TLS too (Amplify connects to wss:// only); empty for none")
+	certFile := flag.String("cert-out", ".build/dev-tls.pem", "where to write the TLS listener's self-signed certificate")
 	flag.Parse()
-	if err := run(*addr); err != nil {
+	if err := run(*addr, *tlsAddr, *certFile); err != nil {
 		fmt.Fprintln(os.Stderr, "dev:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr string) error {
+func run(addr, tlsAddr, certFile string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := ddblocal.StartInstalled(ctx)
@@ -61,6 +85,17 @@ As a signed-in user (mutations need one): add -H "authorization: $(make -s token
 Subscriptions (onCreateComment) speak AppSync's real-time protocol at ws://%s/graphql/realtime
 `, url, db.Endpoint, url, ln.Addr())
 	srv := &http.Server{Handler: devserver.Handler(api), ReadHeaderTimeout: 10 * time.Second}
+	if tlsAddr != "" {
+		tlsLn, err := listenTLS(tlsAddr, certFile)
+		if err != nil {
+			return err
+		}
+		fmt.Printf(`
+Over TLS (for Amplify, which connects to wss:// only): https://%s/graphql, with a self-signed
+certificate written to %s (Node: NODE_EXTRA_CA_CERTS=%s)
+`, tlsLn.Addr(), certFile, certFile)
+		go srv.Serve(tlsLn)
+	}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
