@@ -37,6 +37,10 @@ export APPSYNCJS_ESLINT := $(JSLINT_DIR)/node_modules/.bin/eslint
 # local/realtime/amplify/package-lock.json (integrity hashes checked by npm).
 AMPLIFY_DIR := $(CACHE_DIR)/realtime-amplify-$(shell sha256sum local/realtime/amplify/package-lock.json | cut -c1-16)
 
+# GraphiQL and React for make dev's query page, from
+# local/console/package-lock.json (integrity hashes checked by npm).
+CONSOLE_DIR := $(CACHE_DIR)/console-$(shell sha256sum local/console/package-lock.json | cut -c1-16)
+
 # The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), kept in the cache.
 CDK_VERSION := 2.1148.1
 CDK         := $(CACHE_DIR)/aws-cdk-$(CDK_VERSION)/node_modules/.bin/cdk
@@ -46,12 +50,12 @@ PORT  ?= 4000
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint js-clients check-tools clean
+.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint js-clients console check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie js-lint js-clients vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+test: check-tools dynamodb-local rie js-lint js-clients console vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
 
@@ -73,7 +77,7 @@ $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
 	@mkdir -p $(@D)
 	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
 
-dev: check-tools dynamodb-local ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data
+dev: check-tools dynamodb-local console ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data
 	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT) -tls-addr 127.0.0.1:$(TLS_PORT)
 
 token: ## print a token acting as a sample user: make token USER=alice
@@ -118,6 +122,16 @@ $(JSLINT_DIR)/.installed: appsyncjs/package.json appsyncjs/package-lock.json
 	cp appsyncjs/package.json appsyncjs/package-lock.json "$(JSLINT_DIR)/"
 	cd "$(JSLINT_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
 	test -x "$(APPSYNCJS_ESLINT)"
+	touch "$@"
+
+console: $(CONSOLE_DIR)/.installed ## install GraphiQL and React (the query page) into the cache and link local/console/node_modules to them
+	ln -sfn "$(CONSOLE_DIR)/node_modules" local/console/node_modules
+
+$(CONSOLE_DIR)/.installed: local/console/package.json local/console/package-lock.json
+	rm -rf "$(CONSOLE_DIR)" && mkdir -p "$(CONSOLE_DIR)"
+	cp local/console/package.json local/console/package-lock.json "$(CONSOLE_DIR)/"
+	cd "$(CONSOLE_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	test -f "$(CONSOLE_DIR)/node_modules/graphiql/graphiql.min.js"
 	touch "$@"
 
 js-clients: $(AMPLIFY_DIR)/.installed ## install Amplify (the real-time tests' client) into the cache and link local/realtime/amplify/node_modules to it

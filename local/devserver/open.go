@@ -28,13 +28,17 @@ type Config struct {
 	// Log receives the Lambda's warnings and errors (the cause of every
 	// InternalError and Throttled); nil discards them.
 	Log io.Writer
+	// Console is the directory of the query page's npm packages (package
+	// console); "" serves no page.
+	Console string
 }
 
 // API is a local API: the executor of its requests, and the hub of its
 // subscriptions, to which the executor publishes every mutation's result.
 type API struct {
-	Exec *executor.Executor
-	Hub  *realtime.Hub
+	Exec    *executor.Executor
+	Hub     *realtime.Hub
+	Console string // see Config.Console
 }
 
 // Open creates the table from store.Schema (the definition the stack uses),
@@ -60,7 +64,7 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	}
 	h := resolver.New(s, slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
-	return &API{Exec: executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub)), Hub: hub}, nil
+	return &API{Exec: executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub)), Hub: hub, Console: cfg.Console}, nil
 }
 
 // identifyHeaders is Identity for the authorization headers of a real-time

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/example/appsync-dynamo/local/console"
 	"github.com/example/appsync-dynamo/local/executor"
 )
 
@@ -24,6 +25,19 @@ func Handler(api *API) http.Handler {
 	exec := api.Exec
 	mux := http.NewServeMux()
 	mux.Handle("/graphql/realtime", api.Hub)
+	if api.Console != "" {
+		mux.Handle("/", console.Handler(api.Console))
+		// The page's choice of caller: a sample user's token.
+		mux.HandleFunc("/dev/token", func(w http.ResponseWriter, r *http.Request) {
+			user := r.URL.Query().Get("user")
+			if user == "" {
+				http.Error(w, "give ?user=", http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte(Token(user)))
+		})
+	}
 	mux.HandleFunc("/graphql", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		w.Header().Set("Access-Control-Allow-Headers", "authorization, content-type, x-api-key")

@@ -50,14 +50,15 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:4000", "address to serve GraphQL on")
 	tlsAddr := flag.String("tls-addr", "127.0.0.1:4443", "address to serve it on over TLS too (Amplify connects to wss:// only); empty for none")
 	certFile := flag.String("cert-out", ".build/dev-tls.pem", "where to write the TLS listener's self-signed certificate")
+	consoleDir := flag.String("console", "local/console/node_modules", "the query page's npm packages (make dev installs them); empty for no page")
 	flag.Parse()
-	if err := run(*addr, *tlsAddr, *certFile); err != nil {
+	if err := run(*addr, *tlsAddr, *certFile, *consoleDir); err != nil {
 		fmt.Fprintln(os.Stderr, "dev:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, tlsAddr, certFile string) error {
+func run(addr, tlsAddr, certFile, consoleDir string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := ddblocal.StartInstalled(ctx)
@@ -66,7 +67,7 @@ func run(addr, tlsAddr, certFile string) error {
 	}
 	defer db.Stop()
 	api, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: sample.Blog(10, 20, 30),
-		Log: os.Stderr})
+		Log: os.Stderr, Console: consoleDir})
 	if err != nil {
 		return err
 	}
@@ -77,13 +78,15 @@ func run(addr, tlsAddr, certFile string) error {
 	url := "http://" + ln.Addr().String() + "/graphql"
 	fmt.Printf(`GraphQL API on %s (DynamoDB Local on %s, sample data loaded; Ctrl-C stops both)
 
+Query page (GraphiQL): http://%s/
+
   curl -s %s -H 'content-type: application/json' \
     -d '{"query":"{ user(handle: \"alice\") { name posts(limit: 2) { items { title comments(limit: 3) { items { body author { name } } } } } } }"}'
 
 As a signed-in user (mutations need one): add -H "authorization: $(make -s token USER=bob)"
 
 Subscriptions (onCreateComment) speak AppSync's real-time protocol at ws://%s/graphql/realtime
-`, url, db.Endpoint, url, ln.Addr())
+`, url, db.Endpoint, ln.Addr(), url, ln.Addr())
 	srv := &http.Server{Handler: devserver.Handler(api), ReadHeaderTimeout: 10 * time.Second}
 	if tlsAddr != "" {
 		tlsLn, err := listenTLS(tlsAddr, certFile)
