@@ -41,6 +41,14 @@ AMPLIFY_DIR := $(CACHE_DIR)/realtime-amplify-$(shell sha256sum local/realtime/am
 # local/console/package-lock.json (integrity hashes checked by npm).
 CONSOLE_DIR := $(CACHE_DIR)/console-$(shell sha256sum local/console/package-lock.json | cut -c1-16)
 
+# npm-install installs the packages locked in directory $(1) into $(2): npm ci
+# checks every package against the lock file's integrity hash.
+define npm-install
+	rm -rf "$(2)" && mkdir -p "$(2)"
+	cp $(1)/package.json $(1)/package-lock.json "$(2)/"
+	cd "$(2)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+endef
+
 # The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), kept in the cache.
 CDK_VERSION := 2.1148.1
 CDK         := $(CACHE_DIR)/aws-cdk-$(CDK_VERSION)/node_modules/.bin/cdk
@@ -118,9 +126,7 @@ js-lint: $(JSLINT_DIR)/.installed ## install the APPSYNC_JS linter into the cach
 	ln -sfn "$(JSLINT_DIR)/node_modules" appsyncjs/node_modules
 
 $(JSLINT_DIR)/.installed: appsyncjs/package.json appsyncjs/package-lock.json
-	rm -rf "$(JSLINT_DIR)" && mkdir -p "$(JSLINT_DIR)"
-	cp appsyncjs/package.json appsyncjs/package-lock.json "$(JSLINT_DIR)/"
-	cd "$(JSLINT_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	$(call npm-install,appsyncjs,$(JSLINT_DIR))
 	test -x "$(APPSYNCJS_ESLINT)"
 	touch "$@"
 
@@ -128,9 +134,7 @@ console: $(CONSOLE_DIR)/.installed ## install GraphiQL and React (the query page
 	ln -sfn "$(CONSOLE_DIR)/node_modules" local/console/node_modules
 
 $(CONSOLE_DIR)/.installed: local/console/package.json local/console/package-lock.json
-	rm -rf "$(CONSOLE_DIR)" && mkdir -p "$(CONSOLE_DIR)"
-	cp local/console/package.json local/console/package-lock.json "$(CONSOLE_DIR)/"
-	cd "$(CONSOLE_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	$(call npm-install,local/console,$(CONSOLE_DIR))
 	test -f "$(CONSOLE_DIR)/node_modules/graphiql/graphiql.min.js"
 	touch "$@"
 
@@ -138,9 +142,7 @@ js-clients: $(AMPLIFY_DIR)/.installed ## install Amplify (the real-time tests' c
 	ln -sfn "$(AMPLIFY_DIR)/node_modules" local/realtime/amplify/node_modules
 
 $(AMPLIFY_DIR)/.installed: local/realtime/amplify/package.json local/realtime/amplify/package-lock.json
-	rm -rf "$(AMPLIFY_DIR)" && mkdir -p "$(AMPLIFY_DIR)"
-	cp local/realtime/amplify/package.json local/realtime/amplify/package-lock.json "$(AMPLIFY_DIR)/"
-	cd "$(AMPLIFY_DIR)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	$(call npm-install,local/realtime/amplify,$(AMPLIFY_DIR))
 	test -d "$(AMPLIFY_DIR)/node_modules/aws-amplify"
 	touch "$@"
 
