@@ -101,7 +101,7 @@ func prefetchLimit(ev *appsync.Event, conn string) (store.PageRequest, bool) {
 			return first, false // the child reports the bad argument
 		}
 		req := args.request(ev)
-		if seen && (req.Order != first.Order || !req.After.Equal(first.After) || !req.Before.Equal(first.Before)) {
+		if seen && store.CommentsShape(req) != store.CommentsShape(first) {
 			return first, false // first pages of different shapes: each child reads its own
 		}
 		if !seen || req.Limit > first.Limit {
@@ -141,7 +141,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		if !ok || h.noPrefetch {
 			continue
 		}
-		if prefetch && (req.Order != first.Order || !req.After.Equal(first.After) || !req.Before.Equal(first.Before)) {
+		if prefetch && store.CommentsShape(req) != store.CommentsShape(first) {
 			prefetch = false // the events' first pages differ: each child reads its own
 			break
 		}

@@ -399,15 +399,41 @@ func (r *run) invoke(route routes.Route, calls []call) []outcome {
 }
 
 func (r *run) invokeOne(c call) outcome {
-	request, err := payload.Marshal(r.event(c))
-	if err != nil {
-		return outcome{err: err, errType: "InternalError"}
-	}
-	reply, err := r.call(request)
+	reply, err := r.invokePayload(r.event(c), -1)
 	if err != nil {
 		return lambdaError(err)
 	}
-	return decodeData(reply)
+	return outcome{data: reply[0]}
+}
+
+// invokePayload invokes the Lambda with p and decodes its reply: n items for
+// a batch, or (n < 0) one value.
+func (r *run) invokePayload(p any, n int) ([]any, error) {
+	request, err := payload.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := r.call(request)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		var v any
+		if len(reply) > 0 {
+			if err := json.Unmarshal(reply, &v); err != nil {
+				return nil, fmt.Errorf("the Lambda's reply is not JSON: %v", err)
+			}
+		}
+		return []any{v}, nil
+	}
+	var items []any
+	if err := json.Unmarshal(reply, &items); err != nil {
+		return nil, fmt.Errorf("the Lambda's reply to a batch is not a JSON array: %v", err)
+	}
+	if len(items) != n {
+		return nil, fmt.Errorf("the Lambda answered %d items for a batch of %d", len(items), n)
+	}
+	return items, nil
 }
 
 func (r *run) invokeBatch(calls []call) []outcome {
@@ -416,33 +442,27 @@ func (r *run) invokeBatch(calls []call) []outcome {
 	for i, c := range calls {
 		events[i] = r.event(c)
 	}
-	request, err := payload.Marshal(events)
-	if err == nil {
-		var reply []byte
-		if reply, err = r.call(request); err == nil {
-			var items []struct {
-				Data         json.RawMessage `json:"data"`
-				ErrorMessage string          `json:"errorMessage"`
-				ErrorType    string          `json:"errorType"`
-			}
-			if err = json.Unmarshal(reply, &items); err == nil && len(items) != len(calls) {
-				err = fmt.Errorf("the Lambda answered %d items for a batch of %d", len(items), len(calls))
-			}
-			if err == nil {
-				for i, it := range items {
-					if it.ErrorMessage != "" {
-						out[i] = outcome{err: errors.New(it.ErrorMessage), errType: it.ErrorType}
-						continue
-					}
-					out[i] = decodeData(it.Data)
-				}
-				return out
-			}
+	items, err := r.invokePayload(events, len(calls))
+	for i, it := range items {
+		if _, ok := it.(map[string]any); !ok && err == nil {
+			err = fmt.Errorf("item %d of the Lambda's reply to a batch is not an object {data, errorMessage, errorType}", i)
 		}
 	}
-	// A failed invocation fails every field of the batch, as in AppSync.
-	for i := range out {
-		out[i] = lambdaError(err)
+	if err != nil {
+		// A failed invocation fails every field of the batch, as in AppSync.
+		for i := range out {
+			out[i] = lambdaError(err)
+		}
+		return out
+	}
+	for i, it := range items {
+		item := it.(map[string]any)
+		if msg, _ := item["errorMessage"].(string); msg != "" {
+			errType, _ := item["errorType"].(string)
+			out[i] = outcome{err: errors.New(msg), errType: errType}
+			continue
+		}
+		out[i] = outcome{data: item["data"]}
 	}
 	return out
 }
@@ -508,17 +528,6 @@ func lambdaError(err error) outcome {
 		return outcome{err: errors.New(ie.Message), errType: ie.Type}
 	}
 	return outcome{err: err, errType: "Lambda:Unhandled"}
-}
-
-func decodeData(raw []byte) outcome {
-	var v any
-	if len(raw) == 0 {
-		return outcome{}
-	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return outcome{err: fmt.Errorf("the Lambda's reply is not JSON: %v", err), errType: "Lambda:Unhandled"}
-	}
-	return outcome{data: v}
 }
 
 // authorized reports whether the caller may read field of typ (Authorized).

@@ -3,11 +3,9 @@ package executor
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/example/appsync-dynamo/appsyncjs"
-	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/jsresolver"
 )
@@ -105,36 +103,6 @@ func (r *run) invokeJS(route routes.Route, calls []call) []outcome {
 	}
 	wg.Wait()
 	return out
-}
-
-// invokePayload invokes the Lambda with p and decodes its reply: n items for
-// a batch, or (n < 0) one value.
-func (r *run) invokePayload(p any, n int) ([]any, error) {
-	request, err := payload.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	reply, err := r.call(request)
-	if err != nil {
-		return nil, err
-	}
-	if n < 0 {
-		var v any
-		if len(reply) > 0 {
-			if err := json.Unmarshal(reply, &v); err != nil {
-				return nil, fmt.Errorf("the Lambda's reply is not JSON: %v", err)
-			}
-		}
-		return []any{v}, nil
-	}
-	var items []any
-	if err := json.Unmarshal(reply, &items); err != nil {
-		return nil, fmt.Errorf("the Lambda's reply to a batch is not a JSON array: %v", err)
-	}
-	if len(items) != n {
-		return nil, fmt.Errorf("the Lambda answered %d items for a batch of %d", len(items), n)
-	}
-	return items, nil
 }
 
 // jsContext is the ctx AppSync gives the resolver of call c.
