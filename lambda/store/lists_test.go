@@ -391,3 +391,47 @@ func mustTime(t *testing.T, s string) time.Time {
 	}
 	return v
 }
+
+// At the limits: 250 comments of 2,000 four-byte characters (2 MB, over
+// DynamoDB's 1 MB page), pages of 100, newest first within a range: every
+// comment in range arrives once, in order, however the pages are cut.
+func TestRangesAtTheLimits(t *testing.T) {
+	d := sample.Blog(1, 250, 5)
+	body := strings.Repeat("😀", 2000)
+	for i := range d.Comments {
+		if d.Comments[i].PostID == d.Posts[len(d.Posts)-1].ID {
+			d.Comments[i].Body = body
+		}
+	}
+	s, _ := listStore(t, d)
+	post := d.Posts[len(d.Posts)-1]
+	var in []string // newest first, strictly between the 10th and the 240th comment's times
+	var all []store.Comment
+	for _, c := range d.Comments {
+		if c.PostID == post.ID {
+			all = append(all, c)
+		}
+	}
+	after, _ := time.Parse(time.RFC3339, all[9].CreatedAt)
+	before, _ := time.Parse(time.RFC3339, all[239].CreatedAt)
+	for i := 238; i >= 10; i-- {
+		in = append(in, all[i].ID)
+	}
+	pages := 0
+	got := every(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
+		pages++
+		page, err := s.CommentsOnPost(t.Context(), post.ID, r)
+		for _, c := range page.Items {
+			if c.Body != body {
+				t.Fatalf("comment %s came back with a %d-byte body", c.ID, len(c.Body))
+			}
+		}
+		return page, err
+	}, store.PageRequest{Limit: store.MaxLimit, Order: store.NewestFirst, After: after, Before: before}, commentID)
+	if !slices.Equal(got, in) {
+		t.Errorf("%d comments in %d pages, want the %d in range, newest first", len(got), pages, len(in))
+	}
+	if pages < 3 {
+		t.Errorf("%d pages for 229 comments of 8 kB: DynamoDB's 1 MB page should have cut some", pages)
+	}
+}

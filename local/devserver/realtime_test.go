@@ -202,6 +202,15 @@ func TestSubscriptionsOverTheRealTimeProtocol(t *testing.T) {
 		}
 	}
 
+	// The largest comment the API accepts arrives whole.
+	largest := strings.Repeat("😀", 2000)
+	create(sample.HelloPost, largest)
+	for range 2 {
+		if m := hello.next("data"); m.ID == "1" && !strings.Contains(string(m.Payload), largest) {
+			t.Errorf("a 2,000-character comment arrived as %d bytes", len(m.Payload))
+		}
+	}
+
 	hello.send(map[string]any{"type": "stop", "id": "1"})
 	if m := hello.next("complete"); m.ID != "1" {
 		t.Errorf("stop answered %+v", m)

@@ -1,18 +1,33 @@
 package executor_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/schema"
 )
 
 // sameAnswer runs req on both layouts and fails unless the data and errors
@@ -181,5 +196,81 @@ func TestLeanBatchesOfTheSeedQuery(t *testing.T) {
 		if evs[0].Request != nil || strings.Contains(string(evs[0].Source), resolver.AnswersMember) {
 			t.Errorf("%s: the event carries what the Lambda never reads: %s", evs[0].Info.Field(), p[:min(len(p), 600)])
 		}
+	}
+}
+
+// onBatchGet is client middleware that runs fault before every
+// BatchGetItem: returning an error fails the call, sleeping delays it.
+func onBatchGet(fault func(ctx context.Context) error) func(*dynamodb.Options) {
+	return func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("test.onBatchGet",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					if _, ok := in.Parameters.(*dynamodb.BatchGetItemInput); ok {
+						if err := fault(ctx); err != nil {
+							return middleware.InitializeOutput{}, middleware.Metadata{}, err
+						}
+					}
+					return next.HandleInitialize(ctx, in)
+				}), middleware.Before)
+		})
+	}
+}
+
+// setupFaulty is setup over a client with optFns (faults).
+func setupFaulty(t *testing.T, data store.Dataset, optFns func(*dynamodb.Options), opts ...executor.Option) *executor.Executor {
+	t.Helper()
+	base, _ := storetest.NewStore(t, data)
+	s := store.New(storetest.Client(t, optFns), base.Table(), cursor.New(storetest.TokenKey))
+	sch, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)))), routes.All, opts...)
+}
+
+// DynamoDB failing while a parent answers its children: nothing is attached,
+// the children invoke the Lambda, and their errors reach the response with
+// their errorType; the parent's own data still comes back.
+func TestAnswersWhenDynamoDBFails(t *testing.T) {
+	d := sample.Blog(2, 5, 3)
+	e := setupFaulty(t, d, onBatchGet(func(context.Context) error {
+		return &types.ProvisionedThroughputExceededException{Message: aws.String("throttled (injected)")}
+	}))
+	post := d.Posts[len(d.Posts)-1].ID
+	data, resp := run(t, e, executor.Request{Query: `{ post(id: "` + post + `") { title comments { items { body } } author { name } } }`})
+	cost := resp.Extensions["cost"].(executor.Cost)
+	if cost.LambdaInvocations != 2 || len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Throttled" ||
+		fmt.Sprint(resp.Errors[0].Path) != "[post author]" {
+		t.Errorf("errors %+v, cost %+v", resp.Errors, cost)
+	}
+	// post.author is User!: the post is null; the comments were read (one Query) before.
+	if data["post"] != nil || cost.DynamoDB["Query"] != 1 {
+		t.Errorf("data %v, cost %+v", data, cost)
+	}
+}
+
+// DynamoDB slow while a parent answers its children: the answers it cannot
+// finish by its time budget are given up, the reply goes out before the
+// function's timeout, and the children invoke the Lambda: the answer is
+// complete and correct, only slower.
+func TestAnswersWhenDynamoDBIsSlow(t *testing.T) {
+	d := sample.Blog(2, 5, 3)
+	e := setupFaulty(t, d, onBatchGet(func(ctx context.Context) error {
+		select {
+		case <-time.After(1500 * time.Millisecond):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}), executor.WithTimeouts(executor.RequestTimeout, 2*time.Second))
+	direct, _ := setupDirect(t, d, routes.All)
+	post := d.Posts[len(d.Posts)-1].ID
+	q := executor.Request{Query: `{ post(id: "` + post + `") { title comments { items { body author { name } } } } }`}
+	data, resp := run(t, e, q)
+	want, _ := run(t, direct, q)
+	cost := resp.Extensions["cost"].(executor.Cost)
+	if len(resp.Errors) > 0 || !reflect.DeepEqual(data, want) || cost.LambdaInvocations != 2 {
+		t.Errorf("errors %+v, cost %+v\ndata %v\nwant %v", resp.Errors, cost, data, want)
 	}
 }
