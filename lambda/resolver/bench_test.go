@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"testing"
 
@@ -100,7 +101,7 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 		mem.memoryUsers[u.ID] = u
 	}
 	b.Run("handler", func(b *testing.B) {
-		h := lambda.NewHandler(resolver.New(mem, quietLog()))
+		h := lambda.NewHandler(resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard)))
 		b.SetBytes(int64(len(payload)))
 		b.ReportAllocs()
 		for b.Loop() {
@@ -113,7 +114,7 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 		d := sample.Data()
 		d.Users = append(d.Users, authors()...)
 		s, _ := storetest.NewStore(b, d)
-		h := lambda.NewHandler(resolver.New(s, quietLog()))
+		h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard)))
 		b.SetBytes(int64(len(payload)))
 		b.ReportAllocs()
 		for b.Loop() {

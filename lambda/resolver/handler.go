@@ -12,13 +12,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
-	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
@@ -49,6 +50,7 @@ type Handler struct {
 	log      *slog.Logger
 	fields   map[string]resolveFunc
 	metrics  json.RawMessage // the EMF declaration of the cost line, encoded once
+	costs    io.Writer       // where the cost lines go (WithCostLog)
 	invoked  atomic.Bool     // false until the first invocation
 	// noPrefetch and noAnswers turn the pattern's two parts off, for the
 	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
@@ -64,6 +66,12 @@ func WithMetricsNamespace(namespace string) Option {
 	return func(h *Handler) { h.metrics = emfMetrics(namespace) }
 }
 
+// WithCostLog writes the cost line of each invocation (see Invoke) to w,
+// with one Write, instead of to standard output, where Lambda takes its logs
+// from. The line does not go through the logger: slog would re-encode the
+// EMF declaration as JSON on every invocation.
+func WithCostLog(w io.Writer) Option { return func(h *Handler) { h.costs = w } }
+
 // WithoutPrefetch makes parents never read the first page of a connection
 // together with themselves: each page is its own Query (the layout of AppSync
 // batching and BatchGetItem alone, which the benchmark compares with).
@@ -78,7 +86,7 @@ func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
 // resolvers it has and the routed fields of routes.All differ: that is a
 // build error, caught by the package's tests, never a run-time condition.
 func New(s Store, log *slog.Logger, opts ...Option) *Handler {
-	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace)}
+	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
 	for _, o := range opts {
 		o(h)
 	}
@@ -129,7 +137,7 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	if len(events) > 0 {
 		field = events[0].Info.Field()
 	}
-	defer func() { h.logCost(ctx, field, len(events), meter, time.Since(start)) }()
+	defer func() { h.logCost(ctx, field, len(events), meter.Summary(), time.Since(start)) }()
 	if err != nil {
 		return nil, h.invokeError("", errs.Wrap("resolver.Invoke", errs.Validation, "malformed AppSync event", err))
 	}
@@ -341,62 +349,4 @@ func (h *Handler) logError(field string, err error) {
 		return
 	}
 	h.log.Info("request refused", "field", field, "errorType", errs.KindOf(err).String(), "message", errs.PublicMessage(err))
-}
-
-// DefaultMetricsNamespace is the CloudWatch namespace of the per-invocation
-// metrics when none is given (the stack gives its own name).
-const DefaultMetricsNamespace = "AppSyncDynamo"
-
-// emfMetrics declares which keys of the log line are metrics, in namespace.
-func emfMetrics(namespace string) json.RawMessage {
-	b, _ := payload.Marshal([]map[string]any{{
-		"Namespace":  namespace,
-		"Dimensions": [][]string{{"Field"}},
-		"Metrics": []map[string]string{
-			{"Name": "BatchSize", "Unit": "Count"},
-			{"Name": "DynamoDBRequests", "Unit": "Count"},
-			{"Name": "ReadCapacityUnits", "Unit": "Count"},
-			{"Name": "WriteCapacityUnits", "Unit": "Count"},
-			{"Name": "Duration", "Unit": "Milliseconds"},
-		},
-	}})
-	return b
-}
-
-// unknownField is the Field dimension of a payload that names no field (a
-// malformed event): a dimension is never empty.
-const unknownField = "(unknown)"
-
-// logCost writes the invocation's cost as one Embedded Metric Format line,
-// with the Lambda request ID and whether this was the runtime's first
-// invocation (a cold start).
-func (h *Handler) logCost(ctx context.Context, field string, batch int, m *cost.Meter, took time.Duration) {
-	sum := m.Summary()
-	requests := 0
-	for _, n := range sum.Requests {
-		requests += n
-	}
-	if field == "" || field == "." {
-		field = unknownField
-	}
-	requestID := ""
-	if lc, ok := lambdacontext.FromContext(ctx); ok {
-		requestID = lc.AwsRequestID
-	}
-	byOperation := make([]slog.Attr, 0, len(sum.Requests))
-	for op, n := range sum.Requests {
-		byOperation = append(byOperation, slog.Int(op, n))
-	}
-	h.log.LogAttrs(ctx, slog.LevelInfo, "invocation",
-		slog.Group("_aws", slog.Int64("Timestamp", time.Now().UnixMilli()), slog.Any("CloudWatchMetrics", h.metrics)),
-		slog.String("RequestId", requestID),
-		slog.Bool("ColdStart", !h.invoked.Swap(true)),
-		slog.String("Field", field),
-		slog.Int("BatchSize", batch),
-		slog.Int("DynamoDBRequests", requests),
-		slog.Attr{Key: "Requests", Value: slog.GroupValue(byOperation...)},
-		slog.Float64("ReadCapacityUnits", sum.Read),
-		slog.Float64("WriteCapacityUnits", sum.Write),
-		slog.Float64("Duration", float64(took.Microseconds())/1000),
-	)
 }

@@ -23,7 +23,7 @@ import (
 func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.Handler {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data, opts...)
-	return lambda.NewHandler(resolver.New(s, quietLog()))
+	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard)))
 }
 
 // directHandler is newHandler with the replies direct Lambda resolvers get:
@@ -32,7 +32,7 @@ func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.H
 func directHandler(t *testing.T, data store.Dataset) lambda.Handler {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data)
-	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithoutAnswers()))
+	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithoutAnswers()))
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }

@@ -3,6 +3,7 @@ package resolver_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"testing"
@@ -288,13 +289,13 @@ func TestCommentAuthorBatchOf200(t *testing.T) {
 		return m.Count("BatchGetItem")
 	}
 	seeded, _ := storetest.NewStore(t, d)
-	if n := check(t, lambda.NewHandler(resolver.New(seeded, quietLog()))); n != 2 {
+	if n := check(t, lambda.NewHandler(resolver.New(seeded, quietLog(), resolver.WithCostLog(io.Discard)))); n != 2 {
 		t.Errorf("%d BatchGetItem calls for 120 distinct authors, want 2", n)
 	}
 	// With DynamoDB leaving half of every answer unprocessed, the reply is still complete.
 	client := storetest.Client(t, func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, storetest.HalfUnprocessed) })
 	busy := store.New(client, seeded.Table(), cursor.New(storetest.TokenKey))
-	n := check(t, lambda.NewHandler(resolver.New(busy, quietLog())))
+	n := check(t, lambda.NewHandler(resolver.New(busy, quietLog(), resolver.WithCostLog(io.Discard))))
 	t.Logf("with half of the keys unprocessed each time: %d BatchGetItem calls", n)
 }
 

@@ -36,7 +36,7 @@ func ev(parent, field string, args, source any, selection ...string) appsync.Eve
 
 func TestEveryRouteHasAResolver(t *testing.T) {
 	// New panics when routes.All and the resolvers differ.
-	h := resolver.New(store.New(nil, "unused", cursor.New(nil)), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	h := resolver.New(store.New(nil, "unused", cursor.New(nil)), slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))
 	if h == nil {
 		t.Fatal("New returned nil")
 	}
@@ -262,7 +262,7 @@ func TestFollowConnectionsFetchUsersOnlyWhenNeeded(t *testing.T) {
 func TestInternalErrorsAreNotShown(t *testing.T) {
 	client := storetest.Client(t)
 	s := store.New(client, "no-such-table", cursor.New(storetest.TokenKey))
-	h := lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil))))
+	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard)))
 	_, ierr, _ := invoke(t, h, mustJSON(t, ev("Query", "post", map[string]any{"id": sample.HelloPost}, nil)))
 	if ierr == nil || ierr.Type != "InternalError" || ierr.Message != "internal error" {
 		t.Errorf("error = %+v, want InternalError with no detail", ierr)
@@ -272,7 +272,7 @@ func TestInternalErrorsAreNotShown(t *testing.T) {
 func TestCostLineInEmbeddedMetricFormat(t *testing.T) {
 	s, _ := storetest.NewStore(t, sample.Data())
 	var buf strings.Builder
-	h := lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(&buf, nil))))
+	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(&buf)))
 	batch := []appsync.Event{
 		ev("Post", "author", nil, store.Post{ID: "p1", AuthorID: sample.Alice}),
 		ev("Post", "author", nil, store.Post{ID: "p2", AuthorID: sample.Bob}),
@@ -323,7 +323,7 @@ type costLine struct {
 func TestCostLineNamesItsStackRequestAndColdStart(t *testing.T) {
 	s, _ := storetest.NewStore(t, sample.Data())
 	var buf strings.Builder
-	h := lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(&buf, nil)), resolver.WithMetricsNamespace("MyStack")))
+	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(&buf), resolver.WithMetricsNamespace("MyStack")))
 	for i, payload := range [][]byte{mustJSON(t, ev("Query", "user", map[string]string{"id": sample.Alice}, nil)), []byte(`{"info":5}`)} {
 		ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: fmt.Sprint("req-", i)})
 		h.Invoke(ctx, payload)

@@ -3,6 +3,7 @@ package resolver_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -39,10 +40,10 @@ func BenchmarkTraffic(b *testing.B) {
 	for _, u := range authors() {
 		mem.memoryUsers[u.ID] = u
 	}
-	h := lambda.NewHandler(resolver.New(mem, quietLog()))
+	h := lambda.NewHandler(resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard)))
 	// Without answers, as with direct resolvers on every field: the figures
 	// before the JavaScript child resolvers, where a reply answers no child.
-	direct := lambda.NewHandler(resolver.New(mem, quietLog(), resolver.WithoutAnswers()))
+	direct := lambda.NewHandler(resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithoutAnswers()))
 	for _, c := range traffic.Cases() {
 		perEvent := func(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Events), "ns/event")

@@ -107,7 +107,7 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	handler := func(opts ...resolver.Option) lambda.Handler {
-		return lambda.NewHandler(resolver.New(s, quiet, opts...))
+		return lambda.NewHandler(resolver.New(s, quiet, append(opts, resolver.WithCostLog(io.Discard))...))
 	}
 	layouts := []*executor.Executor{
 		executor.New(sch, naive.New(s), naive.Routes(), executor.WithDirectResolvers()),

@@ -62,7 +62,7 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	h := resolver.New(s, slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	h := resolver.New(s, slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})), resolver.WithCostLog(io.Discard))
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
 	return &API{Exec: executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub)), Hub: hub, Console: cfg.Console}, nil
 }

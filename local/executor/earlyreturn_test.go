@@ -226,7 +226,7 @@ func setupFaulty(t *testing.T, data store.Dataset, optFns func(*dynamodb.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	return executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)))), routes.All, opts...)
+	return executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))), routes.All, opts...)
 }
 
 // DynamoDB failing while a parent answers its children: nothing is attached,

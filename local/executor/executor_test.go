@@ -73,7 +73,7 @@ func setupWith(t *testing.T, data store.Dataset, rs []routes.Route, opts []execu
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), hopts...))}
+	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), append([]resolver.Option{resolver.WithCostLog(io.Discard)}, hopts...)...))}
 	return executor.New(sch, rec, rs, opts...), rec
 }
 

@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestAHangingDynamoDBIsAnsweredBeforeTheDeadline(t *testing.T) {
 	}
 	log := &proc.Output{}
 	s := store.New(ddblocal.Client(ddblocal.BlackHole(t)), "t", cursor.New([]byte("k")))
-	h := resolver.New(s, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	h := resolver.New(s, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})), resolver.WithCostLog(io.Discard))
 	const timeout = time.Second
 	e := executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithTimeouts(executor.RequestTimeout, timeout))
 	start := time.Now()
