@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -278,7 +279,32 @@ func compact(t *testing.T, v []byte) string {
 	return b.String()
 }
 
-// On valid JSON, MembersOfValid finds what Members finds.
+// walkNested lists the members of the object at raw[i] and of the objects in
+// them, as path=value, with WalkOfValid descending into each in one pass.
+func walkNested(raw []byte, i int, path string) (out []string) {
+	appsync.WalkOfValid(raw, i, func(key []byte, j int) int {
+		end, _ := appsync.SkipValid(raw, j)
+		out = append(out, path+string(key)+"="+string(raw[j:end]))
+		out = append(out, walkNested(raw, j, path+string(key)+".")...)
+		if walked := appsync.WalkOfValid(raw, j, func(_ []byte, k int) int { e, _ := appsync.SkipValid(raw, k); return e }); walked != end {
+			out = append(out, fmt.Sprintf("WalkOfValid ended at %d, SkipValid at %d", walked, end))
+		}
+		return end
+	})
+	return out
+}
+
+// eachNested is walkNested with EachMember, which validates.
+func eachNested(raw []byte, path string) (out []string) {
+	appsync.EachMember(raw, func(key, value []byte) {
+		out = append(out, path+string(key)+"="+string(value))
+		out = append(out, eachNested(value, path+string(key)+".")...)
+	})
+	return out
+}
+
+// On valid JSON, MembersOfValid finds what Members finds, and WalkOfValid
+// and SkipValid what EachMember finds.
 func FuzzMembersOfValid(f *testing.F) {
 	f.Add([]byte(`{"id":"p1","authorId":"u\\"x\\\\","body":"<long> \"quoted\" \\","n":-1.5e3,"o":{"a":["}",{"b":"]"}]},"ID":"P"}`))
 	f.Add([]byte(` { "authorId" : null , "x" : true } `))
@@ -305,6 +331,13 @@ func FuzzMembersOfValid(f *testing.F) {
 		want, err := appsync.Members(raw, "id", "authorId", "o")
 		if err != nil {
 			return // not valid JSON: MembersOfValid promises nothing
+		}
+		start := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n"))
+		if end, _ := appsync.SkipValid(raw, start); end != len(bytes.TrimRight(raw, " \t\r\n")) {
+			t.Fatalf("SkipValid(%q) ends at %d", raw, end)
+		}
+		if walked, each := walkNested(raw, 0, ""), eachNested(raw, ""); !slices.Equal(walked, each) {
+			t.Fatalf("WalkOfValid into every member of %q = %q, EachMember = %q", raw, walked, each)
 		}
 		got := appsync.MembersOfValid(raw, "id", "authorId", "o")
 		for k := range want {

@@ -655,30 +655,47 @@ func EachElement(raw []byte, fn func(value []byte)) error {
 // bytes at a time. On invalid input its result is unspecified.
 func MembersOfValid(raw []byte, names ...string) [][]byte {
 	values := make([][]byte, len(names))
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return values
+	WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := SkipValid(raw, i)
+		if name := field(key, names...); name != "" {
+			values[slices.Index(names, name)] = raw[i:end]
+		}
+		return end
+	})
+	return values
+}
+
+// WalkOfValid calls member with the key (quoted, as written) and the index
+// of the value of each member of the object at raw[i], in order, for raw
+// known to be valid JSON (see MembersOfValid); member returns the index
+// after the value: SkipValid's, or that of a WalkOfValid into it, so that a
+// caller reads nested members in the same pass. WalkOfValid returns the
+// index after the object; a value that is not an object is skipped, with no
+// call.
+func WalkOfValid(raw []byte, i int, member func(quotedKey []byte, value int) int) int {
+	if i = skipSpace(raw, i); i >= len(raw) || raw[i] != '{' {
+		end, _ := SkipValid(raw, i)
+		return end
 	}
-	i = skipSpace(raw, i+1)
-	for i < len(raw) && raw[i] == '"' {
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
 		keyEnd := skipValidString(raw, i)
 		key := raw[i:keyEnd]
 		i = skipSpace(raw, keyEnd)
 		if i >= len(raw) || raw[i] != ':' {
-			return values
+			return len(raw)
 		}
-		i = skipSpace(raw, i+1)
-		end := skipValidValue(raw, i)
-		if name := field(key, names...); name != "" {
-			values[slices.Index(names, name)] = raw[i:end]
-		}
-		i = skipSpace(raw, end)
+		i = skipSpace(raw, member(key, skipSpace(raw, i+1)))
 		if i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	return values
+	return min(i+1, len(raw)) // after the closing brace
 }
+
+// FieldOf returns which of names the quoted key selects, as encoding/json
+// matches an object's keys to a struct's fields (exactly, or else ignoring
+// case), "" when none does: names are all the fields of the struct.
+func FieldOf(quotedKey []byte, names ...string) string { return field(quotedKey, names...) }
 
 // skipValidString returns the index after the valid string at b[i].
 func skipValidString(b []byte, i int) int {
@@ -699,15 +716,20 @@ func skipValidString(b []byte, i int) int {
 	}
 }
 
-// skipValidValue returns the index after the valid value at b[i].
-func skipValidValue(b []byte, i int) int {
+// SkipValid returns the index after the valid JSON value at b[i] (see
+// MembersOfValid) and, when it is an array, the number of its elements.
+func SkipValid(b []byte, i int) (end, elements int) {
 	if i >= len(b) {
-		return len(b)
+		return len(b), 0
 	}
 	switch b[i] {
 	case '"':
-		return skipValidString(b, i)
+		return skipValidString(b, i), 0
 	case '{', '[':
+		array := b[i] == '['
+		if array && skipSpace(b, i+1) < len(b) && b[skipSpace(b, i+1)] != ']' {
+			elements = 1
+		}
 		depth := 0
 		for i < len(b) {
 			switch b[i] {
@@ -718,17 +740,21 @@ func skipValidValue(b []byte, i int) int {
 				depth++
 			case '}', ']':
 				if depth--; depth == 0 {
-					return i + 1
+					return i + 1, elements
+				}
+			case ',':
+				if array && depth == 1 {
+					elements++
 				}
 			}
 			i++
 		}
-		return len(b)
+		return len(b), elements
 	}
 	for i < len(b) && !isDelimiter(b[i]) { // a number or a literal
 		i++
 	}
-	return i
+	return i, 0
 }
 
 func isDelimiter(c byte) bool {
@@ -745,38 +771,18 @@ func LenOfValid(raw []byte) int {
 	if i >= len(raw) || raw[i] != '[' {
 		return -1
 	}
-	n := 0
-	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']'; {
-		i = skipSpace(raw, skipValidValue(raw, i))
-		n++
-		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-	}
+	_, n := SkipValid(raw, i)
 	return n
 }
 
 // EachMemberOfValid is EachMember for raw known to be valid (see
 // MembersOfValid): it finds the members without validating them again.
 func EachMemberOfValid(raw []byte, fn func(quotedKey, value []byte)) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return
-	}
-	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
-		keyEnd := skipValidString(raw, i)
-		key := raw[i:keyEnd]
-		i = skipSpace(raw, keyEnd)
-		if i >= len(raw) || raw[i] != ':' {
-			return
-		}
-		i = skipSpace(raw, i+1)
-		end := skipValidValue(raw, i)
+	WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := SkipValid(raw, i)
 		fn(key, raw[i:end])
-		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-	}
+		return end
+	})
 }
 
 // EachElementOfValid is EachElement for raw known to be a valid array.
@@ -786,7 +792,7 @@ func EachElementOfValid(raw []byte, fn func(value []byte)) {
 		return
 	}
 	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']'; {
-		end := skipValidValue(raw, i)
+		end, _ := SkipValid(raw, i)
 		fn(raw[i:end])
 		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)

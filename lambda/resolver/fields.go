@@ -385,24 +385,46 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 	if req.NextToken != "" {
 		return nil, false
 	}
-	// The source was validated with the event (or encoded here).
-	src := appsync.MembersOfValid(ev.Source, "id", "prefetchedComments")
-	if src[0] == nil || src[1] == nil {
-		return nil, false
-	}
-	pre := appsync.MembersOfValid(src[1], "parent", "items", "complete", "args")
-	if pre[0] == nil || pre[1] == nil || string(pre[2]) != "true" || !bytes.Equal(pre[0], src[0]) {
+	// The source was validated with the event (or encoded here): it is read
+	// in one pass, the prefetch's items counted as they are skipped.
+	src := ev.Source
+	var id, parent, items, complete, args []byte
+	n := 0
+	appsync.WalkOfValid(src, 0, func(key []byte, i int) int {
+		switch appsync.FieldOf(key, "id", "prefetchedComments") {
+		case "id":
+			end, _ := appsync.SkipValid(src, i)
+			id = src[i:end]
+			return end
+		case "prefetchedComments": // a later duplicate replaces it whole
+			parent, items, complete, args, n = nil, nil, nil, nil, 0
+			return appsync.WalkOfValid(src, i, func(key []byte, j int) int {
+				end, elements := appsync.SkipValid(src, j)
+				switch appsync.FieldOf(key, "parent", "items", "complete", "args") {
+				case "parent":
+					parent = src[j:end]
+				case "items":
+					items, n = src[j:end], elements
+				case "complete":
+					complete = src[j:end]
+				case "args":
+					args = src[j:end]
+				}
+				return end
+			})
+		}
+		end, _ := appsync.SkipValid(src, i)
+		return end
+	})
+	if id == nil || parent == nil || items == nil || items[0] != '[' || string(complete) != "true" || !bytes.Equal(parent, id) {
 		return nil, false
 	}
 	var readWith string // the order and range the prefetch was read in
-	if pre[3] != nil && json.Unmarshal(pre[3], &readWith) != nil || readWith != store.CommentsShape(req) {
+	if args != nil && json.Unmarshal(args, &readWith) != nil || readWith != store.CommentsShape(req) || n > req.Limit {
 		return nil, false
 	}
-	if n := appsync.LenOfValid(pre[1]); n < 0 || n > req.Limit {
-		return nil, false
-	}
-	page := make(json.RawMessage, 0, len(pre[1])+32)
-	page = append(append(append(page, `{"items":`...), pre[1]...), `,"nextToken":null}`...)
+	page := make(json.RawMessage, 0, len(items)+32)
+	page = append(append(append(page, `{"items":`...), items...), `,"nextToken":null}`...)
 	return page, true
 }
 
