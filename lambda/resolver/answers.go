@@ -3,7 +3,6 @@ package resolver
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -84,8 +83,9 @@ type answered struct {
 	fields  []*selection.Field // what the query selects on it, every occurrence merged
 	reply   *replyRoom         // the reply that holds it
 	answers []*answer
-	asked   map[string]int // first-page occurrences of each child field
-	got     map[string]int // of which answered
+	// asked counts the first-page occurrences of the child field whose first
+	// page the object may carry (prefetchMembers), got those answered.
+	asked, got int
 }
 
 // replyRoom is what one event's reply still has room for, and its event.
@@ -117,6 +117,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		route routes.Route
 		raw   json.RawMessage
 		objs  []*answered
+		room  *replyRoom
 	}
 	var tops []top
 	var level []*answered
@@ -159,7 +160,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		if !ok {
 			continue
 		}
-		tops = append(tops, top{i, route, raw, objs})
+		tops = append(tops, top{i, route, raw, objs, room})
 		level = append(level, objs...)
 	}
 	if len(tops) == 0 {
@@ -183,18 +184,23 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		}
 		lctx, meter := cost.WithMeter(actx)
 		outs := make([][]result, len(order))
-		var wg sync.WaitGroup
-		for k, key := range order {
-			answers := byRoute[key]
-			wg.Go(func() {
-				batch := make([]*appsync.Event, len(answers))
-				for j, a := range answers {
-					batch[j] = a.ev
-				}
-				outs[k] = h.safely(lctx, key, h.fields[key], batch)
-			})
+		resolve := func(k int) {
+			key := order[k]
+			batch := make([]*appsync.Event, len(byRoute[key]))
+			for j, a := range byRoute[key] {
+				batch[j] = a.ev
+			}
+			outs[k] = h.safely(lctx, key, h.fields[key], batch)
 		}
-		wg.Wait()
+		if len(order) == 1 {
+			resolve(0) // most levels: one field, no goroutine to start
+		} else {
+			var wg sync.WaitGroup
+			for k := range order {
+				wg.Go(func() { resolve(k) })
+			}
+			wg.Wait()
+		}
 		spent += meter.Total()
 		var next []*answered
 		for k, key := range order {
@@ -205,9 +211,8 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		level = next
 	}
 	for _, t := range tops {
-		if raw, err := assemble(t.raw, t.route.Shape, t.objs); err == nil {
-			results[t.i].data = raw
-		}
+		used := t.route.ReplyBudget() - t.room.bytes // the object and its answers
+		results[t.i].data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route.Shape, t.objs))
 	}
 }
 
@@ -259,7 +264,9 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 			if token, ok := f.Args["nextToken"]; ok && token != nil {
 				continue // a later page: its own invocation
 			}
-			p.asked[f.Name]++
+			if prefetchMembers[route.Key()] != "" {
+				p.asked++
+			}
 			key, ok := AnswerKey(f.Name, f.Args, route.Defaults)
 			if f.Unknown || !ok {
 				continue
@@ -361,7 +368,9 @@ func (a *answer) attach(r result) []*answered {
 	room.bytes -= size
 	a.data, a.objs = raw, objs
 	a.parent.answers = append(a.parent.answers, a)
-	a.parent.got[a.route.Field] += len(a.fields)
+	if prefetchMembers[a.route.Key()] != "" {
+		a.parent.got += len(a.fields)
+	}
 	return objs
 }
 
@@ -395,138 +404,113 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	objs := make([]*answered, len(elems))
 	for i, e := range elems {
 		if len(e) > 0 && e[0] == '{' {
-			objs[i] = &answered{raw: e, typ: route.Returns, fields: below, reply: room, asked: map[string]int{}, got: map[string]int{}}
+			objs[i] = &answered{raw: e, typ: route.Returns, fields: below, reply: room}
 		}
 	}
 	return objs, true
 }
 
-// assemble returns raw, a value of a field of the given shape, with the
-// answers of the objects it holds.
-func assemble(raw json.RawMessage, shape routes.Shape, objs []*answered) (json.RawMessage, error) {
-	answered := false
-	for _, o := range objs {
-		answered = answered || (o != nil && len(o.answers) > 0)
-	}
-	if !answered {
-		return raw, nil
+// appendAssembled appends raw, a value of a field of the given shape, to
+// dst with the answers of the objects it holds, in one pass over raw.
+func appendAssembled(dst []byte, raw json.RawMessage, shape routes.Shape, objs []*answered) []byte {
+	if !slices.ContainsFunc(objs, func(o *answered) bool { return o != nil && len(o.answers) > 0 }) {
+		return append(dst, raw...)
 	}
 	if shape == routes.One {
-		return objs[0].assemble()
+		return objs[0].appendTo(dst)
 	}
-	list := []byte{'['}
-	for i, o := range objs {
-		if i > 0 {
-			list = append(list, ',')
+	list := func(dst []byte) []byte {
+		dst = append(dst, '[')
+		for i, o := range objs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if o == nil {
+				dst = append(dst, "null"...) // objectsIn's nil: a null element
+				continue
+			}
+			dst = o.appendTo(dst)
 		}
-		if o == nil {
-			list = append(list, "null"...)
-			continue
-		}
-		b, err := o.assemble()
-		if err != nil {
-			return nil, err
-		}
-		list = append(list, b...)
+		return append(dst, ']')
 	}
-	list = append(list, ']')
 	if shape == routes.List {
-		return list, nil
+		return list(dst)
 	}
-	page, err := members(raw)
-	if err != nil {
-		return nil, err
-	}
-	for i := range page {
-		if string(page[i].key) == `"items"` {
-			page[i].value = list
+	// A page: its items replaced, the rest copied as it is.
+	from := 0
+	appsync.WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := appsync.SkipValid(raw, i)
+		if string(key) == `"items"` {
+			dst = list(append(dst, raw[from:i]...))
+			from = end
 		}
-	}
-	return page.encode(), nil
+		return end
+	})
+	return append(dst, raw[from:]...)
 }
 
-// assemble returns the object with its answers, without the first page it
-// prefetched for a child field whose every first-page occurrence now has an
-// answer (it would be sent twice).
-func (o *answered) assemble() (json.RawMessage, error) {
+// appendTo appends the object to dst with its answers, without the first
+// page it prefetched for a child field whose every first-page occurrence
+// now has an answer (it would be sent twice).
+func (o *answered) appendTo(dst []byte) []byte {
 	if len(o.answers) == 0 {
-		return o.raw, nil
+		return append(dst, o.raw...)
 	}
-	obj, err := members(o.raw)
-	if err != nil {
-		return nil, err
-	}
-	for field, prefetched := range prefetchMembers {
-		if typ, name, _ := strings.Cut(field, "."); typ == o.typ && o.got[name] == o.asked[name] {
-			obj = slices.DeleteFunc(obj, func(m member) bool { return string(m.key) == `"`+prefetched+`"` })
+	start := len(dst)
+	dst = append(dst, '{')
+	drop := ""
+	for field, member := range prefetchMembers {
+		if strings.HasPrefix(field, o.typ+".") && o.got == o.asked {
+			drop = `"` + member + `"`
 		}
 	}
-	var answers object
-	defaults := map[string]map[string]any{}
-	for _, a := range o.answers {
-		v, err := assemble(a.data, a.route.Shape, a.objs)
-		if err != nil {
-			return nil, err
+	appsync.WalkOfValid(o.raw, 0, func(key []byte, i int) int {
+		end, _ := appsync.SkipValid(o.raw, i)
+		if string(key) != drop {
+			if len(dst) > start+1 {
+				dst = append(dst, ',')
+			}
+			dst = append(append(append(dst, key...), ':'), o.raw[i:end]...)
 		}
-		answers = append(answers, member{quote(a.key), v})
-		if len(a.route.Defaults) > 0 {
-			defaults[a.route.Field] = a.route.Defaults
-		}
+		return end
+	})
+	if len(dst) > start+1 {
+		dst = append(dst, ',')
 	}
-	obj = append(obj, member{[]byte(`"` + AnswersMember + `"`), answers.encode()})
-	if len(defaults) > 0 {
-		d, err := payload.Marshal(defaults)
-		if err != nil {
-			return nil, err
-		}
-		obj = append(obj, member{[]byte(`"` + DefaultsMember + `"`), d})
-	}
-	return obj.encode(), nil
-}
-
-// quote returns s as a JSON string.
-func quote(s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			b, _ := payload.Marshal(s)
-			return b
-		}
-	}
-	return append(append(append(make([]byte, 0, len(s)+2), '"'), s...), '"')
-}
-
-// object is a JSON object's members, in order.
-type object []member
-
-type member struct {
-	key   []byte // quoted, as written
-	value []byte
-}
-
-// members returns the members of the JSON object raw, which this program
-// encoded (or Decode validated).
-func members(raw []byte) (object, error) {
-	var obj object
-	appsync.EachMemberOfValid(raw, func(key, value []byte) { obj = append(obj, member{key, value}) })
-	if obj == nil && (len(raw) < 2 || raw[0] != '{') {
-		return nil, errors.New("resolver: not a JSON object")
-	}
-	return obj, nil
-}
-
-// encode writes the members as a JSON object.
-func (obj object) encode() json.RawMessage {
-	size := 2
-	for _, m := range obj {
-		size += len(m.key) + len(m.value) + 2
-	}
-	out := make([]byte, 0, size)
-	out = append(out, '{')
-	for i, m := range obj {
+	dst = append(dst, `"`+AnswersMember+`":{`...)
+	var defaulted []routes.Route // the fields answered that have defaults
+	for i, a := range o.answers {
 		if i > 0 {
-			out = append(out, ',')
+			dst = append(dst, ',')
 		}
-		out = append(append(append(out, m.key...), ':'), m.value...)
+		dst = appendAssembled(append(payload.AppendString(dst, a.key), ':'), a.data, a.route.Shape, a.objs)
+		if len(a.route.Defaults) > 0 && !slices.ContainsFunc(defaulted, func(r routes.Route) bool { return r.Field == a.route.Field }) {
+			defaulted = append(defaulted, a.route)
+		}
 	}
-	return append(out, '}')
+	dst = append(dst, '}')
+	if len(defaulted) > 0 { // as encoding/json writes a map: by field
+		slices.SortFunc(defaulted, func(a, b routes.Route) int { return strings.Compare(a.Field, b.Field) })
+		dst = append(dst, `,"`+DefaultsMember+`":{`...)
+		for i, r := range defaulted {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(append(payload.AppendString(dst, r.Field), ':'), defaultsJSON[r.Key()]...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
 }
+
+// defaultsJSON is each route's default arguments in JSON, by route key,
+// encoded once.
+var defaultsJSON = func() map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	for _, r := range routes.All {
+		if len(r.Defaults) > 0 {
+			m[r.Key()], _ = payload.Marshal(r.Defaults)
+		}
+	}
+	return m
+}()
