@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -56,6 +57,9 @@ const answerRequests = 200
 // DefaultsMember; where the two could differ (a string JavaScript escapes
 // otherwise), the child finds no answer and invokes the Lambda.
 func AnswerKey(field string, args, defaults map[string]any) (string, bool) {
+	if len(args) == 0 {
+		return field, true
+	}
 	names := make([]string, 0, len(args))
 	for name, v := range args {
 		if d, ok := defaults[name]; v != nil && !(ok && v == d) {
@@ -251,36 +255,41 @@ func asksForChildren(set selection.Set, route routes.Route) bool {
 func plan(level []*answered) (map[string][]*answer, []string) {
 	byRoute := map[string][]*answer{}
 	var order []string
+	type typedField struct {
+		typ string
+		f   *selection.Field
+	}
+	fieldPlans := map[typedField]fieldPlan{}
 	for _, p := range level {
 		if p == nil {
 			continue
 		}
-		byKey := map[string]*answer{}
+		var answers []*answer // this object's, few: found by key in a loop
 		for _, f := range p.fields {
-			route, ok := routes.Of(p.typ, f.Name)
-			if !ok || !route.EarlyReturn() {
+			fp, seen := fieldPlans[typedField{p.typ, f}]
+			if !seen { // the objects of a level share their selection's fields
+				fp = planField(p.typ, f)
+				fieldPlans[typedField{p.typ, f}] = fp
+			}
+			if !fp.firstPage {
 				continue
 			}
-			if token, ok := f.Args["nextToken"]; ok && token != nil {
-				continue // a later page: its own invocation
-			}
-			if prefetchMembers[route.Key()] != "" {
+			if fp.prefetched {
 				p.asked++
 			}
-			key, ok := AnswerKey(f.Name, f.Args, route.Defaults)
-			if f.Unknown || !ok {
+			if !fp.answerable {
 				continue
 			}
-			a := byKey[key]
-			if a == nil {
-				a = &answer{key: key, route: route, parent: p}
-				byKey[key] = a
-				if _, seen := byRoute[route.Key()]; !seen {
-					order = append(order, route.Key())
+			k := slices.IndexFunc(answers, func(a *answer) bool { return a.key == fp.key })
+			if k < 0 {
+				k = len(answers)
+				answers = append(answers, &answer{key: fp.key, route: fp.route, parent: p})
+				if _, seen := byRoute[fp.routeKey]; !seen {
+					order = append(order, fp.routeKey)
 				}
-				byRoute[route.Key()] = append(byRoute[route.Key()], a)
+				byRoute[fp.routeKey] = append(byRoute[fp.routeKey], answers[k])
 			}
-			a.fields = append(a.fields, f)
+			answers[k].fields = append(answers[k].fields, f)
 		}
 	}
 	// The objects of a level mostly share their selection: each distinct
@@ -310,6 +319,32 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 		}
 	}
 	return byRoute, order
+}
+
+// fieldPlan is what plan learns of one field of a selection.
+type fieldPlan struct {
+	route      routes.Route
+	routeKey   string
+	key        string // its AnswerKey
+	firstPage  bool   // a field with a JavaScript resolver, not asking for a later page
+	prefetched bool   // a field whose first page its parent may carry
+	answerable bool   // a first page whose arguments are known
+}
+
+// planField plans the field f of an object of type typ.
+func planField(typ string, f *selection.Field) fieldPlan {
+	route, ok := routes.Of(typ, f.Name)
+	if !ok || !route.EarlyReturn() {
+		return fieldPlan{}
+	}
+	if token, ok := f.Args["nextToken"]; ok && token != nil {
+		return fieldPlan{} // a later page: its own invocation
+	}
+	fp := fieldPlan{route: route, routeKey: route.Key(), firstPage: true}
+	fp.prefetched = prefetchMembers[fp.routeKey] != ""
+	fp.key, ok = AnswerKey(f.Name, f.Args, route.Defaults)
+	fp.answerable = ok && !f.Unknown
+	return fp
 }
 
 // event is the event AppSync would send for the answer's field, with the
@@ -389,6 +424,12 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 			below = append(below, items.Set.Fields...)
 		}
 	}
+	if !slices.ContainsFunc(below, func(f *selection.Field) bool {
+		r, ok := routes.Of(route.Returns, f.Name)
+		return ok && r.EarlyReturn()
+	}) {
+		return nil, true // leaves: nothing below them to answer
+	}
 	var elems [][]byte
 	add := func(v []byte) { elems = append(elems, v) }
 	switch route.Shape {
@@ -456,25 +497,30 @@ func (o *answered) appendTo(dst []byte) []byte {
 	if len(o.answers) == 0 {
 		return append(dst, o.raw...)
 	}
-	start := len(dst)
-	dst = append(dst, '{')
 	drop := ""
 	for field, member := range prefetchMembers {
 		if strings.HasPrefix(field, o.typ+".") && o.got == o.asked {
 			drop = `"` + member + `"`
 		}
 	}
-	appsync.WalkOfValid(o.raw, 0, func(key []byte, i int) int {
-		end, _ := appsync.SkipValid(o.raw, i)
-		if string(key) != drop {
-			if len(dst) > start+1 {
-				dst = append(dst, ',')
+	start := len(dst)
+	if drop == "" { // the object as it is, but for its closing brace
+		obj := bytes.TrimRight(o.raw, " \t\r\n")
+		dst = append(dst, obj[:len(obj)-1]...)
+	} else {
+		dst = append(dst, '{')
+		appsync.WalkOfValid(o.raw, 0, func(key []byte, i int) int {
+			end, _ := appsync.SkipValid(o.raw, i)
+			if string(key) != drop {
+				if len(dst) > start+1 {
+					dst = append(dst, ',')
+				}
+				dst = append(append(append(dst, key...), ':'), o.raw[i:end]...)
 			}
-			dst = append(append(append(dst, key...), ':'), o.raw[i:end]...)
-		}
-		return end
-	})
-	if len(dst) > start+1 {
+			return end
+		})
+	}
+	if len(bytes.TrimSpace(dst[start+1:])) > 0 { // after a member
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"`+AnswersMember+`":{`...)
