@@ -124,9 +124,10 @@ type resolveFunc func(ctx context.Context, evs []*appsync.Event) []result
 // Errors returned are messages.InvokeResponse_Error values, so AppSync shows
 // their Type as the GraphQL errorType.
 //
-// Each invocation logs one line in CloudWatch Embedded Metric Format: the
-// field, the batch size, DynamoDB requests by operation, capacity units and
-// the duration, which CloudWatch turns into metrics with no API call.
+// Each invocation writes one log line in CloudWatch Embedded Metric Format
+// (to standard output, or to WithCostLog's writer): the field, the batch
+// size, DynamoDB requests by operation, capacity units and the duration,
+// which CloudWatch turns into metrics with no API call.
 func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	start := time.Now()
 	ctx, cancel := withMargin(ctx, start)
@@ -147,6 +148,13 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	}
 	results := h.resolve(ctx, ptrs)
 	h.answerChildren(ctx, ptrs, results, halfway(ctx, start))
+	return h.reply(events, results, batch)
+}
+
+// reply encodes the results of the events: a single event's value, or its
+// error as the invocation's; or a batch's array of items, the largest
+// answers turned into errors should the whole pass the payload limit.
+func (h *Handler) reply(events []appsync.Event, results []result, batch bool) ([]byte, error) {
 	if !batch {
 		r := results[0]
 		if r.err != nil {
@@ -164,7 +172,15 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	// The items are appended to the reply as they are encoded (and valid):
 	// joined, not re-encoded, which would make encoding/json check and
 	// compact each of them again.
-	reply := make([]byte, 0, 128*len(results)+2)
+	size := 2 // the reply's size, exact for JSON kept as it is
+	for _, r := range results {
+		if raw, ok := r.data.(json.RawMessage); ok {
+			size += len(raw) + len(`{"data":},`)
+		} else {
+			size += 192 // a user is 100-200 bytes
+		}
+	}
+	reply := make([]byte, 0, size)
 	reply = append(reply, '[')
 	bounds := make([][2]int, len(results))
 	for i, r := range results {
