@@ -15,6 +15,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/local/traffic"
 )
 
 // authorBatch returns a 100-event Post.author batch shaped like AppSync's
@@ -45,16 +46,6 @@ func authorBatch(tb testing.TB) []byte {
 		tb.Fatal(err)
 	}
 	return payload
-}
-
-func authors() []store.User {
-	users := make([]store.User, 30)
-	for i := range users {
-		email := fmt.Sprintf("author%02d@example.com", i)
-		users[i] = store.User{ID: fmt.Sprintf("author%02d", i), Handle: fmt.Sprintf("author%02d", i), Name: fmt.Sprint("Author ", i),
-			Email: &email, CreatedAt: "2024-05-01T00:00:00.000Z", PostCount: 4}
-	}
-	return users
 }
 
 // memoryStore answers Users from memory, so a benchmark measures the
@@ -97,7 +88,7 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 		}
 	})
 	mem := memoryStore{memoryUsers: memoryUsers{}}
-	for _, u := range authors() {
+	for _, u := range traffic.Users() {
 		mem.memoryUsers[u.ID] = u
 	}
 	b.Run("handler", func(b *testing.B) {
@@ -112,7 +103,7 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 	})
 	b.Run("dynamodb-local", func(b *testing.B) {
 		d := sample.Data()
-		d.Users = append(d.Users, authors()...)
+		d.Users = append(d.Users, traffic.Users()...)
 		s, _ := storetest.NewStore(b, d)
 		h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard)))
 		b.SetBytes(int64(len(payload)))

@@ -3,7 +3,9 @@ package resolver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,7 +71,13 @@ type noArgs struct{}
 func decodeArgs[A any](ev *appsync.Event) (A, error) {
 	var args A
 	if len(ev.Arguments) > 0 && string(ev.Arguments) != "null" {
-		if err := json.Unmarshal(ev.Arguments, &args); err != nil {
+		var err error
+		if stringsOnly[A]() && ev.Arguments[0] == '{' { // {"id": "..."}: no reflection
+			args, err = stringMembers[A](ev.Arguments)
+		} else {
+			err = json.Unmarshal(ev.Arguments, &args)
+		}
+		if err != nil {
 			return args, errs.Wrap("resolver.arguments", errs.Validation, "invalid arguments for "+ev.Info.Field(), err)
 		}
 	}
@@ -107,36 +115,54 @@ func decodeSource[S any](ev *appsync.Event) (S, error) {
 }
 
 // decodeStrings decodes a source into S, a struct of string fields only, as
-// encoding/json would: each member found (null leaves its field empty), a
-// member that is not a string an error. The source is a slice of the payload
-// Decode validated, or JSON this program encoded, so its members are found
-// without validating it again.
+// encoding/json would (see stringMembers).
 func decodeStrings[S any](ev *appsync.Event) (S, error) {
-	var src S
-	v := reflect.ValueOf(&src).Elem()
-	for k, raw := range appsync.MembersOfValid(ev.Source, jsonNames[S]()...) {
-		if raw == nil || string(raw) == "null" {
-			continue
-		}
-		str, err := appsync.Unquote(raw)
-		if err != nil || raw[0] != '"' {
-			return src, errs.Internalf("resolver.source", "%s: decode source: member %d is %.20s, not a string", ev.Info.Field(), k, raw)
-		}
-		v.Field(k).SetString(str)
+	src, err := stringMembers[S](ev.Source)
+	if err != nil {
+		return src, errs.Internalf("resolver.source", "%s: decode source: %v", ev.Info.Field(), err)
 	}
 	return src, nil
 }
 
-// stringsOnly reports whether S is a flat struct of tagged string fields
-// (each named by jsonNames, in field order).
+// stringMembers decodes the JSON object raw into S, a struct of string
+// fields only, as encoding/json would: each member found (null leaves its
+// field empty), a member that is not a string an error. raw is a slice of
+// the payload Decode validated (an event's source or arguments), or JSON
+// this program encoded, so its members are found without validating it
+// again.
+func stringMembers[S any](raw []byte) (S, error) {
+	var dst S
+	v := reflect.ValueOf(&dst).Elem()
+	names := jsonNames[S]()
+	var err error
+	appsync.WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := appsync.SkipValid(raw, i)
+		name := appsync.FieldOf(key, names...)
+		member := raw[i:end]
+		if name == "" || err != nil || string(member) == "null" { // null leaves the field as it was
+			return end
+		}
+		str, uerr := appsync.Unquote(member)
+		if uerr != nil || member[0] != '"' {
+			err = fmt.Errorf("member %q is %.20s, not a string", name, member)
+			return end
+		}
+		v.Field(slices.Index(names, name)).SetString(str)
+		return end
+	})
+	return dst, err
+}
+
+// stringsOnly reports whether S is a flat struct of exported, tagged string
+// fields (each named by jsonNames, in field order).
 func stringsOnly[S any]() bool {
 	t := reflect.TypeFor[S]()
 	if only, ok := stringsByType.Load(t); ok {
 		return only.(bool)
 	}
-	only := len(jsonNames[S]()) == t.NumField()
-	for i := range t.NumField() {
-		only = only && t.Field(i).Type.Kind() == reflect.String
+	only := t.Kind() == reflect.Struct && len(jsonNames[S]()) == t.NumField()
+	for i := 0; only && i < t.NumField(); i++ {
+		only = t.Field(i).IsExported() && t.Field(i).Type.Kind() == reflect.String
 	}
 	stringsByType.Store(t, only)
 	return only

@@ -227,13 +227,30 @@ func (h *Handler) reply(events []appsync.Event, results []result, batch bool) ([
 
 // encodeData encodes a single event's answer; JSON already is kept as it is.
 func encodeData(data any) ([]byte, error) {
-	switch d := data.(type) {
-	case json.RawMessage:
-		return d, nil
-	case store.User: // the most frequent answer, encoded without reflection
-		return d.AppendJSON(make([]byte, 0, 256)), nil
+	if raw, ok := data.(json.RawMessage); ok {
+		return raw, nil
+	}
+	if b, ok := appendJSON(make([]byte, 0, 256), data); ok {
+		return b, nil
 	}
 	return payload.Marshal(data)
+}
+
+// appendJSON appends data to dst without reflection when it is one of the
+// entities that encode themselves (exactly: a type embedding one, such as
+// userResult, has more to say), and reports whether it was.
+func appendJSON(dst []byte, data any) ([]byte, bool) {
+	switch d := data.(type) {
+	case store.User: // the most frequent answer
+		return d.AppendJSON(dst), true
+	case postResult:
+		return d.AppendJSON(dst), true
+	case store.Post:
+		return d.AppendJSON(dst), true
+	case store.Comment:
+		return d.AppendJSON(dst), true
+	}
+	return dst, false
 }
 
 // batchItem encodes one event's answer as an item of a batch reply.
@@ -243,15 +260,15 @@ func (h *Handler) batchItem(ev *appsync.Event, r result) json.RawMessage {
 
 // appendBatchItem appends one event's answer as an item of a batch reply to
 // dst. An answer that is JSON already (a page passed through from the
-// source) is wrapped, not checked and compacted again; a user is encoded
-// without reflection.
+// source) is wrapped, not checked and compacted again; users, posts and
+// comments are encoded without reflection (appendJSON).
 func (h *Handler) appendBatchItem(dst []byte, ev *appsync.Event, r result) json.RawMessage {
 	if r.err == nil {
-		switch d := r.data.(type) {
-		case json.RawMessage:
-			return append(append(append(dst, `{"data":`...), d...), '}')
-		case store.User: // exactly a user: a type embedding one has more to say
-			return append(d.AppendJSON(append(dst, `{"data":`...)), '}')
+		if raw, ok := r.data.(json.RawMessage); ok {
+			return append(append(append(dst, `{"data":`...), raw...), '}')
+		}
+		if b, ok := appendJSON(append(dst, `{"data":`...), r.data); ok {
+			return append(b, '}')
 		}
 	}
 	item := appsync.BatchItem{Data: r.data}

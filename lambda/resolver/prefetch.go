@@ -3,11 +3,11 @@ package resolver
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -41,20 +41,23 @@ type postResult struct {
 // MarshalJSON encodes the post as store.Post does (only what was read), with
 // its prefetched comments, if any, as one more member. Without it, Post's own
 // MarshalJSON, promoted through the embedding, would drop them.
-func (r postResult) MarshalJSON() ([]byte, error) {
-	post, err := r.Post.MarshalJSON()
-	if err != nil || r.PrefetchedComments == nil {
-		return post, err
+func (r postResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// AppendJSON appends the post as MarshalJSON encodes it, without reflection
+// (store.Post's AppendJSON would drop the prefetch as well).
+func (r postResult) AppendJSON(dst []byte) []byte {
+	start := len(dst)
+	dst = r.Post.AppendJSON(dst)
+	if r.PrefetchedComments == nil {
+		return dst
 	}
-	pre, err := payload.Marshal(r.PrefetchedComments)
-	if err != nil {
-		return nil, err
+	if len(dst)-start > 2 { // not {}
+		dst = append(dst[:len(dst)-1], ',')
+	} else {
+		dst = dst[:len(dst)-1]
 	}
-	out := append(post[:len(post)-1:len(post)-1], `,"prefetchedComments":`...)
-	if len(post) == 2 { // {}
-		out = append(post[:1:1], `"prefetchedComments":`...)
-	}
-	return append(append(out, pre...), '}'), nil
+	dst = r.PrefetchedComments.AppendJSON(append(dst, `"prefetchedComments":`...), store.Comment.AppendJSON)
+	return append(dst, '}')
 }
 
 // prefetchMembers names, for each field a parent can prefetch, the member
@@ -81,8 +84,8 @@ type userResult struct {
 // later pages are asked for.
 func prefetchLimit(ev *appsync.Event, conn string) (store.PageRequest, bool) {
 	var first store.PageRequest
-	if ev.Info.SelectionSetGraphQL == "" {
-		return first, false
+	if !strings.Contains(ev.Info.SelectionSetGraphQL, conn) {
+		return first, false // not selected (or only in a fragment, which declines too): no parse
 	}
 	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
 	if err != nil || set.Opaque {

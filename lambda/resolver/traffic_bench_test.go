@@ -4,31 +4,15 @@ import (
 	"context"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/nodebaseline"
 	"github.com/example/appsync-dynamo/local/traffic"
 )
-
-// trafficStore serves what the benchmarked fields read from memory; the
-// prefetch functions are the real store's (they make no request).
-type trafficStore struct {
-	*store.Store
-	memoryUsers
-}
-
-// Users resolves the ambiguity between the two embedded Users.
-func (m trafficStore) Users(ctx context.Context, ids []string) (map[string]store.User, error) {
-	return m.memoryUsers.Users(ctx, ids)
-}
-
-func (m trafficStore) Post(_ context.Context, id string) (store.Post, error) {
-	return traffic.Post(0), nil
-}
 
 // BenchmarkTraffic reports, per event, what the handler costs on traffic
 // shaped like AppSync's: decoding alone, the whole handler with the store in
@@ -37,10 +21,7 @@ func (m trafficStore) Post(_ context.Context, id string) (store.Post, error) {
 // resolving: appending each result, a user without reflection, a page
 // passed through from the source as it is).
 func BenchmarkTraffic(b *testing.B) {
-	mem := trafficStore{Store: store.New(nil, "t", cursor.New([]byte("k"))), memoryUsers: memoryUsers{}}
-	for _, u := range authors() {
-		mem.memoryUsers[u.ID] = u
-	}
+	mem := traffic.NewStore()
 	rh := resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard))
 	h := lambda.NewHandler(rh)
 	// Without answers, as with direct resolvers on every field: the figures
@@ -48,6 +29,18 @@ func BenchmarkTraffic(b *testing.B) {
 	rdirect := resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithoutAnswers())
 	direct := lambda.NewHandler(rdirect)
 	for _, c := range traffic.Cases() {
+		// The baseline, in the same run: the same payload resolved by a Node
+		// function written with Powertools (local/nodebaseline), which does
+		// what the handler does without answers. Its figure is Node's own
+		// timing of a second of resolving, after half a second of warm-up.
+		b.Run(c.Name+"/node-powertools", func(b *testing.B) {
+			results, err := nodebaseline.Run(context.Background(), []traffic.Case{c}, time.Second)
+			if err != nil {
+				b.Skipf("the Node baseline (make bench installs it): %v", err)
+			}
+			b.ReportMetric(results[0].NsPerOp/float64(c.Events), "ns/event")
+			b.ReportMetric(float64(len(c.Payload)), "payload-B")
+		})
 		perEvent := func(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.Events), "ns/event")
 			b.ReportMetric(float64(len(c.Payload)), "payload-B")

@@ -1,9 +1,7 @@
 package store
 
 import (
-	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/payload"
 )
@@ -85,12 +83,24 @@ func (p Post) VisibleTo(caller string) bool {
 // MarshalJSON encodes the post as the Lambda returns it: only the attributes
 // that were read (a zero value in place of an unread title would be a
 // plausible wrong answer), without HTML escaping.
-func (p Post) MarshalJSON() ([]byte, error) {
-	type plain Post
+func (p Post) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil), nil }
+
+// AppendJSON appends the post as MarshalJSON encodes it, without
+// reflection.
+func (p Post) AppendJSON(dst []byte) []byte {
 	if p.Status == "" {
 		p.Status = StatusPublished
 	}
-	return p.read.marshal(plain(p))
+	o := p.read.object(dst)
+	o.string("id", p.ID)
+	o.string("authorId", p.AuthorID)
+	o.string("title", p.Title)
+	o.string("body", p.Body)
+	o.string("createdAt", p.CreatedAt)
+	o.string("updatedAt", p.UpdatedAt)
+	o.int("commentCount", p.CommentCount)
+	o.string("status", p.Status)
+	return o.end()
 }
 
 func (p *Post) setRead(attrs []string) { p.read = attributes(attrs) }
@@ -108,9 +118,18 @@ type Comment struct {
 
 // MarshalJSON encodes the comment with only the attributes that were read, as
 // Post.MarshalJSON does.
-func (c Comment) MarshalJSON() ([]byte, error) {
-	type plain Comment
-	return c.read.marshal(plain(c))
+func (c Comment) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+
+// AppendJSON appends the comment as MarshalJSON encodes it, without
+// reflection.
+func (c Comment) AppendJSON(dst []byte) []byte {
+	o := c.read.object(dst)
+	o.string("id", c.ID)
+	o.string("postId", c.PostID)
+	o.string("authorId", c.AuthorID)
+	o.string("body", c.Body)
+	o.string("createdAt", c.CreatedAt)
+	return o.end()
 }
 
 func (c *Comment) setRead(attrs []string) { c.read = attributes(attrs) }
@@ -201,30 +220,40 @@ func readOnly[T any](v *T, attrs []string) {
 	}
 }
 
-// marshal encodes v, a struct, leaving out the members whose attribute was not
-// read (every member when a is nil).
-func (a attributes) marshal(v any) ([]byte, error) {
-	if a == nil {
-		return payload.Marshal(v)
-	}
-	rv := reflect.ValueOf(v)
-	buf := []byte{'{'}
-	for i := range rv.NumField() {
-		name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
-		if name == "" || name == "-" || !slices.Contains(a, name) {
-			continue
-		}
-		val, err := payload.Marshal(rv.Field(i).Interface())
-		if err != nil {
-			return nil, err
-		}
-		if len(buf) > 1 {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, '"')
-		buf = append(buf, name...)
-		buf = append(buf, '"', ':')
-		buf = append(buf, val...)
-	}
-	return append(buf, '}'), nil
+// object appends a JSON object's members to dst, leaving out those whose
+// attribute was not read (none when read is nil).
+type object struct {
+	dst   []byte
+	read  attributes
+	empty bool
 }
+
+// object starts an object on dst whose members are the attributes read.
+func (a attributes) object(dst []byte) object { return object{append(dst, '{'), a, true} }
+
+// member appends the member's key, and reports whether it was read.
+func (o *object) member(name string) bool {
+	if o.read != nil && !slices.Contains(o.read, name) {
+		return false
+	}
+	if !o.empty {
+		o.dst = append(o.dst, ',')
+	}
+	o.empty = false
+	o.dst = append(append(append(o.dst, '"'), name...), '"', ':')
+	return true
+}
+
+func (o *object) string(name, v string) {
+	if o.member(name) {
+		o.dst = payload.AppendString(o.dst, v)
+	}
+}
+
+func (o *object) int(name string, v int) {
+	if o.member(name) {
+		o.dst = payload.AppendInt(o.dst, v)
+	}
+}
+
+func (o *object) end() []byte { return append(o.dst, '}') }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -27,6 +28,30 @@ type Prefetch[T any] struct {
 	// Args are the order and range the items were read in
 	// (PageRequest.args): only a page asked with the same serves from them.
 	Args string `json:"args,omitempty"`
+}
+
+// AppendJSON appends the prefetch as encoding/json encodes it, each item
+// with appendItem (a method expression such as Comment.AppendJSON).
+func (p Prefetch[T]) AppendJSON(dst []byte, appendItem func(T, []byte) []byte) []byte {
+	dst = payload.AppendString(append(dst, `{"parent":`...), p.Parent)
+	dst = append(dst, `,"items":`...)
+	if p.Items == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, '[')
+		for i, item := range p.Items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendItem(item, dst)
+		}
+		dst = append(dst, ']')
+	}
+	dst = strconv.AppendBool(append(dst, `,"complete":`...), p.Complete)
+	if p.Args != "" {
+		dst = payload.AppendString(append(dst, `,"args":`...), p.Args)
+	}
+	return append(dst, '}')
 }
 
 // PostWithComments reads a post and up to limit+1 of its first comments in

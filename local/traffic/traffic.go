@@ -5,10 +5,13 @@
 package traffic
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -63,6 +66,54 @@ func Post(i int) store.Post {
 func Comment(post, i int) store.Comment {
 	return store.Comment{ID: fmt.Sprintf("01HWC%017d%04d", post, i), PostID: Post(post).ID, AuthorID: fmt.Sprintf("author%02d", i%30),
 		Body: "Thanks, this helped me model my own table.", CreatedAt: "2024-05-01T00:00:00.000Z"}
+}
+
+// Users are the 30 authors the traffic's posts and comments name.
+func Users() []store.User {
+	users := make([]store.User, 30)
+	for i := range users {
+		email := fmt.Sprintf("author%02d@example.com", i)
+		users[i] = store.User{ID: fmt.Sprintf("author%02d", i), Handle: fmt.Sprintf("author%02d", i), Name: fmt.Sprint("Author ", i),
+			Email: &email, CreatedAt: "2024-05-01T00:00:00.000Z", PostCount: 4}
+	}
+	return users
+}
+
+// Store serves from memory what the traffic's fields read: Users by ID (as
+// store.Store.Users reads them: absent IDs left out) and Post(0). The rest
+// is a store.Store without a DynamoDB client: its prefetch functions make
+// no request, anything else fails.
+type Store struct {
+	*store.Store
+	users map[string]store.User
+}
+
+// NewStore returns the traffic's store.
+func NewStore() Store {
+	s := Store{Store: store.New(nil, "traffic", cursor.New([]byte("traffic"))), users: map[string]store.User{}}
+	for _, u := range Users() {
+		s.users[u.ID] = u
+	}
+	return s
+}
+
+// Users returns the users with the given IDs that exist, by ID.
+func (s Store) Users(_ context.Context, ids []string) (map[string]store.User, error) {
+	out := make(map[string]store.User, len(ids))
+	for _, id := range ids {
+		if u, ok := s.users[id]; ok {
+			out[id] = u
+		}
+	}
+	return out, nil
+}
+
+// Post returns Post(0) for its ID.
+func (s Store) Post(_ context.Context, id string) (store.Post, error) {
+	if id != Post(0).ID {
+		return store.Post{}, errs.E("traffic.Post", errs.NotFound, "post not found")
+	}
+	return Post(0), nil
 }
 
 // Case is one Lambda payload of the traffic.
