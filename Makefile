@@ -41,6 +41,12 @@ AMPLIFY_DIR := $(CACHE_DIR)/realtime-amplify-$(shell sha256sum local/realtime/am
 # local/console/package-lock.json (integrity hashes checked by npm).
 CONSOLE_DIR := $(CACHE_DIR)/console-$(shell sha256sum local/console/package-lock.json | cut -c1-16)
 
+# Powertools for AWS Lambda (TypeScript), the per-event cost's baseline in
+# Node (local/nodebaseline), from its package-lock.json (integrity hashes
+# checked by npm); its node_modules directory is named in NODE_BASELINE_MODULES.
+NODEBASE_DIR := $(CACHE_DIR)/node-baseline-$(shell sha256sum local/nodebaseline/package-lock.json | cut -c1-16)
+export NODE_BASELINE_MODULES := $(NODEBASE_DIR)/node_modules
+
 # npm-install installs the packages locked in directory $(1) into $(2): npm ci
 # checks every package against the lock file's integrity hash.
 define npm-install
@@ -58,12 +64,12 @@ PORT  ?= 4000
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint js-clients console check-tools clean
+.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint js-clients console node-baseline check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie js-lint js-clients console vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+test: check-tools dynamodb-local rie js-lint js-clients console node-baseline vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
 
@@ -94,7 +100,7 @@ token: ## print a token acting as a sample user: make token USER=alice
 invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json
 	$(GO) run ./local/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap
 
-bench: check-tools dynamodb-local ## cost table (four layouts), the handler benchmarks, the JSON decoders compared
+bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), the handler benchmarks (with the Node baseline), the JSON decoders compared
 	$(GO) run ./local/cmd/bench
 	$(GO) test -run '^$$' -bench . -benchmem ./lambda/resolver/ ./local/jsonbench/
 
@@ -144,6 +150,13 @@ js-clients: $(AMPLIFY_DIR)/.installed ## install Amplify (the real-time tests' c
 $(AMPLIFY_DIR)/.installed: local/realtime/amplify/package.json local/realtime/amplify/package-lock.json
 	$(call npm-install,local/realtime/amplify,$(AMPLIFY_DIR))
 	test -d "$(AMPLIFY_DIR)/node_modules/aws-amplify"
+	touch "$@"
+
+node-baseline: $(NODEBASE_DIR)/.installed ## install Powertools for AWS Lambda (TypeScript), the per-event baseline in Node, into the cache
+
+$(NODEBASE_DIR)/.installed: local/nodebaseline/package.json local/nodebaseline/package-lock.json
+	$(call npm-install,local/nodebaseline,$(NODEBASE_DIR))
+	test -d "$(NODE_BASELINE_MODULES)/@aws-lambda-powertools/event-handler"
 	touch "$@"
 
 rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache
