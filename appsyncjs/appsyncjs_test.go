@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"testing"
+
+	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
 // eslint returns the linter make test installs (APPSYNCJS_ESLINT), failing
@@ -56,5 +61,22 @@ func TestLintRejectsWhatTheRuntimeRejects(t *testing.T) {
 	problems := lint(t, "testdata/rejected.js")
 	if len(problems) != 4 {
 		t.Errorf("rejected.js: %d problems %q, want 4 (try, while, ++, regex)", len(problems), problems)
+	}
+}
+
+// TestSelectionLimitFitsTheEventReserve checks child.js's MAX_SELECTION
+// against the Lambda's payload.EventReserve: a selection and variables of
+// that many UTF-16 code units, each escaped to six bytes, plus the rest of a
+// lean event (arguments, the caller's sub, the field's names: well under
+// 2 kB for the schema's arguments) leave a full batch of the largest
+// sources within Lambda's 6 MB, as the budgets assume.
+func TestSelectionLimitFitsTheEventReserve(t *testing.T) {
+	m := regexp.MustCompile(`(?m)^const MAX_SELECTION = (\d+);$`).FindStringSubmatch(appsyncjs.Child)
+	if m == nil {
+		t.Fatal("child.js declares no MAX_SELECTION")
+	}
+	units, _ := strconv.Atoi(m[1])
+	if worst := 6*units + 2048; units <= 0 || worst > payload.EventReserve {
+		t.Errorf("MAX_SELECTION %d: up to %d bytes an event, over payload.EventReserve %d", units, worst, payload.EventReserve)
 	}
 }

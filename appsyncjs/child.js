@@ -21,6 +21,14 @@ import { util, runtime } from '@aws-appsync/utils';
 const ANSWERS = '_answers';
 const DEFAULTS = '_defaults';
 
+// A selection longer than this, with the variables it names, in UTF-16
+// code units, is not sent: each event then stays within the Lambda's
+// payload.EventReserve (8 kB, at six bytes a unit escaped) besides its
+// source, so that a full batch of the largest sources fits Lambda's 6 MB.
+// Without a selection the Lambda reads every attribute and answers no
+// child: correct, only slower. (appsyncjs's test checks the two agree.)
+const MAX_SELECTION = 1000;
+
 /**
  * The key of the answer to this field with these arguments, as the Lambda
  * writes it (resolver.AnswerKey): the field's name, then "|name=value" for
@@ -70,7 +78,12 @@ export function request(ctx) {
     ? { sub: ctx.identity.sub, resolverContext: ctx.identity.resolverContext }
     : null;
   // The Lambda reads the variables only for the $names in the selection.
-  const selection = ctx.info.selectionSetGraphQL || '';
+  let selection = ctx.info.selectionSetGraphQL || '';
+  let variables = selection.indexOf('$') >= 0 ? ctx.info.variables : {};
+  if (selection.length + JSON.stringify(variables).length > MAX_SELECTION) {
+    selection = '';
+    variables = {};
+  }
   return {
     operation: 'BatchInvoke',
     payload: {
@@ -81,7 +94,7 @@ export function request(ctx) {
         parentTypeName: ctx.info.parentTypeName,
         fieldName: ctx.info.fieldName,
         selectionSetGraphQL: selection,
-        variables: selection.indexOf('$') >= 0 ? ctx.info.variables : {},
+        variables: variables,
       },
     },
   };

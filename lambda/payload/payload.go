@@ -21,10 +21,11 @@ const MaxBytes = 6 << 20
 // Batched fields have the JavaScript resolver (appsyncjs/child.js), whose
 // events carry the arguments, the caller's sub, the field's names, its
 // selection text and, only when that text names a $variable, the variables:
-// about 200 bytes for the seed's query. 8 kB leaves room for a selection of
-// several hundred fields; a direct resolver's event (25 request headers and
-// the identity's claims, 1.5-3 kB) fits too. Budgets for sources leave this
-// much per event of a batch.
+// about 200 bytes for the seed's query. The resolver sends no selection
+// longer than its MAX_SELECTION (1,000 UTF-16 code units with the variables,
+// at most 6 kB escaped), so that 8 kB holds whatever the query; a direct
+// resolver's event (25 request headers and the identity's claims, 1.5-3 kB)
+// fits too. Budgets for sources leave this much per event of a batch.
 const EventReserve = 8 << 10
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}

@@ -373,3 +373,51 @@ func TestAuthorizationDirectivesAreEnforcedBeforeTheLambda(t *testing.T) {
 		t.Errorf("signed in: data %v, errors %+v", data, resp.Errors)
 	}
 }
+
+// TestALargeChildSelectionOnAFullBatchOfTheLargestComments is the worst
+// Comment.author batch: 250 events whose sources are the largest comments
+// (2,000 U+2028, six bytes each in JSON) and whose selection is 1,200
+// aliases of the author's name, in a named fragment so that no parent
+// answers it (20 posts' pages of 15 comments, one level of one query). The
+// selection text alone (13 kB) would take a batch of such events past
+// Lambda's 6 MB; the child resolver leaves a selection that long out (the
+// Lambda then reads every attribute and answers no child), so that each
+// event stays within payload.EventReserve besides its source.
+func TestALargeChildSelectionOnAFullBatchOfTheLargestComments(t *testing.T) {
+	d := sample.Data()
+	var ids []any
+	for i := range 20 {
+		id := fmt.Sprintf("01HZ%022d", i)
+		ids = append(ids, id)
+		d.Posts = append(d.Posts, store.Post{ID: id, AuthorID: sample.Alice, Title: "T", Body: "B",
+			CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z", CommentCount: 15})
+		for j := range 15 {
+			d.Comments = append(d.Comments, store.Comment{ID: fmt.Sprintf("01HZ%018d%04d", i, j), PostID: id,
+				AuthorID: []string{sample.Bob, sample.Carol}[j%2], Body: strings.Repeat("\u2028", 2000), CreatedAt: "2024-05-01T00:00:00.000Z"})
+		}
+	}
+	d.Users[0].PostCount += len(ids)
+	e, _ := setup(t, d, routes.All)
+	var aliases strings.Builder
+	for k := range 1200 {
+		fmt.Fprintf(&aliases, "a%d: name\n", k)
+	}
+	data, cost := mustRun(t, e, executor.Request{Variables: map[string]any{"ids": ids},
+		Query: `query($ids: [ID!]!) { posts(ids: $ids) { comments(limit: 15) { items { authorId ...Author } } } }
+		fragment Author on Comment { author { id ` + aliases.String() + ` } }`})
+	seen := 0
+	for _, p := range get(data, "posts").([]any) {
+		for _, c := range get(p, "comments", "items").([]any) {
+			if want := map[any]string{sample.Bob: "Bob", sample.Carol: "Carol"}[get(c, "authorId")]; get(c, "author", "a1199") == want {
+				seen++
+			}
+		}
+	}
+	if seen != 300 {
+		t.Errorf("%d comments with their author's name under every alias, want 300", seen)
+	}
+	if cost.LargestPayloadBytes > payload.MaxBytes {
+		t.Errorf("largest Lambda payload %d bytes, over %d", cost.LargestPayloadBytes, payload.MaxBytes)
+	}
+	t.Logf("cost %+v", cost)
+}
