@@ -17,6 +17,14 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Runs of plain ASCII (no quote, backslash or control character)
+		// are copied as they are: skip them eight bytes at a time.
+		for len(s)-i >= 8 && plainASCII(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if b >= 0x20 && b != '"' && b != '\\' {
 				i++
@@ -74,3 +82,15 @@ func AppendStringPtr(dst []byte, s *string) []byte {
 
 // AppendInt appends n.
 func AppendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+
+// plainASCII reports whether the eight bytes of w are ASCII that a JSON
+// string holds as it is: the zero-byte test on w^'"', w^'\\' and w-0x20,
+// with the high bits of w (non-ASCII) added.
+func plainASCII(w string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	quote := x ^ (ones * '"')
+	backslash := x ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(x-ones*0x20)&^x|x)&highs == 0
+}
