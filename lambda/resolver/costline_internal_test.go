@@ -46,33 +46,11 @@ func TestCostLineIsOneJSONLine(t *testing.T) {
 	if strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
 		t.Fatalf("not one line: %q", line)
 	}
-	var got struct {
-		Time  time.Time
-		Level string
-		Msg   string
-		AWS   struct {
-			Timestamp         int64
-			CloudWatchMetrics []struct {
-				Namespace  string
-				Dimensions [][]string
-				Metrics    []struct{ Name, Unit string }
-			}
-		} `json:"_aws"`
-		RequestID          string `json:"RequestId"`
-		ColdStart          bool
-		Field              string
-		BatchSize          int
-		DynamoDBRequests   int
-		Requests           map[string]int
-		ReadCapacityUnits  float64
-		WriteCapacityUnits float64
-		Duration           float64
-	}
-	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&got); err != nil {
+	lines, err := ReadCostLines(line)
+	if err != nil {
 		t.Fatalf("%v in %s", err, line)
 	}
+	got := lines[0]
 	if got.Time.IsZero() || got.Level != "INFO" || got.Msg != "invocation" || got.AWS.Timestamp != got.Time.UnixMilli() ||
 		got.AWS.CloudWatchMetrics[0].Namespace != "Stack\"1" || got.RequestID != "id\n\u2028\"x" || !got.ColdStart ||
 		got.Field != "Post.<\"weird\">\n\ufffd" || got.BatchSize != 3 || got.DynamoDBRequests != 3 ||

@@ -280,25 +280,11 @@ func TestCostLineInEmbeddedMetricFormat(t *testing.T) {
 	if _, ierr, _ := invoke(t, h, mustJSON(t, batch)); ierr != nil {
 		t.Fatal(ierr)
 	}
-	var line struct {
-		AWS struct {
-			Timestamp         int64
-			CloudWatchMetrics []struct {
-				Namespace  string
-				Dimensions [][]string
-				Metrics    []struct{ Name, Unit string }
-			}
-		} `json:"_aws"`
-		Field             string
-		BatchSize         int
-		DynamoDBRequests  int
-		Requests          map[string]int
-		ReadCapacityUnits float64
-		Duration          float64
+	lines, err := resolver.ReadCostLines(buf.String())
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("log is not one cost line: %v\n%s", err, buf.String())
 	}
-	if err := json.Unmarshal([]byte(strings.TrimSpace(buf.String())), &line); err != nil {
-		t.Fatalf("log is not one JSON line: %v\n%s", err, buf.String())
-	}
+	line := lines[0]
 	if line.Field != "Post.author" || line.BatchSize != 2 || line.DynamoDBRequests != 1 || line.Requests["BatchGetItem"] != 1 ||
 		line.ReadCapacityUnits <= 0 || line.AWS.Timestamp == 0 {
 		t.Errorf("cost line = %+v", line)
@@ -309,17 +295,6 @@ func TestCostLineInEmbeddedMetricFormat(t *testing.T) {
 	}
 }
 
-// costLine is the part of the invocation log line TestCostLineNamesItsStackRequestAndColdStart reads.
-type costLine struct {
-	Msg string `json:"msg"`
-	AWS struct {
-		CloudWatchMetrics []struct{ Namespace string }
-	} `json:"_aws"`
-	RequestID string `json:"RequestId"`
-	ColdStart bool
-	Field     string
-}
-
 func TestCostLineNamesItsStackRequestAndColdStart(t *testing.T) {
 	s, _ := storetest.NewStore(t, sample.Data())
 	var buf strings.Builder
@@ -328,15 +303,9 @@ func TestCostLineNamesItsStackRequestAndColdStart(t *testing.T) {
 		ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: fmt.Sprint("req-", i)})
 		h.Invoke(ctx, payload)
 	}
-	var lines []costLine
-	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-		var line costLine
-		if json.Unmarshal([]byte(l), &line) == nil && line.Msg == "invocation" {
-			lines = append(lines, line)
-		}
-	}
-	if len(lines) != 2 {
-		t.Fatalf("%d cost lines in\n%s", len(lines), buf.String())
+	lines, err := resolver.ReadCostLines(buf.String())
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("%d cost lines (%v) in\n%s", len(lines), err, buf.String())
 	}
 	first, second := lines[0], lines[1]
 	if first.RequestID != "req-0" || !first.ColdStart || first.Field != "Query.user" || first.AWS.CloudWatchMetrics[0].Namespace != "MyStack" {
