@@ -102,7 +102,7 @@ invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an
 
 bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), the handler benchmarks (with the Node baseline), the JSON decoders compared
 	$(GO) run ./local/cmd/bench
-	$(GO) test -run '^$$' -bench . -benchmem ./lambda/resolver/ ./local/jsonbench/
+	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./lambda/resolver/ ./local/jsonbench/
 
 synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
 	$(CDK) synth --quiet
