@@ -72,7 +72,7 @@ func Decode(payload []byte) (events []Event, batch bool, err error) {
 		return events, true, nil
 	}
 	events = make([]Event, 1)
-	end, err := decodeEvent(trimmed, 0, &events[0], nil)
+	end, err := decodeEvent(trimmed, 0, 0, &events[0], nil)
 	if err == nil {
 		err = trailing(trimmed, end)
 	}

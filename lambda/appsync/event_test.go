@@ -347,3 +347,39 @@ func FuzzMembersOfValid(f *testing.F) {
 		}
 	})
 }
+
+// TestNestingLimitAsEncodingJSON puts values nested around encoding/json's
+// limit (10,000 arrays and objects, counting the batch and the event) in
+// every kind of member the decoder reads or skips, in a single event and
+// in a batch: Decode refuses exactly what encoding/json refuses.
+func TestNestingLimitAsEncodingJSON(t *testing.T) {
+	nested := func(n int) string { return strings.Repeat(`[`, n-1) + `{"a":1}` + strings.Repeat(`]`, n-1) }
+	members := map[string]func(v string) string{
+		"source":                   func(v string) string { return `{"source":` + v + `}` },
+		"arguments":                func(v string) string { return `{"arguments":` + v + `}` },
+		"an unknown member":        func(v string) string { return `{"x":` + v + `}` },
+		"info.variables":           func(v string) string { return `{"info":{"variables":` + v + `}}` },
+		"info, an unknown member":  func(v string) string { return `{"info":{"x":` + v + `}}` },
+		"identity.claims":          func(v string) string { return `{"identity":{"claims":` + v + `}}` },
+		"identity.resolverContext": func(v string) string { return `{"identity":{"resolverContext":{"k":` + v + `}}}` },
+		"identity, unknown member": func(v string) string { return `{"identity":{"x":` + v + `}}` },
+	}
+	for name, event := range members {
+		for n := 9995; n <= 10001; n++ {
+			for _, payload := range []string{event(nested(n)), `[` + event(nested(n)) + `]`} {
+				var single appsync.Event
+				var batch []appsync.Event
+				var want error
+				if payload[0] == '[' {
+					want = json.Unmarshal([]byte(payload), &batch)
+				} else {
+					want = json.Unmarshal([]byte(payload), &single)
+				}
+				_, _, got := appsync.Decode([]byte(payload))
+				if (got == nil) != (want == nil) {
+					t.Errorf("%s nested %d deep (batch %v): Decode %v, encoding/json %v", name, n, payload[0] == '[', got, want)
+				}
+			}
+		}
+	}
+}

@@ -37,7 +37,7 @@ func decodeBatch(b []byte) ([]Event, error) {
 	var m memo
 	end, err := container(b, i, func(_ []byte, i int) (int, error) {
 		events = append(events, Event{})
-		return decodeEvent(b, i, &events[len(events)-1], &m)
+		return decodeEvent(b, i, 1, &events[len(events)-1], &m)
 	})
 	if err != nil {
 		return nil, err
@@ -113,9 +113,10 @@ func unquote(b []byte) (string, error) {
 
 func isNull(b []byte, i int) bool { return len(b)-i >= 4 && string(b[i:i+4]) == "null" }
 
-// stringAt decodes the string member at b[i]; null leaves it as it was.
-func stringAt(b []byte, i int, dst *string) (int, error) {
-	end, err := skipValue(b, i)
+// stringAt decodes the string member at b[i], inside depth containers;
+// null leaves it as it was.
+func stringAt(b []byte, i, depth int, dst *string) (int, error) {
+	end, err := skipNested(b, i, depth)
 	if err != nil || isNull(b, i) {
 		return end, err
 	}
@@ -123,10 +124,10 @@ func stringAt(b []byte, i int, dst *string) (int, error) {
 	return end, err
 }
 
-// rawAt keeps the member at b[i] as it is, null included (as encoding/json
-// does for a json.RawMessage).
-func rawAt(b []byte, i int, dst *json.RawMessage) (int, error) {
-	end, err := skipValue(b, i)
+// rawAt keeps the member at b[i], inside depth containers, as it is, null
+// included (as encoding/json does for a json.RawMessage).
+func rawAt(b []byte, i, depth int, dst *json.RawMessage) (int, error) {
+	end, err := skipNested(b, i, depth)
 	if err == nil {
 		*dst = b[i:end]
 	}
@@ -167,9 +168,10 @@ func stringsAt(b []byte, i int, dst *[]string) (int, error) {
 	return end, err
 }
 
-// unmarshalAt decodes the (small) member at b[i] with encoding/json.
-func unmarshalAt(b []byte, i int, dst any) (int, error) {
-	end, err := skipValue(b, i)
+// unmarshalAt decodes the (small) member at b[i], inside depth containers,
+// with encoding/json.
+func unmarshalAt(b []byte, i, depth int, dst any) (int, error) {
+	end, err := skipNested(b, i, depth)
 	if err != nil {
 		return 0, err
 	}
@@ -249,24 +251,27 @@ func recall(b []byte, i int, last []byte) (int, bool) {
 }
 
 // rawRecalled is rawAt, remembering the value in *last.
-func rawRecalled(b []byte, i int, dst *json.RawMessage, last *[]byte) (int, error) {
+func rawRecalled(b []byte, i, depth int, dst *json.RawMessage, last *[]byte) (int, error) {
 	if m := *last; m != nil {
 		if end, ok := recall(b, i, m); ok {
 			*dst = b[i:end]
 			return end, nil
 		}
 	}
-	end, err := rawAt(b, i, dst)
+	end, err := rawAt(b, i, depth, dst)
 	if err == nil && i < len(b) && b[i] == '{' {
 		*last = b[i:end]
 	}
 	return end, err
 }
 
-// decodeEvent fills ev from the JSON object at b[i] (null leaves ev zero, as
-// in encoding/json) and returns the index after it. m, when not nil, holds
-// what the batch's earlier events repeat.
-func decodeEvent(b []byte, i int, ev *Event, m *memo) (int, error) {
+// decodeEvent fills ev from the JSON object at b[i], inside depth containers
+// (0 for a single event, 1 in a batch: encoding/json's depth limit counts
+// them), with null leaving ev zero, as in encoding/json, and returns the
+// index after it. m, when not nil, holds what the batch's earlier events
+// repeat.
+func decodeEvent(b []byte, i, depth int, ev *Event, m *memo) (int, error) {
+	depth++ // the event's members are inside it
 	if isNull(b, i) {
 		return i + 4, nil
 	}
@@ -277,15 +282,15 @@ func decodeEvent(b []byte, i int, ev *Event, m *memo) (int, error) {
 	return object(b, i, func(key []byte, i int) (int, error) {
 		switch field(key, eventFields...) {
 		case "arguments":
-			return rawRecalled(b, i, &ev.Arguments, &m.arguments)
+			return rawRecalled(b, i, depth, &ev.Arguments, &m.arguments)
 		case "source":
-			return rawAt(b, i, &ev.Source)
+			return rawAt(b, i, depth, &ev.Source)
 		case "request":
-			return rawRecalled(b, i, &ev.Request, &m.request)
+			return rawRecalled(b, i, depth, &ev.Request, &m.request)
 		case "prev":
-			return rawRecalled(b, i, &ev.Prev, &m.prev)
+			return rawRecalled(b, i, depth, &ev.Prev, &m.prev)
 		case "stash":
-			return rawRecalled(b, i, &ev.Stash, &m.stash)
+			return rawRecalled(b, i, depth, &ev.Stash, &m.stash)
 		case "identity":
 			if isNull(b, i) {
 				ev.Identity = nil
@@ -304,7 +309,7 @@ func decodeEvent(b []byte, i int, ev *Event, m *memo) (int, error) {
 				id.ResolverContext = maps.Clone(id.ResolverContext)
 				ev.Identity = &id
 			}
-			end, err := decodeIdentity(b, i, ev.Identity)
+			end, err := decodeIdentity(b, i, depth, ev.Identity)
 			if err == nil && fresh {
 				shared := *ev.Identity
 				shared.ResolverContext = maps.Clone(ev.Identity.ResolverContext)
@@ -323,61 +328,65 @@ func decodeEvent(b []byte, i int, ev *Event, m *memo) (int, error) {
 					return end, nil
 				}
 			}
-			end, err := decodeInfo(b, i, &ev.Info)
+			end, err := decodeInfo(b, i, depth, &ev.Info)
 			if err == nil && fresh {
 				m.info, m.infoVal = b[i:end], ev.Info
 			}
 			return end, err
 		}
-		return skipValue(b, i)
+		return skipNested(b, i, depth)
 	})
 }
 
-func decodeInfo(b []byte, i int, info *Info) (int, error) {
+// decodeInfo fills info from the object at b[i], inside depth containers.
+func decodeInfo(b []byte, i, depth int, info *Info) (int, error) {
+	depth++
 	return object(b, i, func(key []byte, i int) (int, error) {
 		switch field(key, infoFields...) {
 		case "fieldName":
-			return stringAt(b, i, &info.FieldName)
+			return stringAt(b, i, depth, &info.FieldName)
 		case "parentTypeName":
-			return stringAt(b, i, &info.ParentTypeName)
+			return stringAt(b, i, depth, &info.ParentTypeName)
 		case "selectionSetGraphQL":
-			return stringAt(b, i, &info.SelectionSetGraphQL)
+			return stringAt(b, i, depth, &info.SelectionSetGraphQL)
 		case "selectionSetList":
-			return rawAt(b, i, &info.SelectionSetList)
+			return rawAt(b, i, depth, &info.SelectionSetList)
 		case "variables":
-			return rawAt(b, i, &info.Variables)
+			return rawAt(b, i, depth, &info.Variables)
 		}
-		return skipValue(b, i)
+		return skipNested(b, i, depth)
 	})
 }
 
-func decodeIdentity(b []byte, i int, id *Identity) (int, error) {
+// decodeIdentity fills id from the object at b[i], inside depth containers.
+func decodeIdentity(b []byte, i, depth int, id *Identity) (int, error) {
+	depth++
 	return object(b, i, func(key []byte, i int) (int, error) {
 		switch field(key, identityFields...) {
 		case "sub":
-			return stringAt(b, i, &id.Sub)
+			return stringAt(b, i, depth, &id.Sub)
 		case "issuer":
-			return stringAt(b, i, &id.Issuer)
+			return stringAt(b, i, depth, &id.Issuer)
 		case "username":
-			return stringAt(b, i, &id.Username)
+			return stringAt(b, i, depth, &id.Username)
 		case "defaultAuthStrategy":
-			return stringAt(b, i, &id.DefaultAuthStrategy)
+			return stringAt(b, i, depth, &id.DefaultAuthStrategy)
 		case "accountId":
-			return stringAt(b, i, &id.AccountID)
+			return stringAt(b, i, depth, &id.AccountID)
 		case "userArn":
-			return stringAt(b, i, &id.UserArn)
+			return stringAt(b, i, depth, &id.UserArn)
 		case "cognitoIdentityId":
-			return stringAt(b, i, &id.CognitoIdentityID)
+			return stringAt(b, i, depth, &id.CognitoIdentityID)
 		case "claims":
-			return rawAt(b, i, &id.Claims)
+			return rawAt(b, i, depth, &id.Claims)
 		case "sourceIp":
 			return stringsAt(b, i, &id.SourceIP)
 		case "groups":
 			return stringsAt(b, i, &id.Groups)
 		case "resolverContext":
-			return unmarshalAt(b, i, &id.ResolverContext)
+			return unmarshalAt(b, i, depth, &id.ResolverContext)
 		}
-		return skipValue(b, i)
+		return skipNested(b, i, depth)
 	})
 }
 
