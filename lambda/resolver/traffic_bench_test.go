@@ -96,7 +96,7 @@ func BenchmarkTraffic(b *testing.B) {
 		b.Run(c.Name+"/node-powertools", func(b *testing.B) {
 			results, err := nodebaseline.Run(context.Background(), []traffic.Case{c}, time.Second)
 			if err != nil {
-				b.Skipf("the Node baseline (make bench installs it): %v", err)
+				b.Fatalf("the Node baseline (make bench installs it and sets %s): %v", nodebaseline.ModulesEnv, err)
 			}
 			b.ReportMetric(results[0].NsPerOp/float64(c.Events), "ns/event")
 			b.ReportMetric(float64(len(c.Payload)), "payload-B")
