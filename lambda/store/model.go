@@ -25,7 +25,10 @@ type User struct {
 }
 
 // AppendJSON appends the user as payload.Marshal encodes it, without
-// reflection (a batch's answers are mostly users).
+// reflection (a batch's answers are mostly users). It writes its keys as
+// literals rather than through object, as Post and Comment do: a user is
+// always read whole, and object's per-member checks made encoding a batch
+// of users 120 -> 190 ns per user (BenchmarkTraffic/*/encode).
 func (u User) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = payload.AppendString(dst, u.ID)
