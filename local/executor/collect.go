@@ -15,10 +15,27 @@ type collected struct {
 	field *ast.Field // with the merged sub-selection
 }
 
-func (c collected) args(vars map[string]any) map[string]any {
-	args := c.field.ArgumentMap(vars)
-	if args == nil {
-		args = map[string]any{}
+// args are the field's arguments as its resolver gets them: with the
+// schema's defaults filled in, unless the executor gives the inputs AWS
+// documents (WithDocumentedInputs).
+func (r *run) args(c collected) map[string]any {
+	if !r.e.documented {
+		if args := c.field.ArgumentMap(r.vars); args != nil {
+			return args
+		}
+		return map[string]any{}
+	}
+	args := map[string]any{}
+	for _, a := range c.field.Arguments {
+		if a.Value.Kind == ast.Variable {
+			if v, ok := r.vars[a.Value.Raw]; ok {
+				args[a.Name] = v
+			}
+			continue
+		}
+		if v, err := a.Value.Value(r.vars); err == nil {
+			args[a.Name] = v
+		}
 	}
 	return args
 }

@@ -62,6 +62,9 @@ type Executor struct {
 	child *jsresolver.Resolver
 	// publish receives each mutation's result, for subscriptions.
 	publish Publisher
+	// documented gives resolvers AppSync's inputs as AWS documents them
+	// (WithDocumentedInputs).
+	documented bool
 }
 
 // Publisher receives the result of each mutation field that resolved (the
@@ -79,6 +82,15 @@ const RequestTimeout = 30 * time.Second
 
 // Option configures an Executor.
 type Option func(*Executor)
+
+// WithDocumentedInputs gives every resolver the inputs AWS documents, where
+// the default reading is graphql-js's: info.variables holds only the
+// variables the request passed (no operation defaults), and ctx.args (and a
+// direct resolver's arguments) only the arguments the query wrote, without
+// the schema's defaults (aws-appsync-community#59). An argument naming a
+// variable left out without a default is absent either way. The Lambda and
+// appsyncjs/child.js must answer the same under both.
+func WithDocumentedInputs() Option { return func(e *Executor) { e.documented = true } }
 
 // WithTimeouts sets the time a request may take (RequestTimeout by default)
 // and the time one Lambda invocation may take (routes.FunctionTimeout).
@@ -227,6 +239,15 @@ func (r *run) execute() any {
 		return nil
 	}
 	r.vars = vars
+	if r.e.documented {
+		passed := map[string]any{}
+		for name, v := range vars {
+			if _, ok := r.req.Variables[name]; ok {
+				passed[name] = v
+			}
+		}
+		vars = passed
+	}
 	r.varsJSON, _ = json.Marshal(vars)
 
 	var root *ast.Definition
@@ -601,7 +622,7 @@ func (r *run) depth(typ *ast.Definition, sel ast.SelectionSet) int {
 
 // event builds the AppSync event for one call.
 func (r *run) event(c call) appsync.Event {
-	args, _ := payload.Marshal(c.field.args(r.vars))
+	args, _ := payload.Marshal(r.args(c.field))
 	source := json.RawMessage("null")
 	if c.task.source != nil {
 		source, _ = payload.Marshal(c.task.source)

@@ -121,7 +121,7 @@ func (r *run) jsContext(c call) jsresolver.Context {
 		source = c.task.source
 	}
 	return jsresolver.Context{
-		Arguments: c.field.args(r.vars),
+		Arguments: r.args(c.field),
 		Source:    source,
 		Identity:  identity,
 		Request:   map[string]any{"headers": headers, "domainName": nil},
