@@ -26,13 +26,31 @@ import (
 // so AppSync calls no data source for it; a child without an answer invokes
 // the Lambda with the same event as ever.
 //
-// No answer is given for an occurrence whose arguments cannot be known (a
-// variable AppSync did not pass), that asks for a later page (a nextToken),
-// or that hides in a named fragment; nor for one whose resolver failed (the
-// child's own invocation reports the error), nor past the budgets: the
-// reply's bytes (routes.Route.ReplyBudget), answerRequests DynamoDB requests
-// per invocation, and half of the invocation's time. What is not answered is
-// resolved by invoking the Lambda: correct, only slower.
+// An answer holds everything the field's execution may select, or is not
+// given. GraphQL merges every occurrence of a response key into one
+// execution, and the child resolver finds an answer by field and arguments,
+// whatever the alias: so the Lambda answers a field of an object only when
+// it sees every occurrence that could meet that answer. It answers nothing
+// on an object whose selection spreads a named fragment (AppSync leaves its
+// text out: it may select any field again, with more below it), and nothing
+// for a field of which one occurrence has arguments it cannot know (a
+// variable AppSync did not pass in info.variables, which the child's
+// ctx.args may hold, or may leave out and so match another occurrence's
+// key). The alternative, an answer no selection can outgrow (every
+// attribute, no answers below it), was not taken: it reads and sends every
+// attribute (a post's body, the users of a connection that selects only
+// IDs) to save at most the one invocation of that field's level, which the
+// levels below it cost anyway, and a page of every attribute can be cut
+// shorter by the reply's bytes than the page the field's own invocation
+// returns.
+//
+// No answer is given either for an occurrence that asks for a later page (a
+// nextToken), for one whose resolver failed (the child's own invocation
+// reports the error), nor past the budgets: the reply's bytes
+// (routes.Route.ReplyBudget), answerRequests DynamoDB requests per
+// invocation, and half of the invocation's time (for a mutation, after its
+// write, mutationAnswerTime). What is not answered is resolved by invoking
+// the Lambda: correct, only slower.
 
 // AnswersMember is the member of a resolved object that holds its children's
 // answers, and DefaultsMember the default arguments of the fields answered
@@ -48,6 +66,14 @@ const (
 // own invocations. 200 answers a page of 100 posts with their comments and
 // the comments' authors (100 Queries and a few BatchGetItem calls).
 const answerRequests = 200
+
+// mutationAnswerTime is all the time a mutation's answers get, counted from
+// when its write has committed: the answers are optional work, and a client
+// waiting on a committed write should not wait for them. 500 ms holds a
+// usual answer (an author's BatchGetItem, about 10 ms) and four or five
+// retries of unprocessed keys (store's backoff: 20, 40, 80, 160 ms windows);
+// past it the children invoke, with their own time.
+const mutationAnswerTime = 500 * time.Millisecond
 
 // AnswerKey is the key of the answer to the field with the given arguments:
 // the field's name, then "|name=value" for each argument that is neither
@@ -174,7 +200,12 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	if !ok {
 		deadline = stopAt.Add(routes.FunctionTimeout / 2)
 	}
-	actx, cancel := context.WithDeadline(ctx, stopAt.Add(deadline.Sub(stopAt)/2))
+	answerBy := stopAt.Add(deadline.Sub(stopAt) / 2)
+	if tops[0].route.Type == "Mutation" { // never batched: the write has committed
+		stopAt = time.Now().Add(mutationAnswerTime)
+		answerBy = stopAt
+	}
+	actx, cancel := context.WithDeadline(ctx, answerBy)
 	defer cancel()
 	spent := 0
 	for len(level) > 0 && time.Now().Before(stopAt) {
@@ -277,8 +308,8 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 			if fp.prefetched {
 				p.asked++
 			}
-			if !fp.answerable {
-				continue
+			if !fp.answerable || slices.ContainsFunc(p.fields, func(g *selection.Field) bool { return g.Unknown && g.Name == f.Name }) {
+				continue // or an occurrence of the field whose key cannot be known
 			}
 			k := slices.IndexFunc(answers, func(a *answer) bool { return a.key == fp.key })
 			if k < 0 {
@@ -415,14 +446,20 @@ func (a *answer) attach(r result) []*answered {
 // without validating it again.
 func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Field, room *replyRoom) ([]*answered, bool) {
 	var below []*selection.Field
+	hidden := false
 	for _, f := range fields {
+		hidden = hidden || f.Set.Opaque
 		if route.Shape != routes.Connection {
 			below = append(below, f.Set.Fields...)
 			continue
 		}
 		for _, items := range f.Set.Named("items") {
 			below = append(below, items.Set.Fields...)
+			hidden = hidden || items.Set.Opaque
 		}
+	}
+	if hidden {
+		return nil, true // a named fragment may select anything on them: no child answered
 	}
 	if !slices.ContainsFunc(below, func(f *selection.Field) bool {
 		r, ok := routes.Of(route.Returns, f.Name)

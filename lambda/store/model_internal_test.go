@@ -72,7 +72,7 @@ func FuzzPostAndCommentAppendJSON(f *testing.F) {
 		if got, want := c.AppendJSON(nil), referenceMarshal(c.read, plainComment(c)); string(got) != string(want) {
 			t.Fatalf("Comment.AppendJSON = %s\nreference         = %s", got, want)
 		}
-		for _, pre := range []Prefetch[Comment]{{Parent: id, Items: []Comment{c, c}, Complete: count%2 == 0, Args: args}, {Parent: id}} {
+		for _, pre := range []Prefetch[Comment]{{Parent: id, Items: []Comment{c, c}, Complete: count%2 == 0, Limit: count, Args: args}, {Parent: id}} {
 			want, err := json.Marshal(pre)
 			if err != nil {
 				t.Fatal(err)

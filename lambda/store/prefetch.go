@@ -25,6 +25,10 @@ type Prefetch[T any] struct {
 	// false, more items follow the last one; Items may then be fewer than were
 	// asked for (DynamoDB's 1 MB read limit, or the byte budget).
 	Complete bool `json:"complete"`
+	// Limit is how many items the read asked for: a page of at most Limit
+	// items serves from an incomplete prefetch (shorter only where bytes cut
+	// it), a larger page does not.
+	Limit int `json:"limit,omitempty"`
 	// Args are the order and range the items were read in
 	// (PageRequest.args): only a page asked with the same serves from them.
 	Args string `json:"args,omitempty"`
@@ -48,6 +52,9 @@ func (p Prefetch[T]) AppendJSON(dst []byte, appendItem func(T, []byte) []byte) [
 		dst = append(dst, ']')
 	}
 	dst = strconv.AppendBool(append(dst, `,"complete":`...), p.Complete)
+	if p.Limit != 0 {
+		dst = strconv.AppendInt(append(dst, `,"limit":`...), int64(p.Limit), 10)
+	}
 	if p.Args != "" {
 		dst = payload.AppendString(append(dst, `,"args":`...), p.Args)
 	}
@@ -111,7 +118,7 @@ func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, fi
 	case pageErr != nil:
 		return Prefetch[T]{}, pageErr
 	}
-	pre := Prefetch[T]{Parent: q.scope.Parent, Items: page.Items, Complete: page.NextToken == nil, Args: q.scope.Args}
+	pre := Prefetch[T]{Parent: q.scope.Parent, Items: page.Items, Complete: page.NextToken == nil, Limit: first.Limit, Args: q.scope.Args}
 	keepFitting(&pre, maxBytes-payload.Size(parent)-prefetchEnvelope)
 	return pre, nil
 }
@@ -163,7 +170,7 @@ func withChildren[T any](ctx context.Context, s *Store, op string, q partitionQu
 	}
 	children := out.Items[1:]
 	pre := Prefetch[T]{Parent: id, Items: make([]T, len(children)),
-		Complete: len(children) <= limit && len(out.LastEvaluatedKey) == 0, Args: q.scope.Args}
+		Complete: len(children) <= limit && len(out.LastEvaluatedKey) == 0, Limit: limit, Args: q.scope.Args}
 	if err := attributevalue.UnmarshalListOfMaps(children, &pre.Items); err != nil {
 		return Prefetch[T]{}, errs.Wrap(op, errs.Internal, "internal error", err)
 	}
@@ -211,9 +218,11 @@ func fromPrefetch[T any](s *Store, p Prefetch[T], req PageRequest, scope cursor.
 		return page, err == nil
 	case p.Complete:
 		return page, true
-	case len(p.Items) > 0:
+	case len(p.Items) > 0 && req.Limit <= p.Limit:
 		// A prefetch cut short (by bytes or DynamoDB's 1 MB) is a short page:
-		// the connection resumes after its last item.
+		// the connection resumes after its last item. One read for fewer
+		// items than the page asks for (another occurrence's smaller page)
+		// is no page of this size: the child queries.
 		token, err := page.after(len(p.Items) - 1)
 		if err != nil {
 			return Page[T]{}, false

@@ -1,0 +1,246 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/querygen"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/schema"
+)
+
+// differential is the local AppSync as deployed (JavaScript resolvers on
+// child fields, answers, prefetches) and the plainest layout (direct
+// resolvers on every field, no prefetch, no answers: each field reads for
+// itself), on one table, under both readings of AppSync's inputs.
+type differential struct {
+	gen   *querygen.Generator
+	js    [2]*executor.Executor // by reading: graphql-js's, AWS's documented
+	plain [2]*executor.Executor
+	data  store.Dataset
+}
+
+func newDifferential(tb testing.TB) *differential {
+	tb.Helper()
+	// Posts of 6 comments, pages of 1-5 and the default 20: first pages that
+	// end inside and past a connection, on every connection of the schema.
+	d := sample.Blog(3, 6, 3)
+	s, _ := storetest.NewStore(tb, d)
+	sch, err := schema.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	handler := func(opts ...resolver.Option) lambda.Handler {
+		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+		return lambda.NewHandler(resolver.New(s, log, append([]resolver.Option{resolver.WithCostLog(io.Discard)}, opts...)...))
+	}
+	deployed := handler()
+	plain := handler(resolver.WithoutAnswers(), resolver.WithoutPrefetch())
+	x := &differential{data: d}
+	for i, reading := range [][]executor.Option{nil, {executor.WithDocumentedInputs()}} {
+		x.js[i] = executor.New(sch, deployed, routes.All, reading...)
+		x.plain[i] = executor.New(sch, plain, routes.All, append(reading, executor.WithDirectResolvers())...)
+	}
+	var posts []string
+	for _, p := range d.Posts {
+		posts = append(posts, strconv.Quote(p.ID))
+	}
+	pick := func(r *rand.Rand, from ...string) string { return from[r.IntN(len(from))] }
+	x.gen = querygen.New(sch, querygen.Values{
+		Root: func(r *rand.Rand, field string) (string, bool) {
+			if r.IntN(5) >= 2 {
+				return "", false
+			}
+			switch field {
+			case "user":
+				return pick(r, `(handle: "alice")`, `(handle: "carol")`, `(id: "u_bob")`, `(id: "u_reader01")`, `(id: "u_nobody")`), true
+			case "post":
+				return "(id: " + pick(r, append(posts, `"01HZZZZZZZZZZZZZZZZZZZZZZZ"`)...) + ")", true
+			case "posts":
+				return "(ids: [" + pick(r, posts...) + ", " + pick(r, posts...) + `, "01HZZZZZZZZZZZZZZZZZZZZZZZ"])`, true
+			}
+			return "", true
+		},
+		DateTimes: []string{"2024-04-29T11:00:00.000Z", "2024-05-01T08:03:30.000Z", "2024-05-01T10:00:00.000Z"},
+	}, 5)
+	return x
+}
+
+// callers are who the generated queries run as: an API key, and two users
+// (alice sees her own email, carol none).
+var callers = []*appsync.Identity{nil, signedIn(sample.Alice), signedIn(sample.Carol)}
+
+// compare generates the query of seed, runs it through both layouts in the
+// reading given and returns a description of how the answers differ, or "".
+func (x *differential) compare(tb testing.TB, seed uint64, reading int) string {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	q, err := x.gen.Generate(r)
+	if err != nil {
+		tb.Fatalf("seed %d: %v", seed, err)
+	}
+	req := executor.Request{Query: q.Text, Variables: q.Variables, Identity: callers[r.IntN(len(callers))]}
+	if diff, _ := x.differ(req, reading); diff != "" {
+		return fmt.Sprintf("seed %d, %s", seed, diff)
+	}
+	return ""
+}
+
+// differ runs req through both layouts in the reading given and returns how
+// the answers differ ("" when they do not) and the deployed layout's cost.
+func (x *differential) differ(req executor.Request, reading int) (string, executor.Cost) {
+	got, want := x.js[reading].Execute(context.Background(), req), x.plain[reading].Execute(context.Background(), req)
+	gotData, _ := json.Marshal(got.Data)
+	wantData, _ := json.Marshal(want.Data)
+	gotErrs, wantErrs := errorLines(got.Errors), errorLines(want.Errors)
+	cost := got.Extensions["cost"].(executor.Cost)
+	if string(gotData) == string(wantData) && slices.Equal(gotErrs, wantErrs) {
+		return "", cost
+	}
+	vars, _ := json.Marshal(req.Variables)
+	caller := "API key"
+	if req.Identity != nil {
+		caller = req.Identity.Sub
+	}
+	return fmt.Sprintf("reading %d, as %s:\n%s\nvariables %s\ndeployed: %s\n  errors %q\nplain:    %s\n  errors %q",
+		reading, caller, req.Query, vars, gotData, gotErrs, wantData, wantErrs), cost
+}
+
+// errorLines are the errors in a comparable order (the fields of a level
+// resolve concurrently, so their errors arrive in any order).
+func errorLines(errs []executor.Error) []string {
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		b, _ := json.Marshal(e)
+		out[i] = string(b)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Every generated query answers through the layout as deployed exactly as
+// through the plainest one: the same data (a null, a missing attribute or a
+// shorter page is a difference) and the same errors. DIFFERENTIAL_QUERIES
+// sets the count (2,000 by default: 1,000 in each reading); a failure names
+// the seed, which FuzzGeneratedQueries replays.
+func TestGeneratedQueriesAnswerAsThePlainestLayout(t *testing.T) {
+	n := 2000
+	if v := os.Getenv("DIFFERENTIAL_QUERIES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x := newDifferential(t)
+	var (
+		next, failed atomic.Int64
+		mu           sync.Mutex
+		reports      []string
+		wg           sync.WaitGroup
+	)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) || failed.Load() >= 5 {
+					return
+				}
+				if diff := x.compare(t, uint64(i), int(i%2)); diff != "" {
+					failed.Add(1)
+					mu.Lock()
+					reports = append(reports, diff)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, r := range reports {
+		t.Error(r)
+	}
+	t.Logf("%d queries compared, %d differed (stopping at 5)", min(next.Load(), int64(n)), failed.Load())
+}
+
+// FuzzGeneratedQueries runs the differential test on seeds the fuzzer
+// chooses: go test -run '^$' -fuzz FuzzGeneratedQueries ./local/executor/
+func FuzzGeneratedQueries(f *testing.F) {
+	f.Add(uint64(0), false)
+	f.Add(uint64(1), true)
+	x := newDifferential(f)
+	f.Fuzz(func(t *testing.T, seed uint64, documented bool) {
+		reading := 0
+		if documented {
+			reading = 1
+		}
+		if diff := x.compare(t, seed, reading); diff != "" {
+			t.Error(diff)
+		}
+	})
+}
+
+// The shapes that came back null or wrong when an answer was built for a
+// smaller selection than the field's execution merges (issue 21), in both
+// readings of AppSync's inputs, each with the invocations it costs.
+func TestAnswersHoldEveryOccurrenceMergedIntoTheField(t *testing.T) {
+	x := newDifferential(t)
+	post := x.data.Posts[len(x.data.Posts)-1].ID // 6 comments
+	cases := []struct {
+		name, query string
+		caller      *appsync.Identity
+		invocations [2]int // in the deployed layout, by reading
+	}{
+		{"a named fragment merges into a visible connection",
+			`{ post(id: "` + post + `") { comments(limit: 2) { items { id } } ...C } }
+			fragment C on Post { comments(limit: 2) { items { body } } }`, nil, [2]int{2, 2}},
+		{"a named fragment's alias shares the visible occurrence's arguments",
+			`{ post(id: "` + post + `") { comments(limit: 2) { items { id } } ...C } }
+			fragment C on Post { c: comments(limit: 2) { items { body } } }`, nil, [2]int{2, 2}},
+		{"an alias whose argument is a variable left out",
+			`query Q($l: Int) { post(id: "` + post + `") { a: comments { items { id } } b: comments(limit: $l) { items { body } } } }`, nil, [2]int{2, 2}},
+		{"an operation default AppSync may leave out of info.variables",
+			`query Q($l: Int = 20) { post(id: "` + post + `") { a: comments { items { id } } b: comments(limit: $l) { items { body } } } }`, nil, [2]int{1, 2}},
+		{"users not read for a visible occurrence that selects only IDs",
+			`{ user(handle: "alice") { ...F following { items { id } } } }
+			fragment F on User { following { items { bio } } }`, nil, [2]int{2, 2}},
+		{"the caller's own email through a fragment",
+			`{ user(handle: "bob") { followers { items { id } } ...E } }
+			fragment E on User { followers { items { email } } }`, signedIn(sample.Alice), [2]int{2, 2}},
+		{"a fragment on the connection selects more of its items",
+			`{ post(id: "` + post + `") { comments(limit: 3) { items { id } ...P } } }
+			fragment P on CommentConnection { items { author { bio } } }`, nil, [2]int{2, 2}},
+		{"a smaller page prefetched for another occurrence in the same batch",
+			`{ post(id: "` + post + `") { comments(limit: 3) { items { ...K a: post { comments(limit: 2) { items { id } } } b: post { ...F } } } } }
+			fragment K on Comment { id }
+			fragment F on Post { comments { items { id } nextToken } }`, nil, [2]int{3, 3}},
+	}
+	for _, c := range cases {
+		for reading := range 2 {
+			t.Run(fmt.Sprintf("%s/reading %d", c.name, reading), func(t *testing.T) {
+				diff, cost := x.differ(executor.Request{Query: c.query, Identity: c.caller}, reading)
+				if diff != "" {
+					t.Error(diff)
+				}
+				if cost.LambdaInvocations != c.invocations[reading] {
+					t.Errorf("%d invocations, want %d (%+v)", cost.LambdaInvocations, c.invocations[reading], cost)
+				}
+			})
+		}
+	}
+}
