@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -272,5 +273,33 @@ func TestAnswersWhenDynamoDBIsSlow(t *testing.T) {
 	cost := resp.Extensions["cost"].(executor.Cost)
 	if len(resp.Errors) > 0 || !reflect.DeepEqual(data, want) || cost.LambdaInvocations != 2 {
 		t.Errorf("errors %+v, cost %+v\ndata %v\nwant %v", resp.Errors, cost, data, want)
+	}
+}
+
+// A committed mutation's answers are optional work with a small budget: the
+// BatchGetItem of a new comment's author, hanging, is given up 500 ms after
+// the write (its context's deadline says so), the reply goes out, and
+// Comment.author invokes on its own and answers.
+func TestACommittedMutationAnswersWithinItsBudget(t *testing.T) {
+	d := sample.Blog(1, 2, 2)
+	var calls atomic.Int32
+	var left time.Duration // what the first BatchGetItem's context had left
+	e := setupFaulty(t, d, onBatchGet(func(ctx context.Context) error {
+		if calls.Add(1) > 1 {
+			return nil
+		}
+		deadline, _ := ctx.Deadline()
+		left = time.Until(deadline)
+		<-ctx.Done()
+		return ctx.Err()
+	}))
+	post := d.Posts[len(d.Posts)-1].ID
+	data, resp := run(t, e, executor.Request{Identity: signedIn(sample.Bob), Query: `mutation { createComment(input: {postId: "` + post + `", body: "hi"}) { body author { name } } }`})
+	cost := resp.Extensions["cost"].(executor.Cost)
+	if len(resp.Errors) > 0 || get(data, "createComment", "author", "name") != "Bob" || cost.LambdaInvocations != 2 {
+		t.Errorf("data %v, errors %+v, cost %+v", data, resp.Errors, cost)
+	}
+	if left <= 0 || left > 500*time.Millisecond {
+		t.Errorf("the answer's BatchGetItem had %v left; want at most 500ms", left)
 	}
 }
