@@ -56,6 +56,30 @@ function answerKey(field, args, defaults) {
 }
 
 /**
+ * The variables that selection names ($name), of those passed.
+ * @param {string} selection
+ * @param {Record<string, any>} passed
+ * @returns {Record<string, any>}
+ */
+function namedVariables(selection, passed) {
+  const out = {};
+  const pieces = selection.split('$');
+  for (const piece of pieces.slice(1)) {
+    // A name ends where the text goes on (no regular expressions in this
+    // runtime): a name read too long matches no variable, which is then not
+    // sent, and the Lambda takes its argument for unknown.
+    let name = piece;
+    for (const end of [')', ',', ' ', '\n', '\r', '\t', ']', '}']) {
+      name = name.split(end)[0];
+    }
+    if (name !== '' && passed[name] !== undefined) {
+      out[name] = passed[name];
+    }
+  }
+  return out;
+}
+
+/**
  * @param {import('@aws-appsync/utils').Context} ctx
  */
 export function request(ctx) {
@@ -79,8 +103,9 @@ export function request(ctx) {
     : null;
   // The Lambda reads the variables only for the $names in the selection.
   let selection = ctx.info.selectionSetGraphQL || '';
-  let variables = selection.indexOf('$') >= 0 ? ctx.info.variables : {};
-  if (selection.length + JSON.stringify(variables).length > MAX_SELECTION) {
+  let variables = selection.length > MAX_SELECTION ? {} : namedVariables(selection, ctx.info.variables || {});
+  const named = Object.keys(variables).length > 0;
+  if (selection.length + (named ? JSON.stringify(variables).length : 0) > MAX_SELECTION) {
     selection = '';
     variables = {};
   }

@@ -88,6 +88,26 @@ func TestChildInvokesTheLambdaWithoutAnAnswer(t *testing.T) {
 	if info := req.Payload.(map[string]any)["info"].(map[string]any); err != nil || !reflect.DeepEqual(info["variables"], map[string]any{"n": float64(2)}) {
 		t.Errorf("a selection naming $n: info %v, %v", info, err)
 	}
+	// Only the variables it names: a large unrelated one stays behind.
+	withVar.Info.Variables = []byte(`{"n":2,"big":"` + strings.Repeat("x", 5000) + `","nn":3}`)
+	req, err = child(t).Request(withVar)
+	if info := req.Payload.(map[string]any)["info"].(map[string]any); err != nil || !reflect.DeepEqual(info["variables"], map[string]any{"n": float64(2)}) ||
+		info["selectionSetGraphQL"] == "" {
+		t.Errorf("a selection naming $n beside unrelated variables: info %v, %v", info, err)
+	}
+	// The limit is MAX_SELECTION code units of selection and named
+	// variables: 1,000 with none named is sent, 1,001 is not.
+	for _, tc := range []struct {
+		units int
+		sent  bool
+	}{{999, true}, {1000, true}, {1001, false}} {
+		long := postCtx(source, nil)
+		long.Info.SelectionSetGraphQL = "{ id " + strings.Repeat("é", tc.units-7) + " }"
+		req, err = child(t).Request(long)
+		if text := req.Payload.(map[string]any)["info"].(map[string]any)["selectionSetGraphQL"]; err != nil || (text != "") != tc.sent {
+			t.Errorf("a selection of %d units: sent %v, want %v (%v)", tc.units, text != "", tc.sent, err)
+		}
+	}
 	noSource := postCtx(nil, nil)
 	noSource.Identity = nil
 	req, err = child(t).Request(noSource)
