@@ -41,9 +41,13 @@ func (r *run) args(c collected) map[string]any {
 }
 
 // collect returns the fields sel selects on an object of type typ, in order.
+// As GraphQL's CollectFields, it expands each named fragment once in a
+// selection set, however often it is spread there: a query whose fragments
+// each spread the next one twice costs a fragment's length, not 2^levels.
 func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 	var out []collected
 	index := map[string]int{}
+	visited := map[string]bool{}
 	var walk func(ast.SelectionSet)
 	walk = func(sel ast.SelectionSet) {
 		for _, s := range sel {
@@ -71,7 +75,8 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 				}
 			case *ast.FragmentSpread:
 				fd := r.doc.Fragments.ForName(x.Name)
-				if r.included(x.Directives) && fd != nil && fd.TypeCondition == typ.Name {
+				if r.included(x.Directives) && fd != nil && fd.TypeCondition == typ.Name && !visited[x.Name] {
+					visited[x.Name] = true
 					walk(fd.SelectionSet)
 				}
 			}
@@ -102,10 +107,13 @@ func (r *run) included(ds ast.DirectiveList) bool {
 
 // selectionList is AppSync's info.selectionSetList for a field's
 // sub-selection: every selected path, slash-joined, aliases in place of
-// names, fragments expanded, no arguments.
+// names, fragments expanded, no arguments. A fragment spread again under the
+// same path adds no path: it is expanded once per path.
 func (r *run) selectionList(sel ast.SelectionSet) []string {
 	out := []string{}
 	seen := map[string]bool{}
+	expanded := map[string]bool{} // fragment name and path
+
 	var walk func(ast.SelectionSet, string)
 	walk = func(sel ast.SelectionSet, prefix string) {
 		for _, s := range sel {
@@ -123,7 +131,8 @@ func (r *run) selectionList(sel ast.SelectionSet) []string {
 			case *ast.InlineFragment:
 				walk(x.SelectionSet, prefix)
 			case *ast.FragmentSpread:
-				if fd := r.doc.Fragments.ForName(x.Name); fd != nil {
+				if fd := r.doc.Fragments.ForName(x.Name); fd != nil && !expanded[x.Name+"\x00"+prefix] {
+					expanded[x.Name+"\x00"+prefix] = true
 					walk(fd.SelectionSet, prefix)
 				}
 			}

@@ -260,7 +260,7 @@ func (r *run) execute() any {
 		r.errors = append(r.errors, Error{Message: "subscriptions are served over the real-time protocol, at /graphql/realtime", ErrorType: "UnsupportedOperation"})
 		return nil
 	}
-	if depth := r.depth(root, op.SelectionSet); depth > r.e.depthLimit {
+	if depth := r.depth(op.SelectionSet, map[string]int{}); depth > r.e.depthLimit {
 		// Refused before any resolver runs. The wording is graphql-java's (the
 		// engine AppSync's errors come from); AppSync's own is unverified.
 		r.errors = append(r.errors, Error{Message: fmt.Sprintf("maximum query depth exceeded %d > %d", depth, r.e.depthLimit),
@@ -394,6 +394,13 @@ type outcome struct {
 // MaxBatchSize events when the route batches, otherwise one event a call,
 // the invocations running concurrently.
 func (r *run) invoke(route routes.Route, calls []call) []outcome {
+	if r.ctx.Err() != nil { // past the request's time: no resolver runs, not even one returning early
+		out := make([]outcome, len(calls))
+		for i := range out {
+			out[i] = lambdaError(errExecutionTimeout)
+		}
+		return out
+	}
 	if r.e.child != nil && route.EarlyReturn() {
 		return r.invokeJS(route, calls)
 	}
@@ -605,17 +612,32 @@ func (r *run) overLimit(groups map[string][]call, order []string) {
 }
 
 // depth returns how many levels of fields sel nests, fragments included (a
-// root field is level 1).
-func (r *run) depth(typ *ast.Definition, sel ast.SelectionSet) int {
+// root field is level 1). Merging fields deepens nothing, so it is the
+// deepest of its parts; a named fragment's depth is computed once.
+func (r *run) depth(sel ast.SelectionSet, fragments map[string]int) int {
 	deepest := 0
-	for _, f := range r.collect(typ, sel) {
-		d := 1
-		if len(f.field.SelectionSet) > 0 && f.def != nil {
-			if inner := r.e.schema.Types[f.def.Type.Name()]; inner != nil {
-				d += r.depth(inner, f.field.SelectionSet)
+	for _, s := range sel {
+		switch x := s.(type) {
+		case *ast.Field:
+			if r.included(x.Directives) {
+				deepest = max(deepest, 1+r.depth(x.SelectionSet, fragments))
 			}
+		case *ast.InlineFragment:
+			if r.included(x.Directives) {
+				deepest = max(deepest, r.depth(x.SelectionSet, fragments))
+			}
+		case *ast.FragmentSpread:
+			if !r.included(x.Directives) {
+				continue
+			}
+			d, ok := fragments[x.Name]
+			if fd := r.doc.Fragments.ForName(x.Name); !ok && fd != nil {
+				fragments[x.Name] = 0 // validation refuses cycles; this stops one all the same
+				d = r.depth(fd.SelectionSet, fragments)
+				fragments[x.Name] = d
+			}
+			deepest = max(deepest, d)
 		}
-		deepest = max(deepest, d)
 	}
 	return deepest
 }

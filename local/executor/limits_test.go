@@ -421,3 +421,36 @@ func TestALargeChildSelectionOnAFullBatchOfTheLargestComments(t *testing.T) {
 	}
 	t.Logf("cost %+v", cost)
 }
+
+// Fragments that each spread the next one twice, 22 levels of them: 2^22
+// expansions when a fragment is expanded every time it is spread, one each
+// when it is expanded once per selection set, as GraphQL's field collection
+// does. Nested under fields, the same chain is refused by the depth limit
+// before any resolver runs.
+func TestFragmentsSpreadTwiceAtEveryLevelCostTheirLength(t *testing.T) {
+	e, rec := setup(t, sample.Data(), routes.All)
+	chain := func(body func(next string) string) string {
+		var b strings.Builder
+		for i := 1; i < 22; i++ {
+			fmt.Fprintf(&b, "fragment F%d on User { %s }\n", i, body(fmt.Sprintf("F%d", i+1)))
+		}
+		return b.String() + "fragment F22 on User { id handle }"
+	}
+	flat := `{ user(handle: "alice") { ...F1 } }` + "\n" + chain(func(next string) string { return "..." + next + " ..." + next })
+	data, _ := mustRun(t, e, executor.Request{Query: flat})
+	if got := fmt.Sprint(data["user"]); got != "map[handle:alice id:u_alice]" {
+		t.Errorf("user = %s", got)
+	}
+	_, events := rec.events(t, "Query.user")
+	if len(events) != 1 || string(events[0].Info.SelectionSetList) != `["id","handle"]` {
+		t.Errorf("Query.user's events: %+v", events)
+	}
+
+	nested := `{ user(handle: "alice") { ...F1 } }` + "\n" + chain(func(next string) string {
+		return "following { items { ..." + next + " } } followers { items { ..." + next + " } }"
+	})
+	resp := e.Execute(t.Context(), executor.Request{Query: nested})
+	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "QueryDepthLimitExceeded" {
+		t.Errorf("nested: errors %+v", resp.Errors)
+	}
+}
