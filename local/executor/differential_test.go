@@ -89,30 +89,33 @@ func newDifferential(tb testing.TB) *differential {
 var callers = []*appsync.Identity{nil, signedIn(sample.Alice), signedIn(sample.Carol)}
 
 // compare generates the query of seed, runs it through both layouts in the
-// reading given and returns a description of how the answers differ, or "".
-func (x *differential) compare(tb testing.TB, seed uint64, reading int) string {
+// reading given and returns a description of how the answers differ, or "",
+// and the costs of the deployed layout and the plain one.
+func (x *differential) compare(tb testing.TB, seed uint64, reading int) (string, [2]executor.Cost) {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	q, err := x.gen.Generate(r)
 	if err != nil {
 		tb.Fatalf("seed %d: %v", seed, err)
 	}
 	req := executor.Request{Query: q.Text, Variables: q.Variables, Identity: callers[r.IntN(len(callers))]}
-	if diff, _ := x.differ(req, reading); diff != "" {
-		return fmt.Sprintf("seed %d, %s", seed, diff)
+	diff, costs := x.differ(req, reading)
+	if diff != "" {
+		diff = fmt.Sprintf("seed %d, %s", seed, diff)
 	}
-	return ""
+	return diff, costs
 }
 
 // differ runs req through both layouts in the reading given and returns how
-// the answers differ ("" when they do not) and the deployed layout's cost.
-func (x *differential) differ(req executor.Request, reading int) (string, executor.Cost) {
+// the answers differ ("" when they do not) and the costs of the deployed
+// layout and the plain one.
+func (x *differential) differ(req executor.Request, reading int) (string, [2]executor.Cost) {
 	got, want := x.js[reading].Execute(context.Background(), req), x.plain[reading].Execute(context.Background(), req)
 	gotData, _ := json.Marshal(got.Data)
 	wantData, _ := json.Marshal(want.Data)
 	gotErrs, wantErrs := errorLines(got.Errors), errorLines(want.Errors)
-	cost := got.Extensions["cost"].(executor.Cost)
+	costs := [2]executor.Cost{got.Extensions["cost"].(executor.Cost), want.Extensions["cost"].(executor.Cost)}
 	if string(gotData) == string(wantData) && slices.Equal(gotErrs, wantErrs) {
-		return "", cost
+		return "", costs
 	}
 	vars, _ := json.Marshal(req.Variables)
 	caller := "API key"
@@ -120,7 +123,7 @@ func (x *differential) differ(req executor.Request, reading int) (string, execut
 		caller = req.Identity.Sub
 	}
 	return fmt.Sprintf("reading %d, as %s:\n%s\nvariables %s\ndeployed: %s\n  errors %q\nplain:    %s\n  errors %q",
-		reading, caller, req.Query, vars, gotData, gotErrs, wantData, wantErrs), cost
+		reading, caller, req.Query, vars, gotData, gotErrs, wantData, wantErrs), costs
 }
 
 // errorLines are the errors in a comparable order (the fields of a level
@@ -151,6 +154,7 @@ func TestGeneratedQueriesAnswerAsThePlainestLayout(t *testing.T) {
 	x := newDifferential(t)
 	var (
 		next, failed atomic.Int64
+		invocations  [2]atomic.Int64 // deployed, plain
 		mu           sync.Mutex
 		reports      []string
 		wg           sync.WaitGroup
@@ -162,7 +166,10 @@ func TestGeneratedQueriesAnswerAsThePlainestLayout(t *testing.T) {
 				if i >= int64(n) || failed.Load() >= 5 {
 					return
 				}
-				if diff := x.compare(t, uint64(i), int(i%2)); diff != "" {
+				diff, costs := x.compare(t, uint64(i), int(i%2))
+				invocations[0].Add(int64(costs[0].LambdaInvocations))
+				invocations[1].Add(int64(costs[1].LambdaInvocations))
+				if diff != "" {
 					failed.Add(1)
 					mu.Lock()
 					reports = append(reports, diff)
@@ -175,7 +182,8 @@ func TestGeneratedQueriesAnswerAsThePlainestLayout(t *testing.T) {
 	for _, r := range reports {
 		t.Error(r)
 	}
-	t.Logf("%d queries compared, %d differed (stopping at 5)", min(next.Load(), int64(n)), failed.Load())
+	t.Logf("%d queries compared, %d differed (stopping at 5); Lambda invocations: %d deployed, %d plain",
+		min(next.Load(), int64(n)), failed.Load(), invocations[0].Load(), invocations[1].Load())
 }
 
 // FuzzGeneratedQueries runs the differential test on seeds the fuzzer
@@ -189,7 +197,7 @@ func FuzzGeneratedQueries(f *testing.F) {
 		if documented {
 			reading = 1
 		}
-		if diff := x.compare(t, seed, reading); diff != "" {
+		if diff, _ := x.compare(t, seed, reading); diff != "" {
 			t.Error(diff)
 		}
 	})
@@ -233,11 +241,11 @@ func TestAnswersHoldEveryOccurrenceMergedIntoTheField(t *testing.T) {
 	for _, c := range cases {
 		for reading := range 2 {
 			t.Run(fmt.Sprintf("%s/reading %d", c.name, reading), func(t *testing.T) {
-				diff, cost := x.differ(executor.Request{Query: c.query, Identity: c.caller}, reading)
+				diff, costs := x.differ(executor.Request{Query: c.query, Identity: c.caller}, reading)
 				if diff != "" {
 					t.Error(diff)
 				}
-				if cost.LambdaInvocations != c.invocations[reading] {
+				if cost := costs[0]; cost.LambdaInvocations != c.invocations[reading] {
 					t.Errorf("%d invocations, want %d (%+v)", cost.LambdaInvocations, c.invocations[reading], cost)
 				}
 			})
