@@ -41,6 +41,17 @@ AMPLIFY_DIR := $(CACHE_DIR)/realtime-amplify-$(shell sha256sum local/realtime/am
 # local/console/package-lock.json (integrity hashes checked by npm).
 CONSOLE_DIR := $(CACHE_DIR)/console-$(shell sha256sum local/console/package-lock.json | cut -c1-16)
 
+# A headless Chromium for the query page's test: chrome-headless-shell as the
+# npm package @sparticuz/chromium ships it, brotli-compressed with the NSS,
+# expat and SwiftShader libraries it needs, checked against its checksum and
+# unpacked by Node's zlib (local/console/unbrotli.mjs) into the cache, with a
+# fontconfig of its own fonts. HEADLESS_CHROMIUM names the program that runs it.
+BROWSER_PKG         := @sparticuz/chromium
+BROWSER_PKG_VERSION := 153.0.0
+BROWSER_PKG_SHA256  := 20e5656fcdcf4118ede85edfb9d6bb9cc1bbb7ffb8b75622fffbcf36a835c3c0
+BROWSER_DIR         := $(CACHE_DIR)/chromium-$(BROWSER_PKG_VERSION)
+export HEADLESS_CHROMIUM := $(BROWSER_DIR)/chromium
+
 # Powertools for AWS Lambda (TypeScript), the per-event cost's baseline in
 # Node (local/nodebaseline), from its package-lock.json (integrity hashes
 # checked by npm); its node_modules directory is named in NODE_BASELINE_MODULES.
@@ -64,12 +75,12 @@ PORT  ?= 4000
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie cdk-cli js-lint js-clients console node-baseline check-tools clean
+.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie js-lint js-clients console node-baseline vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+test: check-tools dynamodb-local rie browser js-lint js-clients console node-baseline vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
 
@@ -161,6 +172,28 @@ node-baseline: $(NODEBASE_DIR)/.installed ## install Powertools for AWS Lambda (
 $(NODEBASE_DIR)/.installed: local/nodebaseline/package.json local/nodebaseline/package-lock.json
 	$(call npm-install,local/nodebaseline,$(NODEBASE_DIR))
 	test -d "$(NODE_BASELINE_MODULES)/@aws-lambda-powertools/event-handler"
+	touch "$@"
+
+browser: $(BROWSER_DIR)/.verified ## fetch, verify and unpack the headless Chromium of the query page's test into the cache
+
+$(BROWSER_DIR)/.verified: local/console/unbrotli.mjs
+	@echo "fetching headless Chromium ($(BROWSER_PKG)@$(BROWSER_PKG_VERSION)) into $(BROWSER_DIR)"
+	rm -rf "$(BROWSER_DIR).partial" && mkdir -p "$(BROWSER_DIR).partial"
+	cd "$(BROWSER_DIR).partial" && npm pack --silent "$(BROWSER_PKG)@$(BROWSER_PKG_VERSION)" >/dev/null
+	echo "$(BROWSER_PKG_SHA256)  $(BROWSER_DIR).partial/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz" | sha256sum --check --strict -
+	tar -xzf "$(BROWSER_DIR).partial/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz" -C "$(BROWSER_DIR).partial" package/bin
+	cd "$(BROWSER_DIR).partial" && node "$(CURDIR)/local/console/unbrotli.mjs" \
+		package/bin/chromium.br headless-shell package/bin/al2023.tar.br al2023.tar \
+		package/bin/swiftshader.tar.br swiftshader.tar package/bin/fonts.tar.br fonts.tar
+	cd "$(BROWSER_DIR).partial" && tar -xf al2023.tar && tar -xf swiftshader.tar && tar -xf fonts.tar && rm -rf *.tar package
+	chmod +x "$(BROWSER_DIR).partial/headless-shell" && rm "$(BROWSER_DIR).partial/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz"
+	printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fonts-cache</cachedir></fontconfig>\n' \
+		"$(BROWSER_DIR)" "$(BROWSER_DIR)" > "$(BROWSER_DIR).partial/fonts.conf"
+	printf '#!/bin/sh\n# chrome-headless-shell with the libraries and fonts unpacked beside it.\ndir=%s\nLD_LIBRARY_PATH="$$dir:$$dir/lib" FONTCONFIG_FILE="$$dir/fonts.conf" exec "$$dir/headless-shell" "$$@"\n' \
+		"$(BROWSER_DIR)" > "$(BROWSER_DIR).partial/chromium"
+	chmod +x "$(BROWSER_DIR).partial/chromium"
+	rm -rf "$(BROWSER_DIR)" && mv "$(BROWSER_DIR).partial" "$(BROWSER_DIR)"
+	"$(HEADLESS_CHROMIUM)" --version
 	touch "$@"
 
 rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache

@@ -1,34 +1,58 @@
 package devserver_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
-// chromium returns the headless browser (.ci/run installs it; the README
-// says how), failing the test when it is missing.
+// chromium returns the headless browser make installs (HEADLESS_CHROMIUM),
+// failing the test when it is missing.
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
+	path := os.Getenv("HEADLESS_CHROMIUM")
+	if path == "" {
+		t.Fatal("HEADLESS_CHROMIUM is not set: run through make test, which installs the headless Chromium into the cache")
 	}
-	t.Fatal("no chromium on PATH: apt-get install chromium (.ci/run does it when missing)")
-	return ""
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("headless Chromium: %v (make browser installs it)", err)
+	}
+	return path
+}
+
+// browse opens a headless Chromium (chrome-headless-shell, one process,
+// SwiftShader for graphics) that resolves no host but 127.0.0.1, and returns
+// a context to drive it with chromedp.
+func browse(t *testing.T) context.Context {
+	t.Helper()
+	alloc, cancel := chromedp.NewExecAllocator(t.Context(),
+		chromedp.ExecPath(chromium(t)), chromedp.Headless, chromedp.NoSandbox, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 900),
+		chromedp.Flag("single-process", true), chromedp.Flag("no-zygote", true), chromedp.Flag("in-process-gpu", true),
+		chromedp.Flag("use-gl", "angle"), chromedp.Flag("use-angle", "swiftshader"), chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // The query page in a real browser: headless Chromium loads it, runs the
@@ -36,7 +60,6 @@ func chromium(t *testing.T) string {
 // it; every request stays on 127.0.0.1 (anything else is unresolvable). A
 // screenshot goes to .build/console.png.
 func TestConsoleInChromium(t *testing.T) {
-	browser := chromium(t)
 	modules, err := filepath.Abs("../console/node_modules")
 	if err != nil {
 		t.Fatal(err)
@@ -69,14 +92,24 @@ func TestConsoleInChromium(t *testing.T) {
 	page := srv.URL + "/?run=1&query=" + url.QueryEscape(query)
 	screenshot, _ := filepath.Abs("../../.build/console.png")
 	os.MkdirAll(filepath.Dir(screenshot), 0o755)
-	flags := []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-		"--user-data-dir=" + t.TempDir(), "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-		"--virtual-time-budget=15000", "--window-size=1400,900"}
-	dom, err := exec.CommandContext(t.Context(), browser, append(flags, "--dump-dom", page)...).Output()
+	ctx := browse(t)
+	steps := []chromedp.Action[chromedp.Void]{chromedp.Navigate(page), chromedp.WaitVisible(".graphiql-container")}
+	for _, step := range steps {
+		if _, err := chromedp.Run(ctx, step); err != nil {
+			t.Fatalf("chromium: %v", err)
+		}
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes("dynamodbRoundTrips") && document.body.innerText.includes("Post 2")`)); err != nil {
+		t.Errorf("the result never showed: %v", err)
+	}
+	html, err := chromedp.Run(ctx, chromedp.OuterHTML("html"))
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	html := string(dom)
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
 	for _, want := range []string{"graphiql-container", "Alice", "Post 2", "extensions.cost", "lambdaInvocations", "dynamodbRoundTrips"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the rendered page has no %q", want)
@@ -85,11 +118,11 @@ func TestConsoleInChromium(t *testing.T) {
 	if t.Failed() {
 		t.Logf("rendered page:\n%.3000s", html)
 	}
-	if out, err := exec.CommandContext(t.Context(), browser, append(flags, "--screenshot="+screenshot, page)...).CombinedOutput(); err != nil {
-		t.Errorf("screenshot: %v\n%s", err, out)
-	} else if info, err := os.Stat(screenshot); err != nil || info.Size() < 10000 {
-		t.Errorf("screenshot %s: %v", screenshot, err)
+	if len(png) < 10000 {
+		t.Errorf("screenshot of %d bytes", len(png))
+	} else if err := os.WriteFile(screenshot, png, 0o644); err != nil {
+		t.Error(err)
 	} else {
-		t.Logf("screenshot: %s (%d bytes)", screenshot, info.Size())
+		t.Logf("screenshot: %s (%d bytes)", screenshot, len(png))
 	}
 }
