@@ -75,7 +75,7 @@ PORT  ?= 4000
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools clean
+.PHONY: help test check vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -83,6 +83,9 @@ help: ## list the targets
 test: check-tools dynamodb-local rie browser js-lint js-clients console node-baseline vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 ./...
 	cd infra && $(GO) test -count=1 ./...
+
+check: vet ## the fast loop: vet and gofmt, then the tests that need no DynamoDB Local, emulator, browser or npm package (go test -short)
+	$(GO) test -short -count=1 ./...
 
 vet: ## go vet and gofmt, in both modules (the function and local tools; the CDK app in infra/)
 	$(GO) vet ./...
@@ -105,8 +108,8 @@ $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
 dev: check-tools dynamodb-local console ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data
 	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT) -tls-addr 127.0.0.1:$(TLS_PORT)
 
-token: ## print a token acting as a sample user: make token USER=alice
-	@$(GO) run ./local/cmd/dev token $(USER)
+token: ## print a token acting as a sample user: make token CALLER=alice (CALLER=<name> NEW=1: a user with no profile yet)
+	@$(GO) run ./local/cmd/dev token $(if $(filter 1,$(NEW)),-new) "$(CALLER)"
 
 invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json
 	$(GO) run ./local/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap

@@ -24,6 +24,9 @@ import (
 // failing the test when it is missing.
 func chromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the headless Chromium, which make test installs: skipped under -short (make check)")
+	}
 	path := os.Getenv("HEADLESS_CHROMIUM")
 	if path == "" {
 		t.Fatal("HEADLESS_CHROMIUM is not set: run through make test, which installs the headless Chromium into the cache")

@@ -234,6 +234,9 @@ func postVars(t *testing.T, url, auth, query string, vars map[string]any) reply 
 // real-time protocol and receives the comments of its post only. Amplify
 // derives wss:// from the endpoint, so the server speaks TLS here.
 func TestAmplifySubscribes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Amplify, which make test installs: skipped under -short (make check)")
+	}
 	script, err := filepath.Abs("../realtime/amplify/subscribe.mjs")
 	if err != nil {
 		t.Fatal(err)

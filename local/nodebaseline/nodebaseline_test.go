@@ -18,6 +18,9 @@ import (
 // is the Go handler's (a batch item's data unwrapped: Powertools returns
 // the values themselves).
 func TestSameWorkAsTheGoHandler(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the Node baseline's packages, which make test installs: skipped under -short (make check)")
+	}
 	h := resolver.New(traffic.NewStore(), slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithoutAnswers())
 	cases := traffic.Cases()
 	results, err := nodebaseline.Run(context.Background(), cases, 0)

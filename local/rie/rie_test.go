@@ -23,6 +23,9 @@ import (
 // build returns the emulator and the real bootstrap, built for this machine.
 func build(t *testing.T) (binary, bootstrap string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the Runtime Interface Emulator, which make test installs: skipped under -short (make check)")
+	}
 	binary, err := rie.Binary()
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,9 @@ var (
 // binary, starting it on first use. The server exits with the test binary.
 func Endpoint(tb testing.TB) string {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs DynamoDB Local, which make test starts: skipped under -short (make check)")
+	}
 	startOnce.Do(func() {
 		if endpoint = os.Getenv(EnvEndpoint); endpoint != "" {
 			return

@@ -14,9 +14,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -42,9 +44,15 @@ func listenTLS(addr, certFile string) (net.Listener, error) {
 	return tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}}), nil
 }
 
+// data is the sample data make dev serves.
+func data() store.Dataset { return sample.Blog(10, 20, 30) }
+
 func main() {
-	if len(os.Args) == 3 && os.Args[1] == "token" {
-		fmt.Println(devserver.Token(os.Args[2]))
+	if len(os.Args) >= 2 && os.Args[1] == "token" {
+		if err := token(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "dev token:", err)
+			os.Exit(2)
+		}
 		return
 	}
 	addr := flag.String("addr", "127.0.0.1:4000", "address to serve GraphQL on")
@@ -66,7 +74,7 @@ func run(addr, tlsAddr, certFile, consoleDir string) error {
 		return err
 	}
 	defer db.Stop()
-	api, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: sample.Blog(10, 20, 30),
+	api, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: data(),
 		Log: os.Stderr, Console: consoleDir})
 	if err != nil {
 		return err
@@ -83,7 +91,7 @@ Query page (GraphiQL): http://%s/
   curl -s %s -H 'content-type: application/json' \
     -d '{"query":"{ user(handle: \"alice\") { name posts(limit: 2) { items { title comments(limit: 3) { items { body author { name } } } } } } }"}'
 
-As a signed-in user (mutations need one): add -H "authorization: $(make -s token USER=bob)"
+As a signed-in user (mutations need one): add -H "authorization: $(make -s token CALLER=bob)"
 
 Subscriptions (onCreateComment) speak AppSync's real-time protocol at ws://%s/graphql/realtime
 `, url, db.Endpoint, ln.Addr(), url, ln.Addr())
@@ -109,5 +117,34 @@ certificate written to %s (Node: NODE_EXTRA_CA_CERTS=%s)
 		return err
 	}
 	fmt.Println("\nstopped")
+	return nil
+}
+
+// token prints a token for a sample user (dev token alice), or, with -new,
+// for a user not in the data yet, who may then call createUser.
+func token(args []string) error {
+	fresh := len(args) == 2 && args[0] == "-new"
+	if fresh {
+		args = args[1:]
+	}
+	if len(args) != 1 || args[0] == "" {
+		return errors.New("give a user: make token CALLER=alice (or CALLER=<name> NEW=1 for a user who has no profile yet)")
+	}
+	name := args[0]
+	var known []string
+	for _, u := range data().Users {
+		known = append(known, u.Handle)
+		if u.Handle == name && u.ID == "u_"+name {
+			fmt.Println(devserver.Token(name))
+			return nil
+		}
+	}
+	if !fresh {
+		return fmt.Errorf("%q is not a sample user (%s ... %s): give NEW=1 for a user who has no profile yet", name, strings.Join(known[:3], ", "), known[len(known)-1])
+	}
+	if !store.ValidID("u_" + name) {
+		return fmt.Errorf("%q: a name of 1-62 characters of A-Z, a-z, 0-9, _ and -", name)
+	}
+	fmt.Println(devserver.Token(name))
 	return nil
 }
