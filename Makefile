@@ -9,7 +9,7 @@ GO ?= go
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/appsync-dynamo
 BUILD_DIR := .build
 
-# DynamoDB Local 1.25.1, as shipped inside this npm package (DESIGN.md section 6).
+# DynamoDB Local 1.25.1, as shipped inside this npm package (docs/local.md).
 DDB_PKG         := amplify-dynamodb-simulator
 DDB_PKG_VERSION := 2.9.30
 DDB_PKG_SHA256  := 3503ffac19f183407909fecdacf4db51ab1fdad1da7b2f177016670b2d80e4b9

@@ -18,8 +18,8 @@ func mustLoad(t *testing.T) *ast.Schema {
 	return s
 }
 
-// The names in DESIGN.md section 2 are a contract: tests outside the project
-// use them.
+// The names of the schema are a contract (additions are welcome, renames are
+// not): tests outside the project use them.
 func TestContractFields(t *testing.T) {
 	s := mustLoad(t)
 	want := map[string][]string{

@@ -50,9 +50,10 @@ type Props struct {
 }
 
 // Function settings. The handler is CPU-bound JSON work plus DynamoDB round
-// trips: a 100-event batch (162 kB) takes ~1.3 ms of CPU and ~0.26 MB of
-// allocations on a 2-core development machine, so memory buys CPU share, not
-// room; 512 MB is a third of a vCPU. The timeout stays well under AppSync's
+// trips: a 100-event Post.author batch as AppSync sends it (365 kB) takes
+// about 0.17 ms of CPU on a 2-core development machine (BenchmarkTraffic,
+// docs/benchmarks.md), so memory buys CPU share, not room; 512 MB is a third
+// of a vCPU. The timeout stays well under AppSync's
 // 30 s request limit so that a slow invocation fails as a Lambda error
 // AppSync can report, and bounds BatchGetItem and transaction retries.
 const (
@@ -146,7 +147,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		Description:          jsii.String("Signs the API's pagination tokens (nextToken)"),
 		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{PasswordLength: jsii.Number(48), ExcludePunctuation: jsii.Bool(true)},
 	})
-	suppress(tokenKey, "AwsSolutions-SMG4", "rotating the signing key would invalidate every nextToken a client holds; rotate by hand (README)")
+	suppress(tokenKey, "AwsSolutions-SMG4", "rotating the signing key would invalidate every nextToken a client holds; rotate by hand (docs/deploying.md)")
 
 	logs := awslogs.NewLogGroup(stack, jsii.String("ResolverLogs"), &awslogs.LogGroupProps{
 		Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,

@@ -425,7 +425,7 @@ func TestProductionReview(t *testing.T) {
 	// cfn-lint, the linter CloudFormation users run, on the synthesized template.
 	lint, err := exec.LookPath("cfn-lint")
 	if err != nil {
-		t.Fatal("cfn-lint is not installed: pip install cfn-lint (see the README)")
+		t.Fatal("cfn-lint is not installed: pip install cfn-lint (see the README's set-up)")
 	}
 	file := filepath.Join(tpl.outdir, "TestStack.template.json")
 	out, err := exec.Command(lint, "--format", "parseable", file).CombinedOutput()
@@ -451,7 +451,7 @@ func logGroupRef(tpl template) string {
 // TestSamLocalInvoke checks what make sam-invoke relies on without Docker:
 // the env-vars file names only variables the function declares, the asset
 // holds an executable bootstrap for the architecture the template names, and
-// the README's logical ID is the template's.
+// the logical ID docs/local.md gives is the template's.
 func TestSamLocalInvoke(t *testing.T) {
 	tpl := synth(t, false)
 	raw, err := os.ReadFile(filepath.Join(tpl.outdir, "TestStack.template.json"))
@@ -474,8 +474,8 @@ func TestSamLocalInvoke(t *testing.T) {
 	if exe.Machine != want || exe.Type != elf.ET_EXEC {
 		t.Errorf("bootstrap is %v %v; the template names %s", exe.Type, exe.Machine, fn.Architecture)
 	}
-	readme, _ := os.ReadFile("../../README.md")
-	if !strings.Contains(string(readme), fn.LogicalID) {
-		t.Errorf("the README does not name the function's logical ID %s", fn.LogicalID)
+	doc, _ := os.ReadFile("../../docs/local.md")
+	if !strings.Contains(string(doc), fn.LogicalID) {
+		t.Errorf("docs/local.md does not name the function's logical ID %s", fn.LogicalID)
 	}
 }

@@ -28,7 +28,10 @@ const (
 	Conflict
 	// InvalidNextToken is a pagination token that is forged, corrupt or from another query.
 	InvalidNextToken
-	// Throttled is DynamoDB refusing work for lack of capacity; the client may retry.
+	// Throttled is work not done in time, which the client may ask for
+	// again: DynamoDB refusing it for lack of capacity, DynamoDB not answering
+	// before the invocation's deadline, or a sweep (deletePost's comments)
+	// stopped before it to be finished by a later call.
 	Throttled
 )
 

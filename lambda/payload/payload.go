@@ -1,10 +1,13 @@
-// Package payload encodes what the Lambda returns to AppSync and knows how
-// large such a payload may be.
+// Package payload knows how large a Lambda payload may be and how the
+// function encodes JSON: without HTML escaping, as Marshal and the Append
+// functions write it.
 //
 // AppSync invokes the function synchronously, and Lambda refuses a
-// synchronous request or response over 6 MB: the field then fails. Everything
-// the function returns is encoded here, the same way it is measured, so that
-// byte budgets computed from sizes hold for the bytes that are sent.
+// synchronous request or response over 6 MB: the field then fails. Size
+// measures a value as Marshal encodes it; the resolver writes most replies
+// itself, with AppendString and the AppendJSON methods of the store's items,
+// which encode byte for byte as Marshal does (fuzzed against encoding/json),
+// so that byte budgets computed from sizes hold for the bytes that are sent.
 package payload
 
 import (

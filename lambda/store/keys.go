@@ -1,9 +1,9 @@
 package store
 
-// This file is the one place that knows the table's key formats (DESIGN.md
-// section 3). Every function is pure; the ID checks here run before any
-// caller-supplied value becomes part of a key, so no input can forge a
-// "#"-delimited key.
+// This file is the one place that knows the table's key formats
+// (docs/table.md#keys). Every function is pure; the ID checks here run
+// before any caller-supplied value becomes part of a key, so no input can
+// forge a "#"-delimited key.
 
 // Attribute names of the primary key and the two global secondary indexes.
 const (

@@ -26,7 +26,7 @@ type TableSchema struct {
 	Indexes []Index
 }
 
-// Schema is the production table design of DESIGN.md section 3.
+// Schema is the production table design (docs/table.md#keys).
 var Schema = TableSchema{
 	Keys: KeySchema{PartitionKey: AttrPK, SortKey: AttrSK},
 	Indexes: []Index{

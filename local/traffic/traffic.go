@@ -44,8 +44,8 @@ func cognitoIdentity() map[string]any {
 		"sourceIp": []string{"203.0.113.24"}, "sub": "u_alice", "username": "alice"}
 }
 
-// trafficEvent is one event of field parent.field with source and the
-// selection AppSync would send.
+// event is one event of field parent.field with source and the selection
+// AppSync would send.
 func event(parent, field string, args, source any, selection string, list ...string) map[string]any {
 	return map[string]any{
 		"arguments": args, "identity": cognitoIdentity(), "source": source, "prev": nil, "stash": map[string]any{},

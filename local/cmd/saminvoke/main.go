@@ -34,7 +34,7 @@ func main() {
 
 func run(template, event, envFile string) error {
 	if _, err := exec.LookPath("sam"); err != nil {
-		return fmt.Errorf("the SAM CLI is not installed (and needs Docker): see the README")
+		return fmt.Errorf("the SAM CLI is not installed (and needs Docker): see docs/local.md")
 	}
 	raw, err := os.ReadFile(template)
 	if err != nil {

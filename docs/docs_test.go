@@ -1,0 +1,178 @@
+// Package docs_test keeps the README and the documents in docs/ true to the
+// repository: every relative link and anchor resolves, every make target
+// they name exists, and every repository path they name is there.
+package docs_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// topLevel are the names a repository path in the docs starts with.
+var topLevel = []string{"lambda/", "local/", "infra/", "schema/", "events/", "appsyncjs/", "docs/", ".ci/"}
+
+var (
+	linkRe    = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)\)`)
+	codeRe    = regexp.MustCompile("`([^`\n]+)`")
+	makeRe    = regexp.MustCompile(`\bmake (?:-s )?([a-z][a-z-]*)`)
+	targetRe  = regexp.MustCompile(`(?m)^([a-z][a-z-]*):`)
+	headingRe = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+	identRe   = regexp.MustCompile(`^(.*/[a-z0-9]+)\.[A-Z][A-Za-z0-9.]*$`)
+)
+
+// problems returns what does not resolve in the Markdown files (paths
+// relative to root).
+func problems(root string, files []string) []string {
+	var out []string
+	makefile, _ := os.ReadFile(filepath.Join(root, "Makefile"))
+	targets := map[string]bool{}
+	for _, m := range targetRe.FindAllStringSubmatch(string(makefile), -1) {
+		targets[m[1]] = true
+	}
+	for _, file := range files {
+		raw, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			out = append(out, err.Error())
+			continue
+		}
+		text := string(raw)
+		for _, m := range linkRe.FindAllStringSubmatch(text, -1) {
+			if p := checkLink(root, file, m[1]); p != "" {
+				out = append(out, p)
+			}
+		}
+		code := strings.Join(codeRe.FindAllString(text, -1), "\n")
+		for i, piece := range strings.Split(text, "```") {
+			if i%2 == 1 { // inside a code block
+				code += "\n" + piece
+			}
+		}
+		for _, m := range makeRe.FindAllStringSubmatch(code, -1) {
+			if !targets[m[1]] {
+				out = append(out, fmt.Sprintf("%s: make %s: no such target in the Makefile", file, m[1]))
+			}
+		}
+		for _, m := range codeRe.FindAllStringSubmatch(text, -1) {
+			for _, word := range strings.Fields(m[1]) {
+				if p := checkPath(root, word); p != "" {
+					out = append(out, file+": "+p)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkLink checks a link of file: a relative path that exists and, with
+// an anchor, a heading of the file it names.
+func checkLink(root, file, target string) string {
+	if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+		return ""
+	}
+	path, anchor, _ := strings.Cut(target, "#")
+	dest := file
+	if path != "" {
+		dest = filepath.Join(filepath.Dir(file), path)
+		if _, err := os.Stat(filepath.Join(root, dest)); err != nil {
+			return fmt.Sprintf("%s: link %s: %s does not exist", file, target, dest)
+		}
+	}
+	if anchor == "" || !strings.HasSuffix(dest, ".md") {
+		return ""
+	}
+	raw, err := os.ReadFile(filepath.Join(root, dest))
+	if err != nil {
+		return fmt.Sprintf("%s: link %s: %v", file, target, err)
+	}
+	var anchors []string
+	for _, m := range headingRe.FindAllStringSubmatch(string(raw), -1) {
+		anchors = append(anchors, slug(m[1]))
+	}
+	if !slices.Contains(anchors, anchor) {
+		return fmt.Sprintf("%s: link %s: %s has no heading #%s", file, target, dest, anchor)
+	}
+	return ""
+}
+
+// slug is the anchor GitHub gives a heading: lower case, punctuation
+// dropped but for hyphens, spaces as hyphens.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// checkPath checks a word of inline code that names a repository path
+// (lambda/store/keys.go, local/executor): the part before any placeholder
+// (<name>) or wildcard must exist.
+func checkPath(root, word string) string {
+	word = strings.Trim(word, ".,;:()'\"")
+	if !slices.ContainsFunc(topLevel, func(dir string) bool { return strings.HasPrefix(word, dir) }) {
+		return ""
+	}
+	if i := strings.IndexAny(word, "<*{$"); i >= 0 {
+		word = word[:strings.LastIndex(word[:i], "/")+1]
+	}
+	if i := strings.Index(word, ":"); i >= 0 { // file:line
+		word = word[:i]
+	}
+	if m := identRe.FindStringSubmatch(word); m != nil { // lambda/store.Schema: the package
+		word = m[1]
+	}
+	if _, err := os.Stat(filepath.Join(root, word)); err != nil {
+		return fmt.Sprintf("path %s does not exist", word)
+	}
+	return ""
+}
+
+func TestDocsResolve(t *testing.T) {
+	files := []string{"README.md"}
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".md") {
+			files = append(files, "docs/"+e.Name())
+		}
+	}
+	if len(files) < 5 {
+		t.Fatalf("docs: %v", files)
+	}
+	for _, p := range problems("..", files) {
+		t.Error(p)
+	}
+}
+
+// The checker finds each kind of break: a missing file, a missing anchor, a
+// make target that is not there, a path that is not there.
+func TestDocsCheckerFindsBreaks(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "Makefile"), []byte("test: vet\nvet:\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "docs"), 0o755)
+	os.WriteFile(filepath.Join(root, "docs", "a.md"), []byte("# A\n\n## Some heading\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "README.md"), []byte("# R\n\n[ok](docs/a.md#some-heading) [gone](docs/b.md)\n"+
+		"[no anchor](docs/a.md#other) `make test` `make bench` `docs/a.md` `lambda/nowhere.go`\n"), 0o644)
+	got := problems(root, []string{"README.md", "docs/a.md"})
+	want := []string{
+		"README.md: link docs/b.md: docs/b.md does not exist",
+		"README.md: link docs/a.md#other: docs/a.md has no heading #other",
+		"README.md: make bench: no such target in the Makefile",
+		"README.md: path lambda/nowhere.go does not exist",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
