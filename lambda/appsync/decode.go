@@ -1,0 +1,330 @@
+package appsync
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"maps"
+	"strings"
+	"unicode/utf8"
+)
+
+// A batch repeats every request header, the identity and the info of the
+// query in each of its events, and most of it is never read. Decoding it all
+// with encoding/json costs ~25 µs an event; this file walks each event's
+// members instead, keeping raw slices of the members a resolver may read
+// (arguments, source, ...) and skipping the rest at scanning speed; only small
+// arrays go through encoding/json.
+//
+// It accepts and decodes exactly what encoding/json would for an Event (or a
+// []Event): skipped values are fully validated (string escapes and control
+// characters, number grammar, literals, nesting up to encoding/json's depth
+// limit), keys match field names case-insensitively when no exact match
+// exists, null leaves a string or struct member as it was, and a later
+// duplicate member wins. FuzzDecode compares the two on arbitrary input.
+
+var errSyntax = errors.New("invalid JSON")
+
+// decodeBatch decodes a JSON array of events.
+func decodeBatch(b []byte) ([]Event, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, errSyntax
+	}
+	var events []Event
+	var m memo
+	end, err := container(b, i, func(_ []byte, i int) (int, error) {
+		events = append(events, Event{})
+		return decodeEvent(b, i, 1, &events[len(events)-1], &m)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return events, trailing(b, end)
+}
+
+func isNull(b []byte, i int) bool { return len(b)-i >= 4 && string(b[i:i+4]) == "null" }
+
+// stringAt decodes the string member at b[i], inside depth containers;
+// null leaves it as it was.
+func stringAt(b []byte, i, depth int, dst *string) (int, error) {
+	end, err := skipNested(b, i, depth)
+	if err != nil || isNull(b, i) {
+		return end, err
+	}
+	*dst, err = unquote(b[i:end])
+	return end, err
+}
+
+// rawAt keeps the member at b[i], inside depth containers, as it is, null
+// included (as encoding/json does for a json.RawMessage).
+func rawAt(b []byte, i, depth int, dst *json.RawMessage) (int, error) {
+	end, err := skipNested(b, i, depth)
+	if err == nil {
+		*dst = b[i:end]
+	}
+	return end, err
+}
+
+// stringsAt decodes the array of strings at b[i] as encoding/json decodes a
+// []string: null gives nil, a null element "", and any other element is an
+// error.
+func stringsAt(b []byte, i int, dst *[]string) (int, error) {
+	if isNull(b, i) {
+		*dst = nil
+		return i + 4, nil
+	}
+	if i >= len(b) || b[i] != '[' {
+		return 0, errSyntax
+	}
+	out := []string{}
+	end, err := container(b, i, func(_ []byte, i int) (int, error) {
+		if isNull(b, i) {
+			out = append(out, "")
+			return i + 4, nil
+		}
+		if i >= len(b) || b[i] != '"' {
+			return 0, errors.New("a list of strings holds another value")
+		}
+		end, err := skipString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		s, err := unquote(b[i:end])
+		out = append(out, s)
+		return end, err
+	})
+	if err == nil {
+		*dst = out
+	}
+	return end, err
+}
+
+// unmarshalAt decodes the (small) member at b[i], inside depth containers,
+// with encoding/json.
+func unmarshalAt(b []byte, i, depth int, dst any) (int, error) {
+	end, err := skipNested(b, i, depth)
+	if err != nil {
+		return 0, err
+	}
+	return end, json.Unmarshal(b[i:end], dst)
+}
+
+// field returns the name of names that the quoted key selects, as
+// encoding/json matches an object's keys to a struct's fields: exactly, or
+// else ignoring case; "" when none does.
+func field(quoted []byte, names ...string) string {
+	raw := quoted[1 : len(quoted)-1]
+	for _, n := range names {
+		if string(raw) == n {
+			return n
+		}
+	}
+	// The names are ASCII: a key of plain ASCII matches one only with the
+	// same length; only escapes or other characters (which Unicode may fold
+	// to ASCII: "\u212a" is a K) need decoding first.
+	plain := true
+	for _, c := range raw {
+		if c >= utf8.RuneSelf || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		for _, n := range names {
+			if len(n) == len(raw) && strings.EqualFold(string(raw), n) {
+				return n
+			}
+		}
+		return ""
+	}
+	key, err := unquote(quoted)
+	if err != nil {
+		return ""
+	}
+	for _, n := range names {
+		if strings.EqualFold(key, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+var (
+	eventFields    = []string{"arguments", "identity", "source", "request", "prev", "stash", "info"}
+	infoFields     = []string{"fieldName", "parentTypeName", "selectionSetList", "selectionSetGraphQL", "variables"}
+	identityFields = []string{"sub", "issuer", "username", "claims", "sourceIp", "defaultAuthStrategy", "groups",
+		"accountId", "userArn", "cognitoIdentityId", "resolverContext"}
+)
+
+// memo remembers, within one batch, the last value of each member that
+// AppSync repeats in every event (the request headers, the identity, the
+// info, ...), as bytes already validated and, for the identity and the
+// info, as decoded from those bytes into an empty struct. A value byte for
+// byte equal to the remembered one needs one comparison instead of a scan:
+// an object is self-delimiting, so the equal bytes are a whole object, the
+// same valid one, ending where the scan would have ended.
+type memo struct {
+	request, prev, stash, arguments []byte
+	identity                        []byte
+	shared                          *Identity // decoded from identity; never changed once shared
+	info                            []byte
+	infoVal                         Info
+}
+
+// recall reports whether the value at b[i] is an object equal to last, and
+// the index after it.
+func recall(b []byte, i int, last []byte) (int, bool) {
+	n := len(last)
+	if n == 0 || i >= len(b) || b[i] != '{' || len(b)-i < n || !bytes.Equal(b[i:i+n], last) {
+		return 0, false
+	}
+	return i + n, true
+}
+
+// rawRecalled is rawAt, remembering the value in *last.
+func rawRecalled(b []byte, i, depth int, dst *json.RawMessage, last *[]byte) (int, error) {
+	if m := *last; m != nil {
+		if end, ok := recall(b, i, m); ok {
+			*dst = b[i:end]
+			return end, nil
+		}
+	}
+	end, err := rawAt(b, i, depth, dst)
+	if err == nil && i < len(b) && b[i] == '{' {
+		*last = b[i:end]
+	}
+	return end, err
+}
+
+// decodeEvent fills ev from the JSON object at b[i], inside depth containers
+// (0 for a single event, 1 in a batch: encoding/json's depth limit counts
+// them), with null leaving ev zero, as in encoding/json, and returns the
+// index after it. m, when not nil, holds what the batch's earlier events
+// repeat.
+func decodeEvent(b []byte, i, depth int, ev *Event, m *memo) (int, error) {
+	depth++ // the event's members are inside it
+	if isNull(b, i) {
+		return i + 4, nil
+	}
+	if m == nil {
+		m = &memo{}
+	}
+	infoSeen := false // a first info decodes into an empty Info; a duplicate merges
+	return object(b, i, func(key []byte, i int) (int, error) {
+		switch field(key, eventFields...) {
+		case "arguments":
+			return rawRecalled(b, i, depth, &ev.Arguments, &m.arguments)
+		case "source":
+			return rawAt(b, i, depth, &ev.Source)
+		case "request":
+			return rawRecalled(b, i, depth, &ev.Request, &m.request)
+		case "prev":
+			return rawRecalled(b, i, depth, &ev.Prev, &m.prev)
+		case "stash":
+			return rawRecalled(b, i, depth, &ev.Stash, &m.stash)
+		case "identity":
+			if isNull(b, i) {
+				ev.Identity = nil
+				return i + 4, nil
+			}
+			fresh := ev.Identity == nil
+			if fresh {
+				if end, ok := recall(b, i, m.identity); ok {
+					ev.Identity = m.shared // the events of a batch share one, read only
+					return end, nil
+				}
+				ev.Identity = &Identity{}
+			} else if ev.Identity == m.shared {
+				// A duplicate member merges into the event's identity: its own copy.
+				id := *m.shared
+				id.ResolverContext = maps.Clone(id.ResolverContext)
+				ev.Identity = &id
+			}
+			end, err := decodeIdentity(b, i, depth, ev.Identity)
+			if err == nil && fresh {
+				shared := *ev.Identity
+				shared.ResolverContext = maps.Clone(ev.Identity.ResolverContext)
+				m.identity, m.shared = b[i:end], &shared
+			}
+			return end, err
+		case "info":
+			if isNull(b, i) {
+				return i + 4, nil
+			}
+			fresh := !infoSeen
+			infoSeen = true
+			if fresh {
+				if end, ok := recall(b, i, m.info); ok {
+					ev.Info = m.infoVal
+					return end, nil
+				}
+			}
+			end, err := decodeInfo(b, i, depth, &ev.Info)
+			if err == nil && fresh {
+				m.info, m.infoVal = b[i:end], ev.Info
+			}
+			return end, err
+		}
+		return skipNested(b, i, depth)
+	})
+}
+
+// decodeInfo fills info from the object at b[i], inside depth containers.
+func decodeInfo(b []byte, i, depth int, info *Info) (int, error) {
+	depth++
+	return object(b, i, func(key []byte, i int) (int, error) {
+		switch field(key, infoFields...) {
+		case "fieldName":
+			return stringAt(b, i, depth, &info.FieldName)
+		case "parentTypeName":
+			return stringAt(b, i, depth, &info.ParentTypeName)
+		case "selectionSetGraphQL":
+			return stringAt(b, i, depth, &info.SelectionSetGraphQL)
+		case "selectionSetList":
+			return rawAt(b, i, depth, &info.SelectionSetList)
+		case "variables":
+			return rawAt(b, i, depth, &info.Variables)
+		}
+		return skipNested(b, i, depth)
+	})
+}
+
+// decodeIdentity fills id from the object at b[i], inside depth containers.
+func decodeIdentity(b []byte, i, depth int, id *Identity) (int, error) {
+	depth++
+	return object(b, i, func(key []byte, i int) (int, error) {
+		switch field(key, identityFields...) {
+		case "sub":
+			return stringAt(b, i, depth, &id.Sub)
+		case "issuer":
+			return stringAt(b, i, depth, &id.Issuer)
+		case "username":
+			return stringAt(b, i, depth, &id.Username)
+		case "defaultAuthStrategy":
+			return stringAt(b, i, depth, &id.DefaultAuthStrategy)
+		case "accountId":
+			return stringAt(b, i, depth, &id.AccountID)
+		case "userArn":
+			return stringAt(b, i, depth, &id.UserArn)
+		case "cognitoIdentityId":
+			return stringAt(b, i, depth, &id.CognitoIdentityID)
+		case "claims":
+			return rawAt(b, i, depth, &id.Claims)
+		case "sourceIp":
+			return stringsAt(b, i, &id.SourceIP)
+		case "groups":
+			return stringsAt(b, i, &id.Groups)
+		case "resolverContext":
+			return unmarshalAt(b, i, depth, &id.ResolverContext)
+		}
+		return skipNested(b, i, depth)
+	})
+}
+
+func trailing(b []byte, i int) error {
+	if skipSpace(b, i) != len(b) {
+		return errSyntax
+	}
+	return nil
+}

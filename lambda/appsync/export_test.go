@@ -1,0 +1,9 @@
+package appsync
+
+// The validating walkers, which the package's fuzz tests take as the
+// reference for the walkers of valid JSON.
+var (
+	Members     = members
+	EachMember  = eachMember
+	EachElement = eachElement
+)
