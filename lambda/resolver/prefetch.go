@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -237,4 +238,64 @@ func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (u
 	}
 	u, err := h.reads.User(ctx, id)
 	return userResult{User: u}, err
+}
+
+// wholePrefetch returns Post.comments' page as the source carries it, neither
+// decoded nor encoded again, when the comments read with the post are the
+// whole connection and fit the page (a first page): the usual case of the
+// pattern. Otherwise it declines, and the prefetch is decoded and cut.
+func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, bool) {
+	if req.NextToken != "" {
+		return nil, false
+	}
+	// The source was validated with the event (or encoded here): it is read
+	// in one pass, the prefetch's items counted as they are skipped.
+	src := ev.Source
+	var id, parent, items, complete, args []byte
+	n := 0
+	appsync.WalkOfValid(src, 0, func(key []byte, i int) int {
+		switch appsync.FieldOf(key, "id", "prefetchedComments") {
+		case "id":
+			end, _ := appsync.SkipValid(src, i)
+			id = src[i:end]
+			return end
+		case "prefetchedComments": // a later duplicate replaces it whole
+			parent, items, complete, args, n = nil, nil, nil, nil, 0
+			return appsync.WalkOfValid(src, i, func(key []byte, j int) int {
+				end, elements := appsync.SkipValid(src, j)
+				switch appsync.FieldOf(key, "parent", "items", "complete", "args") {
+				case "parent":
+					parent = src[j:end]
+				case "items":
+					items, n = src[j:end], elements
+				case "complete":
+					complete = src[j:end]
+				case "args":
+					args = src[j:end]
+				}
+				return end
+			})
+		}
+		end, _ := appsync.SkipValid(src, i)
+		return end
+	})
+	if id == nil || parent == nil || items == nil || items[0] != '[' || string(complete) != "true" || !bytes.Equal(parent, id) {
+		return nil, false
+	}
+	var readWith string // the order and range the prefetch was read in
+	if args != nil && json.Unmarshal(args, &readWith) != nil || readWith != store.CommentsShape(req) || n > req.Limit {
+		return nil, false
+	}
+	page := make(json.RawMessage, 0, len(items)+32)
+	page = append(append(append(page, `{"items":`...), items...), `,"nextToken":null}`...)
+	return page, true
+}
+
+// followingFromPrefetch serves User.following from the follows its parent
+// read together with the user, when they cover the page asked for.
+func (h *Handler) followingFromPrefetch(src userSource, req store.PageRequest) (store.Page[store.Follow], bool) {
+	if pre := src.PrefetchedFollowing; pre != nil && pre.Parent == src.ID {
+		return h.prefetch.FollowingFromPrefetch(*pre, req)
+	}
+	return store.Page[store.Follow]{}, false
 }

@@ -1,5 +1,9 @@
 package resolver
 
+// Resolver combinators: a function of one event and its arguments made into
+// the resolveFunc of a batch; arguments and sources decoded from an event;
+// lookups batched across the whole AppSync batch.
+
 import (
 	"context"
 	"encoding/json"

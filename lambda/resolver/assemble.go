@@ -1,0 +1,207 @@
+package resolver
+
+// Assembling a reply with answers: each answer kept when it fits its
+// reply, the objects it holds found for the next level, and the result
+// written with its answers into one buffer in one pass.
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
+)
+
+// answerOverhead is what an answer adds to its object beside its value and
+// key: quotes, colon, comma, and the member that holds the answers.
+const answerOverhead = 32
+
+// attach keeps the resolver's result as the answer, when it succeeded and
+// fits its reply, and returns the objects it holds.
+func (a *answer) attach(r result) []*answered {
+	if r.err != nil {
+		return nil
+	}
+	raw, err := encodeData(r.data)
+	if err != nil {
+		return nil
+	}
+	room := a.parent.reply
+	size := len(raw) + 2*len(a.key) + answerOverhead
+	if size > room.bytes {
+		return nil
+	}
+	objs, ok := objectsIn(raw, a.route, a.fields, room)
+	if !ok {
+		return nil
+	}
+	room.bytes -= size
+	a.data, a.objs = raw, objs
+	a.parent.answers = append(a.parent.answers, a)
+	if prefetchMembers[a.route.Key()] != "" {
+		a.parent.got += len(a.fields)
+	}
+	return objs
+}
+
+// objectsIn returns the objects in raw, a value of the route's field, with
+// what fields (the occurrences of the field) select on them. raw is JSON
+// this program encoded (or a source Decode validated), so it is walked
+// without validating it again.
+func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Field, room *replyRoom) ([]*answered, bool) {
+	var below []*selection.Field
+	hidden := false
+	for _, f := range fields {
+		hidden = hidden || f.Set.Opaque
+		if route.Shape != routes.Connection {
+			below = append(below, f.Set.Fields...)
+			continue
+		}
+		for _, items := range f.Set.Named("items") {
+			below = append(below, items.Set.Fields...)
+			hidden = hidden || items.Set.Opaque
+		}
+	}
+	if hidden {
+		return nil, true // a named fragment may select anything on them: no child answered
+	}
+	if !slices.ContainsFunc(below, func(f *selection.Field) bool {
+		r, ok := routes.Of(route.Returns, f.Name)
+		return ok && r.EarlyReturn()
+	}) {
+		return nil, true // leaves: nothing below them to answer
+	}
+	var elems [][]byte
+	add := func(v []byte) { elems = append(elems, v) }
+	switch route.Shape {
+	case routes.One:
+		elems = [][]byte{raw}
+	case routes.List:
+		appsync.EachElementOfValid(raw, add)
+	case routes.Connection:
+		if items := appsync.MembersOfValid(raw, "items")[0]; items != nil {
+			appsync.EachElementOfValid(items, add)
+		}
+	}
+	objs := make([]*answered, len(elems))
+	for i, e := range elems {
+		if len(e) > 0 && e[0] == '{' {
+			objs[i] = &answered{raw: e, typ: route.Returns, fields: below, reply: room}
+		}
+	}
+	return objs, true
+}
+
+// appendAssembled appends raw, a value of a field of the given shape, to
+// dst with the answers of the objects it holds, in one pass over raw.
+func appendAssembled(dst []byte, raw json.RawMessage, shape routes.Shape, objs []*answered) []byte {
+	if !slices.ContainsFunc(objs, func(o *answered) bool { return o != nil && len(o.answers) > 0 }) {
+		return append(dst, raw...)
+	}
+	if shape == routes.One {
+		return objs[0].appendTo(dst)
+	}
+	list := func(dst []byte) []byte {
+		dst = append(dst, '[')
+		for i, o := range objs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if o == nil {
+				dst = append(dst, "null"...) // objectsIn's nil: a null element
+				continue
+			}
+			dst = o.appendTo(dst)
+		}
+		return append(dst, ']')
+	}
+	if shape == routes.List {
+		return list(dst)
+	}
+	// A page: its items replaced, the rest copied as it is.
+	from := 0
+	appsync.WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := appsync.SkipValid(raw, i)
+		if string(key) == `"items"` {
+			dst = list(append(dst, raw[from:i]...))
+			from = end
+		}
+		return end
+	})
+	return append(dst, raw[from:]...)
+}
+
+// appendTo appends the object to dst with its answers, without the first
+// page it prefetched for a child field whose every first-page occurrence
+// now has an answer (it would be sent twice).
+func (o *answered) appendTo(dst []byte) []byte {
+	if len(o.answers) == 0 {
+		return append(dst, o.raw...)
+	}
+	drop := ""
+	for field, member := range prefetchMembers {
+		if strings.HasPrefix(field, o.typ+".") && o.got == o.asked {
+			drop = `"` + member + `"`
+		}
+	}
+	start := len(dst)
+	if drop == "" { // the object as it is, but for its closing brace
+		obj := bytes.TrimRight(o.raw, " \t\r\n")
+		dst = append(dst, obj[:len(obj)-1]...)
+	} else {
+		dst = append(dst, '{')
+		appsync.WalkOfValid(o.raw, 0, func(key []byte, i int) int {
+			end, _ := appsync.SkipValid(o.raw, i)
+			if string(key) != drop {
+				if len(dst) > start+1 {
+					dst = append(dst, ',')
+				}
+				dst = append(append(append(dst, key...), ':'), o.raw[i:end]...)
+			}
+			return end
+		})
+	}
+	if len(bytes.TrimSpace(dst[start+1:])) > 0 { // after a member
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"`+AnswersMember+`":{`...)
+	var defaulted []routes.Route // the fields answered that have defaults
+	for i, a := range o.answers {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendAssembled(append(payload.AppendString(dst, a.key), ':'), a.data, a.route.Shape, a.objs)
+		if len(a.route.Defaults) > 0 && !slices.ContainsFunc(defaulted, func(r routes.Route) bool { return r.Field == a.route.Field }) {
+			defaulted = append(defaulted, a.route)
+		}
+	}
+	dst = append(dst, '}')
+	if len(defaulted) > 0 { // as encoding/json writes a map: by field
+		slices.SortFunc(defaulted, func(a, b routes.Route) int { return strings.Compare(a.Field, b.Field) })
+		dst = append(dst, `,"`+DefaultsMember+`":{`...)
+		for i, r := range defaulted {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(append(payload.AppendString(dst, r.Field), ':'), defaultsJSON[r.Key()]...)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+// defaultsJSON is each route's default arguments in JSON, by route key,
+// encoded once.
+var defaultsJSON = func() map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	for _, r := range routes.All {
+		if len(r.Defaults) > 0 {
+			m[r.Key()], _ = payload.Marshal(r.Defaults)
+		}
+	}
+	return m
+}()

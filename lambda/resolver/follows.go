@@ -1,0 +1,119 @@
+package resolver
+
+// UserConnections made of follows (User.following, User.followers): the
+// pages of a batch, then the users on their other side read for the whole
+// batch at once.
+
+import (
+	"context"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// userRef is a user of whom only the ID was selected.
+type userRef struct {
+	ID string `json:"id"`
+}
+
+// userConnection resolves a UserConnection made of follows: User.following
+// (AP7: one Query of the user's partition, or none when prefetched) and
+// User.followers (AP8: one Query on GSI2). The pages of a batch are read
+// concurrently; then the users of every page whose selection reads more than
+// their IDs are fetched together, with one BatchGetItem per 100 distinct users
+// for the whole batch.
+func (h *Handler) userConnection(
+	fetch func(context.Context, string, store.PageRequest) (store.Page[store.Follow], error),
+	prefetched func(userSource, store.PageRequest) (store.Page[store.Follow], bool),
+	other func(store.Follow) string,
+) resolveFunc {
+	pages := each(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+		src, err := decodeSource[userSource](ev)
+		if err != nil {
+			return nil, err
+		}
+		if prefetched != nil {
+			if page, ok := prefetched(src, args.request(ev)); ok {
+				return page, nil
+			}
+		}
+		return fetch(ctx, src.ID, args.request(ev))
+	})
+	return func(ctx context.Context, evs []*appsync.Event) []result {
+		out := pages(ctx, evs)
+		var ids []string
+		needs := map[string]bool{} // by selection: the events of a batch mostly share one
+		for _, ev := range distinctSelections(evs) {
+			needs[selectionKey(ev)] = needsUserItems(ev)
+		}
+		need := make([]bool, len(evs))
+		for i, r := range out {
+			if need[i] = needs[selectionKey(evs[i])]; r.err == nil && need[i] {
+				for _, f := range r.data.(store.Page[store.Follow]).Items {
+					ids = append(ids, other(f))
+				}
+			}
+		}
+		var users map[string]store.User
+		var err error
+		if len(ids) > 0 {
+			users, err = h.reads.Users(ctx, ids)
+		}
+		for i, r := range out {
+			if r.err != nil {
+				continue
+			}
+			if !need[i] {
+				out[i] = result{data: userRefs(r.data.(store.Page[store.Follow]), other)}
+				continue
+			}
+			if err != nil {
+				out[i] = result{err: err}
+				continue
+			}
+			conn, cerr := usersPage(evs[i], r.data.(store.Page[store.Follow]), users, other)
+			out[i] = result{data: conn, err: cerr}
+		}
+		return out
+	}
+}
+
+// userRefs is a page of follows as the users on their other side, of whom only
+// the IDs are selected.
+func userRefs(page store.Page[store.Follow], other func(store.Follow) string) store.Page[any] {
+	conn := store.Page[any]{Items: make([]any, len(page.Items)), NextToken: page.NextToken}
+	for i, f := range page.Items {
+		conn.Items[i] = userRef{ID: other(f)}
+	}
+	return conn
+}
+
+// usersPage is a page of follows as the users on their other side, read in
+// users. A profile deleted since is left out. Users are larger than follows,
+// so the page is cut again (with a nextToken) where the users it holds would
+// exceed the field's share of the reply.
+func usersPage(ev *appsync.Event, page store.Page[store.Follow], users map[string]store.User, other func(store.Follow) string) (store.Page[any], error) {
+	budget := pageArgs{}.request(ev).MaxBytes
+	conn := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}
+	size := 0
+	for i, f := range page.Items {
+		u, ok := users[other(f)]
+		if !ok {
+			continue
+		}
+		item := visible(ev, u)
+		s := payload.Size(item) + 1
+		if len(conn.Items) > 0 && size+s > budget {
+			cut, err := page.Cut(i)
+			if err != nil {
+				return store.Page[any]{}, err
+			}
+			conn.NextToken = cut.NextToken
+			break
+		}
+		size += s
+		conn.Items = append(conn.Items, item)
+	}
+	return conn, nil
+}

@@ -1,0 +1,162 @@
+package resolver
+
+// Connection fields: their paging arguments (limit, nextToken, order, a
+// time range, a status) and the one Query each reads a page with.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// pageEnvelope is what a page adds to its items: {"items":[],"nextToken":"..."}.
+const pageEnvelope = 512
+
+// pageArgs are a connection field's arguments.
+type pageArgs struct {
+	Limit     *int    `json:"limit"`
+	NextToken *string `json:"nextToken"`
+	Order     *string `json:"order"`  // SortOrder; nil for the field's default
+	After     *string `json:"after"`  // AWSDateTime, exclusive
+	Before    *string `json:"before"` // AWSDateTime, exclusive
+
+	attributes    []string // what to read of each item; nil for everything
+	order         store.Order
+	after, before time.Time
+}
+
+func (a *pageArgs) validate() error {
+	const op = "resolver.page"
+	if a.Limit != nil && (*a.Limit < 1 || *a.Limit > store.MaxLimit) {
+		return errs.E(op, errs.Validation, fmt.Sprintf("limit must be between 1 and %d", store.MaxLimit))
+	}
+	if a.Order != nil {
+		switch *a.Order {
+		case "OLDEST_FIRST":
+			a.order = store.OldestFirst
+		case "NEWEST_FIRST":
+			a.order = store.NewestFirst
+		default:
+			return errs.E(op, errs.Validation, "order must be NEWEST_FIRST or OLDEST_FIRST")
+		}
+	}
+	var err error
+	if a.after, err = dateTime("after", a.After); err != nil {
+		return err
+	}
+	if a.before, err = dateTime("before", a.Before); err != nil {
+		return err
+	}
+	if !a.after.IsZero() && !a.before.IsZero() && !a.after.Before(a.before) {
+		return errs.E(op, errs.Validation, "after must be earlier than before")
+	}
+	return nil
+}
+
+// dateTime parses an AWSDateTime argument; nil is the zero time.
+func dateTime(name string, v *string) (time.Time, error) {
+	if v == nil {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, *v)
+	if err != nil || t.Before(store.MinTime) || t.After(store.MaxTime) {
+		return time.Time{}, errs.E("resolver.page", errs.Validation,
+			fmt.Sprintf("%s must be an AWSDateTime (such as 2024-05-01T12:00:00.000Z) after 1970", name))
+	}
+	return t, nil
+}
+
+// request returns the page the arguments ask for, for the field of ev: at
+// most the field's share of a batch's reply (routes.Route.ReplyBudget).
+func (a pageArgs) request(ev *appsync.Event) store.PageRequest {
+	r := store.PageRequest{Limit: store.DefaultLimit, MaxBytes: payload.MaxBytes}
+	if route, ok := routes.Of(ev.Info.ParentTypeName, ev.Info.FieldName); ok {
+		r.MaxBytes = route.ReplyBudget() - pageEnvelope
+	}
+	if a.Limit != nil {
+		r.Limit = *a.Limit
+	}
+	if a.NextToken != nil {
+		r.NextToken = *a.NextToken
+	}
+	r.Attributes = a.attributes
+	r.Order, r.After, r.Before = a.order, a.after, a.before
+	return r
+}
+
+// connection resolves a connection field of a parent of type S: it reads the
+// parent's ID and fetches one page.
+func connection[S, T any](idOf func(S) string, fetch func(context.Context, string, store.PageRequest) (store.Page[T], error)) func(context.Context, *appsync.Event, pageArgs) (any, error) {
+	return func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+		src, err := decodeSource[S](ev)
+		if err != nil {
+			return nil, err
+		}
+		return fetch(ctx, idOf(src), args.request(ev))
+	}
+}
+
+func userID(u userSource) string { return u.ID }
+
+// userPostsArgs are User.posts' arguments: a page, and which posts.
+type userPostsArgs struct {
+	pageArgs
+	Status *string `json:"status"` // PostStatus; nil for PUBLISHED
+}
+
+func (a *userPostsArgs) validate() error {
+	if s := a.Status; s != nil && *s != store.StatusDraft && *s != store.StatusPublished {
+		return errs.E("User.posts", errs.Validation, "status must be DRAFT or PUBLISHED")
+	}
+	return a.pageArgs.validate()
+}
+
+// userPosts resolves User.posts (AP4: one Query on GSI1, published posts by
+// publication time, newest first by default; AP4d: the user's drafts, for
+// the user alone), reading only the attributes of the posts that the
+// selection needs. Someone else's drafts are an empty connection, not an
+// error, so that the rest of the page resolves.
+func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPostsArgs) (any, error) {
+	args.attributes = itemAttributes(ev, "id", "authorId", "status")
+	drafts := args.Status != nil && *args.Status == store.StatusDraft
+	return connection(userID, func(ctx context.Context, id string, req store.PageRequest) (store.Page[store.Post], error) {
+		if drafts && ev.Identity.UserID() != id {
+			return store.Page[store.Post]{Items: []store.Post{}}, nil
+		}
+		return h.pages.PostsByAuthor(ctx, id, drafts, req)
+	})(ctx, ev, args.pageArgs)
+}
+
+// userComments resolves User.comments (AP6: one Query on GSI1, newest
+// first), reading only the attributes of the comments the selection needs.
+func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
+	return connection(userID, h.pages.CommentsByAuthor)(ctx, ev, args)
+}
+
+// postComments resolves Post.comments (AP5: one Query on the post's
+// partition, oldest first), or with no request at all when the parent read
+// the page together with the post.
+func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+	req := args.request(ev)
+	if page, ok := wholePrefetch(ev, req); ok {
+		return page, nil
+	}
+	src, err := decodeSource[postCommentsSource](ev)
+	if err != nil {
+		return nil, err
+	}
+	if pre := src.PrefetchedComments; pre != nil && pre.Parent == src.ID {
+		if page, ok := h.prefetch.CommentsFromPrefetch(*pre, req); ok {
+			return page, nil
+		}
+	}
+	req.Attributes = itemAttributes(ev, "id", "postId", "authorId")
+	return h.pages.CommentsOnPost(ctx, src.ID, req)
+}

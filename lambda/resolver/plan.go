@@ -1,0 +1,142 @@
+package resolver
+
+// Planning a level of answers: which child fields of the level's objects
+// are answered, grouped by route, each with the event its resolver would get
+// from AppSync.
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
+)
+
+// plan returns the answers the objects of a level ask for, by route, each
+// with the event its resolver gets.
+func plan(level []*answered) (map[string][]*answer, []string) {
+	byRoute := map[string][]*answer{}
+	var order []string
+	type typedField struct {
+		typ string
+		f   *selection.Field
+	}
+	fieldPlans := map[typedField]fieldPlan{}
+	for _, p := range level {
+		if p == nil {
+			continue
+		}
+		var answers []*answer // this object's, few: found by key in a loop
+		for _, f := range p.fields {
+			fp, seen := fieldPlans[typedField{p.typ, f}]
+			if !seen { // the objects of a level share their selection's fields
+				fp = planField(p.typ, f)
+				fieldPlans[typedField{p.typ, f}] = fp
+			}
+			if !fp.firstPage {
+				continue
+			}
+			if fp.prefetched {
+				p.asked++
+			}
+			if !fp.answerable || slices.ContainsFunc(p.fields, func(g *selection.Field) bool { return g.Unknown && g.Name == f.Name }) {
+				continue // or an occurrence of the field whose key cannot be known
+			}
+			k := slices.IndexFunc(answers, func(a *answer) bool { return a.key == fp.key })
+			if k < 0 {
+				k = len(answers)
+				answers = append(answers, &answer{key: fp.key, route: fp.route, parent: p})
+				if _, seen := byRoute[fp.routeKey]; !seen {
+					order = append(order, fp.routeKey)
+				}
+				byRoute[fp.routeKey] = append(byRoute[fp.routeKey], answers[k])
+			}
+			answers[k].fields = append(answers[k].fields, f)
+		}
+	}
+	// The objects of a level mostly share their selection: each distinct
+	// one is written once.
+	type written struct {
+		args json.RawMessage
+		text string
+	}
+	memo := map[*selection.Field]written{}
+	for _, answers := range byRoute {
+		for _, a := range answers {
+			w, ok := memo[a.fields[0]]
+			if !ok || len(a.fields) > 1 {
+				args := map[string]any{}
+				for name, v := range a.fields[0].Args {
+					if v != nil {
+						args[name] = v
+					}
+				}
+				w.args, _ = payload.Marshal(args)
+				w.text = selection.Text(a.fields...)
+				if len(a.fields) == 1 {
+					memo[a.fields[0]] = w
+				}
+			}
+			a.ev = a.event(w.args, w.text)
+		}
+	}
+	return byRoute, order
+}
+
+// fieldPlan is what plan learns of one field of a selection.
+type fieldPlan struct {
+	route      routes.Route
+	routeKey   string
+	key        string // its AnswerKey
+	firstPage  bool   // a field with a JavaScript resolver, not asking for a later page
+	prefetched bool   // a field whose first page its parent may carry
+	answerable bool   // a first page whose arguments are known
+}
+
+// planField plans the field f of an object of type typ.
+func planField(typ string, f *selection.Field) fieldPlan {
+	route, ok := routes.Of(typ, f.Name)
+	if !ok || !route.EarlyReturn() {
+		return fieldPlan{}
+	}
+	if token, ok := f.Args["nextToken"]; ok && token != nil {
+		return fieldPlan{} // a later page: its own invocation
+	}
+	fp := fieldPlan{route: route, routeKey: route.Key(), firstPage: true}
+	fp.prefetched = prefetchMembers[fp.routeKey] != ""
+	fp.key, ok = AnswerKey(f.Name, f.Args, route.Defaults)
+	fp.answerable = ok && !f.Unknown
+	return fp
+}
+
+// event is the event AppSync would send for the answer's field, with the
+// arguments and selection text given.
+func (a *answer) event(args json.RawMessage, text string) *appsync.Event {
+	root := a.parent.reply.ev
+	return &appsync.Event{
+		Arguments: args,
+		Identity:  root.Identity,
+		Source:    a.parent.raw,
+		Info: appsync.Info{
+			FieldName:           a.route.Field,
+			ParentTypeName:      a.route.Type,
+			SelectionSetGraphQL: text,
+			Variables:           root.Info.Variables,
+		},
+	}
+}
+
+// requestsBound is the most DynamoDB requests the route's resolver makes for
+// n events, retries of unprocessed keys aside.
+func requestsBound(r routes.Route, n int) int {
+	switch {
+	case r.Shape == routes.One && r.Returns == "User":
+		return (n + 99) / 100 // one BatchGetItem per 100 distinct users
+	case r.Shape == routes.Connection && r.Returns == "User":
+		return 2 * n // a Query of the follows, then the users
+	default:
+		return n
+	}
+}

@@ -1,0 +1,63 @@
+package resolver
+
+// Projection: what a selection reads of its objects, so that a Query or a
+// BatchGetItem asks for those attributes only (capacity is the same, the
+// bytes moved are not).
+
+import (
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/selection"
+)
+
+// itemAttributes returns the attributes a connection's selection reads of
+// its items, plus required (what child resolvers need on their source), or
+// nil (read everything) when the selection cannot be read in full.
+func itemAttributes(ev *appsync.Event, required ...string) []string {
+	return selectedAttributes(ev, "items", required...)
+}
+
+// selectedAttributes returns the names of the fields selected under the
+// field named under ("" for the field's own selection), plus required, or
+// nil when the selection cannot be read in full (a named fragment spread).
+// Names that are not attributes (author, comments) are harmless in a
+// projection.
+func selectedAttributes(ev *appsync.Event, under string, required ...string) []string {
+	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
+	if err != nil || set.Opaque || ev.Info.SelectionSetGraphQL == "" {
+		return nil
+	}
+	attrs := append([]string(nil), required...)
+	levels := []selection.Set{set}
+	if under != "" {
+		levels = nil
+		for _, f := range set.Named(under) {
+			levels = append(levels, f.Set)
+		}
+	}
+	for _, level := range levels {
+		if level.Opaque {
+			return nil
+		}
+		for _, f := range level.Fields {
+			attrs = append(attrs, f.Name)
+		}
+	}
+	return attrs
+}
+
+// needsUserItems reports whether a UserConnection's selection reads more of
+// its users than their IDs. It reads field names from selectionSetGraphQL
+// (selectionSetList shows aliases in their place: "id: handle" is not the
+// ID); when the selection cannot be read in full, it answers true.
+func needsUserItems(ev *appsync.Event) bool {
+	attrs := selectedAttributes(ev, "items")
+	if attrs == nil {
+		return true
+	}
+	for _, f := range attrs {
+		if f != "id" && f != "__typename" {
+			return true
+		}
+	}
+	return false
+}
