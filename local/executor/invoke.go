@@ -1,0 +1,192 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/routes"
+)
+
+// Invoking the Lambda as AppSync does: one event a call or batches of the
+// field's size, within Lambda's payload limit and the function's timeout,
+// and the reply decoded into each field's outcome.
+
+type outcome struct {
+	data    any
+	err     error
+	errType string
+}
+
+// invoke calls the Lambda for every call of one field: in batches of at most
+// MaxBatchSize events when the route batches, otherwise one event a call,
+// the invocations running concurrently.
+func (r *run) invoke(route routes.Route, calls []call) []outcome {
+	if r.ctx.Err() != nil { // past the request's time: no resolver runs, not even one returning early
+		out := make([]outcome, len(calls))
+		for i := range out {
+			out[i] = lambdaError(errExecutionTimeout)
+		}
+		return out
+	}
+	if r.e.child != nil && route.EarlyReturn() {
+		return r.invokeJS(route, calls)
+	}
+	out := make([]outcome, len(calls))
+	for len(calls) > 0 && calls[len(calls)-1].limited { // the limited calls are the last ones
+		out[len(calls)-1] = errResolverLimit
+		calls = calls[:len(calls)-1]
+	}
+	size := route.MaxBatchSize
+	var wg sync.WaitGroup
+	if size <= 0 {
+		for i := range calls {
+			wg.Go(func() { out[i] = r.invokeOne(calls[i]) })
+		}
+		wg.Wait()
+		return out
+	}
+	for start := 0; start < len(calls); start += size {
+		chunk := calls[start:min(start+size, len(calls))]
+		wg.Go(func() { copy(out[start:], r.invokeBatch(chunk)) })
+	}
+	wg.Wait()
+	return out
+}
+
+func (r *run) invokeOne(c call) outcome {
+	reply, err := r.invokePayload(r.event(c), -1)
+	if err != nil {
+		return lambdaError(err)
+	}
+	return outcome{data: reply[0]}
+}
+
+// invokePayload invokes the Lambda with p and decodes its reply: n items for
+// a batch, or (n < 0) one value.
+func (r *run) invokePayload(p any, n int) ([]any, error) {
+	request, err := payload.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := r.call(request)
+	if err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		var v any
+		if len(reply) > 0 {
+			if err := json.Unmarshal(reply, &v); err != nil {
+				return nil, fmt.Errorf("the Lambda's reply is not JSON: %v", err)
+			}
+		}
+		return []any{v}, nil
+	}
+	var items []any
+	if err := json.Unmarshal(reply, &items); err != nil {
+		return nil, fmt.Errorf("the Lambda's reply to a batch is not a JSON array: %v", err)
+	}
+	if len(items) != n {
+		return nil, fmt.Errorf("the Lambda answered %d items for a batch of %d", len(items), n)
+	}
+	return items, nil
+}
+
+func (r *run) invokeBatch(calls []call) []outcome {
+	out := make([]outcome, len(calls))
+	events := make([]appsync.Event, len(calls))
+	for i, c := range calls {
+		events[i] = r.event(c)
+	}
+	items, err := r.invokePayload(events, len(calls))
+	for i, it := range items {
+		if _, ok := it.(map[string]any); !ok && err == nil {
+			err = fmt.Errorf("item %d of the Lambda's reply to a batch is not an object {data, errorMessage, errorType}", i)
+		}
+	}
+	if err != nil {
+		// A failed invocation fails every field of the batch, as in AppSync.
+		for i := range out {
+			out[i] = lambdaError(err)
+		}
+		return out
+	}
+	for i, it := range items {
+		item := it.(map[string]any)
+		if msg, _ := item["errorMessage"].(string); msg != "" {
+			errType, _ := item["errorType"].(string)
+			out[i] = outcome{err: errors.New(msg), errType: errType}
+			continue
+		}
+		out[i] = outcome{data: item["data"]}
+	}
+	return out
+}
+
+// The errors of a payload over Lambda's limit. Lambda refuses the request
+// before the function runs (RequestTooLargeException, HTTP 413), and replaces
+// a reply over the limit with a function error (Function.ResponseSizeTooLarge),
+// which AppSync reports as an unhandled Lambda error. Both limits are
+// payload.MaxBytes here (Lambda's reply limit is 100 bytes larger).
+var (
+	errRequestTooLarge = messages.InvokeResponse_Error{Type: "Lambda:RequestTooLargeException",
+		Message: fmt.Sprintf("Request must be smaller than %d bytes for the InvokeFunction operation", payload.MaxBytes)}
+	errReplyTooLarge = messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
+		Message: fmt.Sprintf("Response payload size exceeded maximum allowed payload size (%d bytes).", payload.MaxBytes)}
+)
+
+// errExecutionTimeout fails the fields not resolved within RequestTimeout.
+var errExecutionTimeout = messages.InvokeResponse_Error{Type: "ExecutionTimeout", Message: "Execution timed out."}
+
+// call invokes the Lambda with request as Lambda would: with the function's
+// timeout as deadline, refusing a request or a reply over the limit, and
+// recording the largest of them.
+func (r *run) call(request []byte) ([]byte, error) {
+	if r.ctx.Err() != nil {
+		return nil, errExecutionTimeout
+	}
+	r.record(len(request))
+	if len(request) > payload.MaxBytes {
+		return nil, errRequestTooLarge
+	}
+	r.mu.Lock()
+	r.invocations++
+	r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(r.ctx, r.e.functionTimeout)
+	defer cancel()
+	reply, err := r.e.lambda.Invoke(ctx, request)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
+		// The function ran to its own deadline (not the request's): Lambda
+		// would have stopped it and answered this.
+		return nil, messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
+			Message: fmt.Sprintf("Task timed out after %.2f seconds", r.e.functionTimeout.Seconds())}
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.record(len(reply))
+	if len(reply) > payload.MaxBytes {
+		return nil, errReplyTooLarge
+	}
+	return reply, nil
+}
+
+func (r *run) record(size int) {
+	r.mu.Lock()
+	r.largest = max(r.largest, size)
+	r.bytes += size
+	r.mu.Unlock()
+}
+
+func lambdaError(err error) outcome {
+	var ie messages.InvokeResponse_Error
+	if errors.As(err, &ie) {
+		return outcome{err: errors.New(ie.Message), errType: ie.Type}
+	}
+	return outcome{err: err, errType: "Lambda:Unhandled"}
+}
