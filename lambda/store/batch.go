@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -102,8 +102,11 @@ func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey, at
 		request.Keys[i] = k.attributes()
 	}
 	if attrs != nil {
-		request.ExpressionAttributeNames = map[string]string{}
-		request.ProjectionExpression = aws.String(projection(request.ExpressionAttributeNames, append([]string{AttrPK, AttrSK}, attrs...)))
+		expr, err := expression.NewBuilder().WithProjection(namesList(append([]string{AttrPK, AttrSK}, attrs...))).Build()
+		if err != nil {
+			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+		request.ExpressionAttributeNames, request.ProjectionExpression = expr.Names(), expr.Projection()
 	}
 	pending := map[string]types.KeysAndAttributes{s.table: request}
 	deadline, hasDeadline := ctx.Deadline()

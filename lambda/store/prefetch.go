@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -147,16 +148,15 @@ func withChildren[T any](ctx context.Context, s *Store, op string, q partitionQu
 		return Prefetch[T]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
 	}
 	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": AttrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(q.pk)},
-		Limit:                     aws.Int32(int32(limit + 2)), // the parent, a page, and one to know if more follow
+		TableName: aws.String(s.table),
+		Limit:     aws.Int32(int32(limit + 2)), // the parent, a page, and one to know if more follow
 	}
+	cond := partition(AttrPK, q.pk)
 	if q.hi != "" { // an upper bound only: the metadata item sorts first, inside it
-		in.KeyConditionExpression = aws.String("#pk = :pk AND #sk <= :hi")
-		in.ExpressionAttributeNames["#sk"] = AttrSK
-		in.ExpressionAttributeValues[":hi"] = str(q.hi)
+		cond = cond.And(expression.Key(AttrSK).LessThanEqual(expression.Value(q.hi)))
+	}
+	if err := keyQuery(in, cond, nil); err != nil {
+		return Prefetch[T]{}, err
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {

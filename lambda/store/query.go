@@ -2,12 +2,12 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/oklog/ulid/v2"
@@ -278,29 +278,26 @@ func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page Page
 	}
 	keys := indexKeys(q.scope.Index)
 	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": keys.PartitionKey},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: q.pk}},
-		ScanIndexForward:          aws.Bool(!q.newestFirst),
-		Limit:                     aws.Int32(int32(page.Limit + 1)),
+		TableName:        aws.String(s.table),
+		ScanIndexForward: aws.Bool(!q.newestFirst),
+		Limit:            aws.Int32(int32(page.Limit + 1)),
 	}
 	if q.scope.Index != "" {
 		in.IndexName = aws.String(q.scope.Index)
 	}
-	if page.Attributes != nil {
-		in.ProjectionExpression = aws.String(projection(in.ExpressionAttributeNames, append(keyAttrs(q.scope.Index), page.Attributes...)))
-	}
+	cond := partition(keys.PartitionKey, q.pk)
 	switch {
 	case q.lo != "":
-		in.KeyConditionExpression = aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi")
-		in.ExpressionAttributeNames["#sk"] = keys.SortKey
-		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: q.lo}
-		in.ExpressionAttributeValues[":hi"] = &types.AttributeValueMemberS{Value: q.hi}
+		cond = cond.And(expression.Key(keys.SortKey).Between(expression.Value(q.lo), expression.Value(q.hi)))
 	case q.skPrefix != "":
-		in.KeyConditionExpression = aws.String("#pk = :pk AND begins_with(#sk, :sk)")
-		in.ExpressionAttributeNames["#sk"] = keys.SortKey
-		in.ExpressionAttributeValues[":sk"] = &types.AttributeValueMemberS{Value: q.skPrefix}
+		cond = cond.And(expression.Key(keys.SortKey).BeginsWith(q.skPrefix))
+	}
+	var attrs []string
+	if page.Attributes != nil {
+		attrs = append(keyAttrs(q.scope.Index), page.Attributes...)
+	}
+	if err := keyQuery(in, cond, attrs); err != nil {
+		return Page[T]{}, err
 	}
 	if page.NextToken != "" {
 		start, err := s.tokens.Decode(q.scope, page.NextToken)
@@ -355,22 +352,41 @@ func lastKey(item map[string]types.AttributeValue, index string) map[string]type
 	return key
 }
 
-// projection returns a ProjectionExpression for attrs, adding a placeholder
-// name for each to names (so reserved words such as "name" are safe).
-func projection(names map[string]string, attrs []string) string {
-	seen := make(map[string]bool, len(attrs))
-	var b strings.Builder
-	for _, a := range attrs {
-		if seen[a] {
-			continue
-		}
-		seen[a] = true
-		ph := fmt.Sprintf("#p%d", len(seen))
-		names[ph] = a
-		if b.Len() > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(ph)
+// keyQuery fills in's key condition, and its projection of attrs (nil for
+// every attribute), as the SDK's expression builder writes them: a
+// placeholder for every name and value, so reserved words such as "name"
+// are safe. Every Query of the store is built here.
+func keyQuery(in *dynamodb.QueryInput, cond expression.KeyConditionBuilder, attrs []string) error {
+	b := expression.NewBuilder().WithKeyCondition(cond)
+	if attrs != nil {
+		b = b.WithProjection(namesList(attrs))
 	}
-	return b.String()
+	expr, err := b.Build()
+	if err != nil {
+		return errs.Wrap("store.keyQuery", errs.Internal, "internal error", err)
+	}
+	in.KeyConditionExpression = expr.KeyCondition()
+	in.ExpressionAttributeNames = expr.Names()
+	in.ExpressionAttributeValues = expr.Values()
+	in.ProjectionExpression = expr.Projection()
+	return nil
+}
+
+// namesList is the projection of attrs, each once (attribute names here are
+// keys and schema field names, never document paths).
+func namesList(attrs []string) expression.ProjectionBuilder {
+	seen := make(map[string]bool, len(attrs))
+	var names []expression.NameBuilder
+	for _, a := range attrs {
+		if !seen[a] {
+			seen[a] = true
+			names = append(names, expression.Name(a))
+		}
+	}
+	return expression.NamesList(names[0], names[1:]...)
+}
+
+// partition is the key condition attr = pk.
+func partition(attr, pk string) expression.KeyConditionBuilder {
+	return expression.Key(attr).Equal(expression.Value(pk))
 }

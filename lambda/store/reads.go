@@ -6,7 +6,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
@@ -53,14 +52,11 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 	if !ValidHandle(handle) {
 		return User{}, errs.E(op, errs.Validation, "invalid handle: must match ^[a-z0-9_]{3,30}$")
 	}
-	out, err := s.api.Query(ctx, &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		IndexName:                 aws.String(GSI1),
-		KeyConditionExpression:    aws.String("#pk = :pk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": AttrGSI1PK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: HandlePK(handle)}},
-		Limit:                     aws.Int32(1),
-	})
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), Limit: aws.Int32(1)}
+	if err := keyQuery(in, partition(AttrGSI1PK, HandlePK(handle)), nil); err != nil {
+		return User{}, err
+	}
+	out, err := s.api.Query(ctx, in)
 	if err != nil {
 		return User{}, fail(op, err)
 	}

@@ -83,13 +83,9 @@ func (s *Store) deletePartition(ctx context.Context, op, pk, skPrefix string) er
 	if !ok {
 		deadline = time.Now().Add(noDeadlineLimit)
 	}
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(s.table),
-		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :sk)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": AttrPK, "#sk": AttrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(pk), ":sk": str(skPrefix)},
-		ProjectionExpression:      aws.String("#pk, #sk"),
-		ConsistentRead:            aws.Bool(true),
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
+	if err := keyQuery(in, partition(AttrPK, pk).And(expression.Key(AttrSK).BeginsWith(skPrefix)), []string{AttrPK, AttrSK}); err != nil {
+		return err
 	}
 	remain := errs.E(op, errs.Throttled, "the post was deleted but some of its comments remain: call deletePost again to remove them")
 	for {
