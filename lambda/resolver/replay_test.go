@@ -74,8 +74,73 @@ func TestReplayEvents(t *testing.T) {
 				t.Fatalf("no golden file (run with -update to create it): %v", err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("replay of %s differs from %s\n--- got\n%s\n--- want\n%s", file, path, got, want)
+				t.Errorf("replay of %s differs from %s (- golden, + got):\n%s", file, path, lineDiff(string(want), string(got)))
 			}
 		})
+	}
+}
+
+// lineDiff returns the lines that differ between a and b, "-" for a's and
+// "+" for b's, with two lines of context around each change ("..." where
+// lines are left out): the longest common subsequence of their lines.
+func lineDiff(a, b string) string {
+	x, y := strings.Split(a, "\n"), strings.Split(b, "\n")
+	lcs := make([][]int, len(x)+1) // lcs[i][j]: of x[i:] and y[j:]
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type line struct {
+		mark byte
+		text string
+	}
+	var lines []line
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		switch {
+		case i < len(x) && j < len(y) && x[i] == y[j]:
+			lines = append(lines, line{' ', x[i]})
+			i, j = i+1, j+1
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
+			lines = append(lines, line{'-', x[i]})
+			i++
+		default:
+			lines = append(lines, line{'+', y[j]})
+			j++
+		}
+	}
+	var out strings.Builder
+	skipped := false
+	for k, l := range lines {
+		near := false
+		for d := max(k-2, 0); d <= min(k+2, len(lines)-1); d++ {
+			near = near || lines[d].mark != ' '
+		}
+		if !near {
+			if !skipped {
+				out.WriteString("...\n")
+			}
+			skipped = true
+			continue
+		}
+		skipped = false
+		out.WriteString(string(l.mark) + " " + l.text + "\n")
+	}
+	return out.String()
+}
+
+func TestLineDiff(t *testing.T) {
+	got := lineDiff("a\nb\nc\nd\ne\nf\ng\nh\n", "a\nb\nc\nD\ne\nf\ng\nh\n")
+	want := "...\n  b\n  c\n- d\n+ D\n  e\n  f\n...\n"
+	if got != want {
+		t.Errorf("lineDiff =\n%s\nwant\n%s", got, want)
 	}
 }
