@@ -220,8 +220,16 @@ func TestDraftsAndPublishing(t *testing.T) {
 	if _, err := s.CreateComment(ctx, sample.Bob, draft.ID, "early"); !errs.Is(err, errs.NotFound) {
 		t.Errorf("a comment on a draft: %v, want NotFound", err)
 	}
-	if _, err := s.PublishPost(ctx, sample.Bob, draft.ID); !errs.Is(err, errs.Unauthorized) {
-		t.Errorf("bob publishes alice's draft: %v", err)
+	// Someone else's draft is absent to them: as for an ID that is not there.
+	if _, err := s.PublishPost(ctx, sample.Bob, draft.ID); !errs.Is(err, errs.NotFound) {
+		t.Errorf("bob publishes alice's draft: %v, want NotFound", err)
+	}
+	if _, err := s.DeletePost(ctx, sample.Bob, draft.ID); !errs.Is(err, errs.NotFound) {
+		t.Errorf("bob deletes alice's draft: %v, want NotFound", err)
+	}
+	title := "mine now"
+	if _, err := s.UpdatePost(ctx, sample.Bob, draft.ID, &title, nil); !errs.Is(err, errs.NotFound) {
+		t.Errorf("bob updates alice's draft: %v, want NotFound", err)
 	}
 	p, err := s.PublishPost(ctx, sample.Alice, draft.ID)
 	if err != nil || p.Status != store.StatusPublished {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
@@ -94,6 +95,12 @@ func fail(op string, err error) error {
 	var api smithy.APIError
 	if errors.As(err, &api) && throttlingCodes[api.ErrorCode()] {
 		return errs.Wrap(op, errs.Throttled, "DynamoDB is throttling requests; retry later", err)
+	}
+	// Not reached at all (refused, reset, unresolvable), after the SDK's
+	// retries: an outage, which a read and a write report alike.
+	var send *smithyhttp.RequestSendError
+	if errors.As(err, &send) {
+		return errs.Wrap(op, errs.Throttled, "DynamoDB could not be reached; retry later", err)
 	}
 	return errs.Wrap(op, errs.Internal, "internal error", err)
 }

@@ -3,12 +3,16 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -275,6 +279,30 @@ func TestPagination(t *testing.T) {
 	for name, call := range bad {
 		if err := call(); !errs.Is(err, errs.InvalidNextToken) {
 			t.Errorf("%s token: err = %v, want InvalidNextToken", name, err)
+		}
+	}
+}
+
+// DynamoDB out of reach is one kind whatever the request: a read and a write
+// both answer Throttled ("retry later"), never a read InternalError beside a
+// write Throttled.
+func TestAnOutageIsOneKindForReadsAndWrites(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now: every connection is refused
+	s := store.New(ddblocal.Client(closed), "gone", cursor.New(storetest.TokenKey))
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	_, readErr := s.Post(ctx, sample.HelloPost)
+	_, queryErr := s.CommentsOnPost(ctx, sample.HelloPost, store.PageRequest{Limit: 5})
+	_, batchErr := s.Users(ctx, []string{sample.Alice, sample.Bob})
+	_, writeErr := s.CreateComment(ctx, sample.Bob, sample.HelloPost, "hi")
+	for name, err := range map[string]error{"GetItem": readErr, "Query": queryErr, "BatchGetItem": batchErr, "TransactWriteItems": writeErr} {
+		if !errs.Is(err, errs.Throttled) {
+			t.Errorf("%s with DynamoDB out of reach: %v (%s), want Throttled", name, err, errs.KindOf(err))
 		}
 	}
 }

@@ -32,8 +32,9 @@ func (c *changes) remove(attribute string) {
 
 // update applies the changes to the existing item at key, if its ownerAttr
 // equals owner (when ownerAttr is set), and decodes the new item into v. One
-// UpdateItem. When the item is absent it returns notFound; when it exists but
-// has another owner, notOwner.
+// UpdateItem. When the item is absent, or someone else's draft (absent to
+// anyone but its owner), it returns notFound; when it exists but has another
+// owner, notOwner.
 func (s *Store) update(ctx context.Context, op string, key itemKey, c changes, ownerAttr, owner string, notFound, notOwner error, v any) error {
 	if c.n == 0 {
 		return errs.E(op, errs.Validation, "nothing to update")
@@ -58,7 +59,7 @@ func (s *Store) update(ctx context.Context, op string, key itemKey, c changes, o
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		if len(ccf.Item) > 0 && notOwner != nil {
+		if s, ok := ccf.Item["status"].(*types.AttributeValueMemberS); len(ccf.Item) > 0 && notOwner != nil && !(ok && s.Value == StatusDraft) {
 			return notOwner
 		}
 		return notFound

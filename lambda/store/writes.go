@@ -132,8 +132,9 @@ func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, dr
 // transaction, conditioned on the post still being that author's draft, its
 // status becomes PUBLISHED, its place in the author's posts (GSI1's sort key)
 // becomes a ULID of the publication time, and the author's postCount grows by
-// one. NotFound when absent, Unauthorized for anyone else, Conflict when the
-// post is published already (a post is published once).
+// one. NotFound when absent (someone else's draft is absent to them),
+// Unauthorized for anyone else, Conflict when the post is published already
+// (a post is published once).
 func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
 	const op = "store.PublishPost"
 	if err := checkIDs(op, callerID, id); err != nil {
@@ -144,7 +145,7 @@ func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, err
 	switch {
 	case err != nil:
 		return Post{}, err
-	case !found:
+	case !found || !p.VisibleTo(callerID): // someone else's draft is, to them, absent
 		return Post{}, errs.E(op, errs.NotFound, "post not found")
 	case p.AuthorID != callerID:
 		return Post{}, errs.E(op, errs.Unauthorized, "only the post's author may publish it")
@@ -174,8 +175,8 @@ func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, err
 
 // UpdatePost sets the post's title and body (nil leaves a field as it is)
 // and its updatedAt, if callerID is its author: one UpdateItem whose
-// condition checks the author. NotFound when absent, Unauthorized for anyone
-// else.
+// condition checks the author. NotFound when absent (someone else's draft is
+// absent to them), Unauthorized for anyone else.
 func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
 	const op = "store.UpdatePost"
 	if err := checkIDs(op, callerID, id); err != nil {
@@ -224,6 +225,9 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		if err := s.deletePartition(ctx, op, PostPK(id), CommentPrefix); err != nil {
 			return Post{}, err
 		}
+		return Post{}, errs.E(op, errs.NotFound, "post not found")
+	}
+	if !p.VisibleTo(callerID) { // someone else's draft is, to them, absent
 		return Post{}, errs.E(op, errs.NotFound, "post not found")
 	}
 	if p.AuthorID != callerID {
