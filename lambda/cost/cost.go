@@ -3,8 +3,10 @@
 // Middleware, added to a DynamoDB client's APIOptions, records every API call
 // made with a context that carries a Meter (see WithMeter): the operation, the
 // index, how many keys a batch asked for, and the capacity units DynamoDB
-// reports. It asks every request that can report capacity to report its total
-// (ReturnConsumedCapacity: TOTAL). Calls made without a Meter are not counted.
+// reports, in all and for the table and each index apart: it asks every
+// request that can report capacity to report it with index detail
+// (ReturnConsumedCapacity: INDEXES). Calls made without a Meter are not
+// counted.
 package cost
 
 import (
@@ -28,10 +30,16 @@ type Call struct {
 	Items     int     // items returned, for reads
 	Read      float64 // read capacity units consumed
 	Write     float64 // write capacity units consumed
+	// Where the units landed: by index name, "" for the table (DynamoDB's
+	// index detail; nil when it reported none).
+	Where map[string]Units
 	// Start and End are when the call began and when its answer (or last
 	// retry) came back.
 	Start, End time.Time
 }
+
+// Units are capacity units read and written.
+type Units struct{ Read, Write float64 }
 
 // Meter accumulates the calls made under one context. It is safe for
 // concurrent use.
@@ -157,7 +165,7 @@ func Middleware(stack *middleware.Stack) error {
 		}), middleware.After)
 }
 
-var total = types.ReturnConsumedCapacityTotal
+var total = types.ReturnConsumedCapacityIndexes
 
 // describeInput names the call and asks it to report consumed capacity.
 func describeInput(params any) Call {
@@ -217,9 +225,11 @@ func describeOutput(c *Call, result any) {
 			c.Items = 1
 		}
 		c.Read += units(out.ConsumedCapacity)
+		whereOne(c, false, out.ConsumedCapacity)
 	case *dynamodb.QueryOutput:
 		c.Items = len(out.Items)
 		c.Read += units(out.ConsumedCapacity)
+		whereOne(c, false, out.ConsumedCapacity)
 	case *dynamodb.ScanOutput:
 		c.Items = len(out.Items)
 		c.Read += units(out.ConsumedCapacity)
@@ -228,19 +238,62 @@ func describeOutput(c *Call, result any) {
 			c.Items += len(items)
 		}
 		c.Read += sumUnits(out.ConsumedCapacity)
+		where(c, false, out.ConsumedCapacity...)
 	case *dynamodb.TransactGetItemsOutput:
 		c.Items = len(out.Responses)
 		c.Read += sumUnits(out.ConsumedCapacity)
+		where(c, false, out.ConsumedCapacity...)
 	case *dynamodb.BatchWriteItemOutput:
 		c.Write += sumUnits(out.ConsumedCapacity)
+		where(c, true, out.ConsumedCapacity...)
 	case *dynamodb.PutItemOutput:
 		c.Write += units(out.ConsumedCapacity)
+		whereOne(c, true, out.ConsumedCapacity)
 	case *dynamodb.UpdateItemOutput:
 		c.Write += units(out.ConsumedCapacity)
+		whereOne(c, true, out.ConsumedCapacity)
 	case *dynamodb.DeleteItemOutput:
 		c.Write += units(out.ConsumedCapacity)
+		whereOne(c, true, out.ConsumedCapacity)
 	case *dynamodb.TransactWriteItemsOutput:
 		c.Write += sumUnits(out.ConsumedCapacity)
+		where(c, true, out.ConsumedCapacity...)
+	}
+}
+
+// where adds the index detail of ccs to c.Where, as units written or read.
+func where(c *Call, write bool, ccs ...types.ConsumedCapacity) {
+	add := func(name string, cap *types.Capacity) {
+		if cap == nil {
+			return
+		}
+		if c.Where == nil {
+			c.Where = map[string]Units{}
+		}
+		// CapacityUnits: DynamoDB Local leaves the read and write figures of
+		// a part out on reads; an operation either reads or writes.
+		u := c.Where[name]
+		if write {
+			u.Write += aws.ToFloat64(cap.CapacityUnits)
+		} else {
+			u.Read += aws.ToFloat64(cap.CapacityUnits)
+		}
+		c.Where[name] = u
+	}
+	for i := range ccs {
+		add("", ccs[i].Table)
+		for name, cap := range ccs[i].GlobalSecondaryIndexes {
+			add(name, &cap)
+		}
+		for name, cap := range ccs[i].LocalSecondaryIndexes {
+			add(name, &cap)
+		}
+	}
+}
+
+func whereOne(c *Call, write bool, cc *types.ConsumedCapacity) {
+	if cc != nil {
+		where(c, write, *cc)
 	}
 }
 

@@ -1,5 +1,6 @@
 // Command bench prints what the fixed benchmark queries cost under this
-// project's resolvers and under the naive layout (make bench).
+// project's resolvers and under the naive layout, and what every mutation
+// costs on targets of each size (make bench).
 package main
 
 import (
@@ -33,5 +34,12 @@ func run(rounds int) error {
 		return err
 	}
 	fmt.Print(bench.Table(rows))
+	writes, err := bench.Writes(ctx, db.Endpoint)
+	if err != nil {
+		return err
+	}
+	fmt.Println("\nWhat every mutation costs (DynamoDB Local's consumed capacity, with index detail):")
+	fmt.Println()
+	bench.PrintWrites(os.Stdout, writes)
 	return nil
 }
