@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -94,4 +95,42 @@ func (s *SlowWrites) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrite
 		return nil, ctx.Err()
 	}
 	return s.API.BatchWriteItem(ctx, in, opts...)
+}
+
+// Conflicts is a store.API that cancels a share of its TransactWriteItems
+// before they reach DynamoDB, as DynamoDB cancels a transaction that touches
+// an item another one is changing (TransactionConflict), which DynamoDB
+// Local never does. Rate is the share cancelled (0.3: three in ten), drawn
+// from a generator seeded with Seed; it counts the calls and cancellations.
+type Conflicts struct {
+	store.API
+	Rate float64
+	Seed uint64
+
+	mu               sync.Mutex
+	rng              *rand.Rand
+	Calls, Cancelled int
+}
+
+func (c *Conflicts) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.mu.Lock()
+	if c.rng == nil {
+		c.rng = rand.New(rand.NewPCG(c.Seed, 1))
+	}
+	c.Calls++
+	cancel := c.rng.Float64() < c.Rate
+	if cancel {
+		c.Cancelled++
+	}
+	c.mu.Unlock()
+	if !cancel {
+		return c.API.TransactWriteItems(ctx, in, opts...)
+	}
+	reasons := make([]types.CancellationReason, len(in.TransactItems))
+	for i := range reasons {
+		reasons[i].Code = aws.String("None")
+	}
+	reasons[0].Code = aws.String("TransactionConflict")
+	reasons[0].Message = aws.String("Transaction is ongoing for the item (injected)")
+	return nil, &types.TransactionCanceledException{Message: aws.String("Transaction cancelled (injected)"), CancellationReasons: reasons}
 }
