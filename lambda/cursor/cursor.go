@@ -13,7 +13,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -35,13 +39,48 @@ type Scope struct {
 	Args string
 }
 
-// Codec signs and verifies tokens with one key.
+// Codec signs and verifies tokens with one key. It is safe for concurrent
+// use.
 type Codec struct {
-	key []byte
+	key  atomic.Pointer[[]byte] // nil until known
+	mu   sync.Mutex             // held while load runs
+	load func() ([]byte, error)
 }
 
 // New returns a Codec that signs with key.
-func New(key []byte) *Codec { return &Codec{key: append([]byte(nil), key...)} }
+func New(key []byte) *Codec {
+	c := &Codec{}
+	k := append([]byte(nil), key...)
+	c.key.Store(&k)
+	return c
+}
+
+// Deferred returns a Codec whose key load gives on first use: the first
+// Encode or Decode waits for it. A load that fails fails that call with an
+// Internal error (never a token signed or checked without the key), and the
+// next call loads again.
+func Deferred(load func() ([]byte, error)) *Codec { return &Codec{load: load} }
+
+// secret returns the key, loading it when it is not known yet.
+func (c *Codec) secret() ([]byte, error) {
+	if k := c.key.Load(); k != nil {
+		return *k, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k := c.key.Load(); k != nil {
+		return *k, nil
+	}
+	k, err := c.load()
+	if err != nil || len(k) == 0 {
+		if err == nil {
+			err = errors.New("the key is empty")
+		}
+		return nil, errs.Wrap("cursor", errs.Internal, "internal error", fmt.Errorf("the token key could not be read: %w", err))
+	}
+	c.key.Store(&k)
+	return k, nil
+}
 
 const macSize = 16 // bytes of HMAC-SHA256 kept: 128 bits
 
@@ -69,16 +108,24 @@ func (c *Codec) Encode(scope Scope, key map[string]types.AttributeValue) (string
 	if err != nil {
 		return "", errs.Wrap("cursor.Encode", errs.Internal, "internal error", err)
 	}
+	mac, err := c.mac(body)
+	if err != nil {
+		return "", err
+	}
 	enc := base64.RawURLEncoding
-	return enc.EncodeToString(body) + "." + enc.EncodeToString(c.mac(body)), nil
+	return enc.EncodeToString(body) + "." + enc.EncodeToString(mac), nil
 }
 
 // Decode verifies token and returns the ExclusiveStartKey it carries. A token
 // that is malformed, not signed with this codec's key or issued for another
-// scope is an errs.InvalidNextToken error.
+// scope is an errs.InvalidNextToken error; a key that could not be read, an
+// Internal one.
 func (c *Codec) Decode(scope Scope, token string) (map[string]types.AttributeValue, error) {
 	const op = "cursor.Decode"
 	invalid := errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
+	if _, err := c.secret(); err != nil {
+		return nil, err
+	}
 	b64body, b64mac, found := strings.Cut(token, ".")
 	if !found {
 		return nil, invalid
@@ -86,7 +133,11 @@ func (c *Codec) Decode(scope Scope, token string) (map[string]types.AttributeVal
 	enc := base64.RawURLEncoding
 	body, err1 := enc.DecodeString(b64body)
 	mac, err2 := enc.DecodeString(b64mac)
-	if err1 != nil || err2 != nil || !hmac.Equal(mac, c.mac(body)) {
+	want, err := c.mac(body)
+	if err != nil {
+		return nil, err
+	}
+	if err1 != nil || err2 != nil || !hmac.Equal(mac, want) {
 		return nil, invalid
 	}
 	var p payload
@@ -103,8 +154,12 @@ func (c *Codec) Decode(scope Scope, token string) (map[string]types.AttributeVal
 	return key, nil
 }
 
-func (c *Codec) mac(body []byte) []byte {
-	m := hmac.New(sha256.New, c.key)
+func (c *Codec) mac(body []byte) ([]byte, error) {
+	key, err := c.secret()
+	if err != nil {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, key)
 	m.Write(body)
-	return m.Sum(nil)[:macSize]
+	return m.Sum(nil)[:macSize], nil
 }

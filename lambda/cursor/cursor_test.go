@@ -1,6 +1,7 @@
 package cursor_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -74,5 +75,38 @@ func TestRejects(t *testing.T) {
 		if _, err := tc.codec.Decode(tc.scope, tc.token); !errs.Is(err, errs.InvalidNextToken) {
 			t.Errorf("%s: err = %v, want InvalidNextToken", name, err)
 		}
+	}
+}
+
+// A deferred key is loaded on first use, once; a load that fails fails that
+// call with an Internal error (never an unsigned or unchecked token) and the
+// next call loads again.
+func TestDeferredKey(t *testing.T) {
+	loads := 0
+	c := cursor.Deferred(func() ([]byte, error) {
+		loads++
+		if loads <= 2 {
+			return nil, errors.New("Secrets Manager did not answer")
+		}
+		return []byte("k"), nil
+	})
+	scope := cursor.Scope{Query: "Post.comments", Parent: "p"}
+	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "POST#p"}}
+	if _, err := c.Encode(scope, key); !errs.Is(err, errs.Internal) {
+		t.Fatalf("Encode with the key unreadable: %v, want Internal", err)
+	}
+	if _, err := c.Decode(scope, "x.y"); !errs.Is(err, errs.Internal) {
+		t.Fatalf("Decode with the key unreadable: %v, want Internal (not InvalidNextToken)", err)
+	}
+	token, err := c.Encode(scope, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cursor.New([]byte("k")).Decode(scope, token); err != nil {
+		t.Errorf("the token is not signed with the loaded key: %v", err)
+	}
+	c.Decode(scope, token)
+	if loads != 3 {
+		t.Errorf("%d loads; want 3 (two failed, one kept)", loads)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,13 +158,21 @@ func TestBootstrapAnswersBeforeItsTimeoutWhenDynamoDBHangs(t *testing.T) {
 // TestBootstrapReadsItsKeyFromTheSecret starts the function as the stack
 // configures it, with the ARN of the token key's secret, against a Secrets
 // Manager stand-in: the tokens it issues are signed with the secret's value,
-// and without a readable secret it does not start.
+// the read does not hold up init, and without a readable secret the requests
+// that need the key fail, saying why.
 func TestBootstrapReadsItsKeyFromTheSecret(t *testing.T) {
 	binary, bootstrap := build(t)
 	const arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:NextTokenKey-abc"
 	var asked []string
 	var mu sync.Mutex
+	var slow atomic.Int64 // how long the stand-in takes to answer
 	secrets := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Duration(slow.Load()))
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential=local/") {
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprint(w, `{"__type":"UnrecognizedClientException","message":"not signed"}`)
+			return
+		}
 		var in struct{ SecretId string }
 		json.NewDecoder(r.Body).Decode(&in)
 		mu.Lock()
@@ -204,13 +213,41 @@ func TestBootstrapReadsItsKeyFromTheSecret(t *testing.T) {
 	}
 	mu.Unlock()
 
+	// The read runs beside init: init does not wait for a slow Secrets
+	// Manager, the first request that signs a token does.
+	slow.Store(int64(300 * time.Millisecond))
+	emu, err = rie.Start(t.Context(), binary, bootstrap, append(env, "NEXT_TOKEN_SECRET_ARN="+arn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = emu.Invoke(t.Context(), event)
+	report, rerr := emu.Report()
+	emu.Stop()
+	if err != nil || json.Unmarshal(out, &page) != nil || page.NextToken == "" || rerr != nil || report.InitMs >= 300 {
+		t.Errorf("with a secret read of 300 ms: reply %s (%v), init %v ms (%v)\n%s", out, err, report.InitMs, rerr, emu.Output())
+	}
+	slow.Store(0)
+
+	// An unreadable secret fails the requests that need the key, clearly,
+	// and is read again by each: never a token signed without it.
+	mu.Lock()
+	asked = nil
+	mu.Unlock()
 	emu, err = rie.Start(t.Context(), binary, bootstrap, append(env, "NEXT_TOKEN_SECRET_ARN="+arn+"-gone"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, _ = emu.Invoke(t.Context(), event)
-	emu.Stop()
-	if strings.Contains(string(out), "nextToken") || !strings.Contains(emu.Output(), "refusing to start") {
-		t.Errorf("with an unreadable secret the function served: %s\n%s", out, emu.Output())
+	for range 2 {
+		out, _ = emu.Invoke(t.Context(), event)
+		var failure struct{ ErrorType string }
+		if json.Unmarshal(out, &failure); failure.ErrorType != "InternalError" {
+			t.Errorf("with an unreadable secret: %s, want InternalError", out)
+		}
 	}
+	emu.Stop()
+	mu.Lock()
+	if len(asked) != 2 || !strings.Contains(emu.Output(), "cannot read the token key") {
+		t.Errorf("with an unreadable secret: Secrets Manager asked %v (want twice); log:\n%s", asked, emu.Output())
+	}
+	mu.Unlock()
 }

@@ -34,6 +34,25 @@ func TestLambdaHoldsTheFunctionAndOnlyIt(t *testing.T) {
 	}
 }
 
+// The function links only the AWS clients it uses: no config package, and
+// so none of the SSO, SSO-OIDC, STS, Sign-In and IMDS clients it brings for
+// credential sources a Lambda function never uses, and no Secrets Manager
+// client for its one call (package awsenv makes it).
+func TestOnlyWhatTheFunctionUsesIsLinked(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, banned := range []string{"aws-sdk-go-v2/config", "aws-sdk-go-v2/credentials", "aws-sdk-go-v2/feature/ec2/imds",
+			"service/sso", "service/ssooidc", "service/sts", "service/signin", "service/secretsmanager"} {
+			if strings.Contains(pkg, banned) {
+				t.Errorf("the function links %s", pkg)
+			}
+		}
+	}
+}
+
 func TestTokenKey(t *testing.T) {
 	env := func(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
 	cases := []struct {

@@ -1,0 +1,120 @@
+// Package awsenv builds what the function needs of AWS from the environment
+// Lambda gives it, and nothing else: the region (AWS_REGION), the execution
+// role's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_SESSION_TOKEN) and the endpoints the SDK's convention names
+// (AWS_ENDPOINT_URL_<SERVICE>, else AWS_ENDPOINT_URL), for DynamoDB Local and
+// sam local invoke.
+//
+// config.LoadDefaultConfig would find the same values, but it links the SSO,
+// SSO-OIDC, STS, Sign-In and IMDS clients (and runs their models' init code
+// at every start) for credential sources a Lambda function never uses; and
+// the Secrets Manager client, for one call, is larger than the call. This
+// package makes that call itself, signed with the SDK's Signature V4 signer,
+// which the DynamoDB client links anyway.
+package awsenv
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+)
+
+// Config returns the region and credentials in the environment getenv
+// reads, or an error naming what is missing.
+func Config(getenv func(string) string) (aws.Config, error) {
+	region := getenv("AWS_REGION")
+	if region == "" {
+		region = getenv("AWS_DEFAULT_REGION")
+	}
+	id, secret := getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY")
+	var missing []string
+	if region == "" {
+		missing = append(missing, "AWS_REGION")
+	}
+	if id == "" {
+		missing = append(missing, "AWS_ACCESS_KEY_ID")
+	}
+	if secret == "" {
+		missing = append(missing, "AWS_SECRET_ACCESS_KEY")
+	}
+	if len(missing) > 0 {
+		return aws.Config{}, fmt.Errorf("%s not set: Lambda sets them for the execution role; elsewhere set them (any value for DynamoDB Local)",
+			strings.Join(missing, ", "))
+	}
+	creds := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: getenv("AWS_SESSION_TOKEN"), Source: "awsenv"}
+	return aws.Config{
+		Region: region,
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return creds, nil
+		}),
+	}, nil
+}
+
+// Endpoint returns the endpoint the environment sets for the service whose
+// variable suffix is given ("DYNAMODB", "SECRETS_MANAGER"), or "" for AWS's
+// own.
+func Endpoint(getenv func(string) string, service string) string {
+	if e := getenv("AWS_ENDPOINT_URL_" + service); e != "" {
+		return e
+	}
+	return getenv("AWS_ENDPOINT_URL")
+}
+
+// SecretString reads the string value of the secret arn with Secrets
+// Manager's GetSecretValue, at endpoint ("" for the region's), signed with
+// cfg's credentials. An empty value is an error.
+func SecretString(ctx context.Context, client *http.Client, cfg aws.Config, endpoint, arn string) (string, error) {
+	if endpoint == "" {
+		endpoint = "https://secretsmanager." + cfg.Region + ".amazonaws.com"
+	}
+	body, _ := json.Marshal(map[string]string{"SecretId": arn})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(endpoint, "/")+"/", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+	req.Header.Set("X-Amz-Target", "secretsmanager.GetSecretValue")
+	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(body)
+	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "secretsmanager", cfg.Region, time.Now()); err != nil {
+		return "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		SecretString *string
+		Type         string `json:"__type"`
+		Message      string `json:"message"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return "", fmt.Errorf("GetSecretValue: HTTP %d, not JSON: %.200s", resp.StatusCode, raw)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GetSecretValue: HTTP %d %s: %s", resp.StatusCode, out.Type, out.Message)
+	}
+	if out.SecretString == nil || *out.SecretString == "" {
+		return "", errors.New("GetSecretValue: the secret has no string value")
+	}
+	return *out.SecretString, nil
+}

@@ -1,0 +1,75 @@
+package awsenv_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/awsenv"
+)
+
+func env(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
+
+func TestConfigFromTheEnvironmentLambdaSets(t *testing.T) {
+	cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "s", "AWS_SESSION_TOKEN": "tok"}))
+	if err != nil || cfg.Region != "eu-west-1" {
+		t.Fatalf("config %+v, %v", cfg, err)
+	}
+	creds, err := cfg.Credentials.Retrieve(t.Context())
+	if err != nil || creds.AccessKeyID != "AKID" || creds.SecretAccessKey != "s" || creds.SessionToken != "tok" {
+		t.Errorf("credentials %+v, %v", creds, err)
+	}
+	_, err = awsenv.Config(env(map[string]string{"AWS_ACCESS_KEY_ID": "AKID"}))
+	if err == nil || !strings.Contains(err.Error(), "AWS_REGION, AWS_SECRET_ACCESS_KEY not set") {
+		t.Errorf("missing region and secret: %v", err)
+	}
+	if e := awsenv.Endpoint(env(map[string]string{"AWS_ENDPOINT_URL": "http://all", "AWS_ENDPOINT_URL_DYNAMODB": "http://ddb"}), "DYNAMODB"); e != "http://ddb" {
+		t.Errorf("endpoint %q", e)
+	}
+	if e := awsenv.Endpoint(env(map[string]string{"AWS_ENDPOINT_URL": "http://all"}), "SECRETS_MANAGER"); e != "http://all" {
+		t.Errorf("endpoint %q", e)
+	}
+}
+
+// GetSecretValue as Secrets Manager takes it: a signed JSON 1.1 request
+// naming the secret; its errors come back with Secrets Manager's type.
+func TestSecretString(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ SecretId string }
+		json.NewDecoder(r.Body).Decode(&in)
+		auth := r.Header.Get("Authorization")
+		switch {
+		case r.Header.Get("X-Amz-Target") != "secretsmanager.GetSecretValue" || r.Header.Get("Content-Type") != "application/x-amz-json-1.1" ||
+			!strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=AKID/") || !strings.Contains(auth, "/eu-west-1/secretsmanager/aws4_request") ||
+			r.Header.Get("X-Amz-Security-Token") != "tok":
+			w.WriteHeader(http.StatusForbidden)
+			fmt.Fprintf(w, `{"__type":"UnrecognizedClientException","message":"bad request: %s"}`, auth)
+		case in.SecretId == "empty":
+			fmt.Fprint(w, `{"Name":"empty"}`)
+		case in.SecretId != "arn:key":
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"__type":"ResourceNotFoundException","message":"Secrets Manager can't find the specified secret."}`)
+		default:
+			fmt.Fprint(w, `{"ARN":"arn:key","SecretString":"the key"}`)
+		}
+	}))
+	defer srv.Close()
+	cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "s", "AWS_SESSION_TOKEN": "tok"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if s, err := awsenv.SecretString(ctx, srv.Client(), cfg, srv.URL, "arn:key"); s != "the key" || err != nil {
+		t.Errorf("SecretString = %q, %v", s, err)
+	}
+	if _, err := awsenv.SecretString(ctx, srv.Client(), cfg, srv.URL, "arn:gone"); err == nil || !strings.Contains(err.Error(), "ResourceNotFoundException") {
+		t.Errorf("a missing secret: %v", err)
+	}
+	if _, err := awsenv.SecretString(ctx, srv.Client(), cfg, srv.URL, "empty"); err == nil || !strings.Contains(err.Error(), "no string value") {
+		t.Errorf("a secret without a string: %v", err)
+	}
+}
