@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,6 +37,8 @@ type Call struct {
 	// Start and End are when the call began and when its answer (or last
 	// retry) came back.
 	Start, End time.Time
+
+	branch *branch // where it was made among concurrent calls (Together)
 }
 
 // Units are capacity units read and written.
@@ -77,25 +80,73 @@ func (m *Meter) Total() int {
 // RoundTrips returns the length of the longest chain of calls in which
 // each call started after the one before it had ended: the DynamoDB round
 // trips that had to wait for one another. Calls that overlap in time count
-// once, so requests made together are one round trip.
+// once, so requests made together are one round trip; and calls made in
+// different branches of the same Together never wait for one another,
+// even when a loaded machine ran one branch only after another had ended.
 func (m *Meter) RoundTrips() int {
 	calls := m.Calls()
 	slices.SortFunc(calls, func(a, b Call) int { return a.End.Compare(b.End) })
-	// best[k] is the longest chain ending with one of the first k+1 calls by
-	// end time, which never decreases with k.
-	best := make([]int, len(calls))
+	chain := make([]int, len(calls)) // the longest chain ending with each call
 	longest := 0
 	for i, c := range calls {
+		chain[i] = 1
 		// The calls that ended before c started come before it by end time.
 		before := sort.Search(i, func(j int) bool { return calls[j].End.After(c.Start) })
-		chain := 1
-		if before > 0 {
-			chain += best[before-1]
+		for j := range before {
+			if chain[j]+1 > chain[i] && !concurrent(calls[j].branch, c.branch) {
+				chain[i] = chain[j] + 1
+			}
 		}
-		longest = max(longest, chain)
-		best[i] = longest
+		longest = max(longest, chain[i])
 	}
 	return longest
+}
+
+// branch is one of a group of concurrent branches (a wave), inside the
+// branch its wave was started from.
+type branch struct {
+	wave   uint64
+	parent *branch
+}
+
+type branchKey struct{}
+
+var waves atomic.Uint64
+
+// Together starts a group of concurrent branches under ctx and returns a
+// function that gives each branch its context: call it once per goroutine.
+// A DynamoDB call made in one branch is never counted as waiting for a call
+// made in another (RoundTrips), whatever the times say; calls within one
+// branch chain by their times, as everywhere.
+func Together(ctx context.Context) func() context.Context {
+	wave := waves.Add(1)
+	parent, _ := ctx.Value(branchKey{}).(*branch)
+	return func() context.Context {
+		return context.WithValue(ctx, branchKey{}, &branch{wave: wave, parent: parent})
+	}
+}
+
+// concurrent reports whether two calls were made in different branches of
+// one wave: where their branches first differ from the root, both are of
+// the same wave.
+func concurrent(a, b *branch) bool {
+	pa, pb := lineage(a), lineage(b)
+	for i := range min(len(pa), len(pb)) {
+		if pa[i] != pb[i] {
+			return pa[i].wave == pb[i].wave
+		}
+	}
+	return false // one branch holds the other: sequential, as their times say
+}
+
+// lineage is b's branches from the outermost.
+func lineage(b *branch) []*branch {
+	var out []*branch
+	for ; b != nil; b = b.parent {
+		out = append(out, b)
+	}
+	slices.Reverse(out)
+	return out
 }
 
 // Summary is a meter's totals.
@@ -154,6 +205,7 @@ func Middleware(stack *middleware.Stack) error {
 				return next.HandleInitialize(ctx, in)
 			}
 			call := describeInput(in.Parameters)
+			call.branch, _ = ctx.Value(branchKey{}).(*branch)
 			call.Start = time.Now()
 			out, md, err := next.HandleInitialize(ctx, in)
 			call.End = time.Now()

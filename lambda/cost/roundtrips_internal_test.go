@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -29,5 +30,35 @@ func TestRoundTrips(t *testing.T) {
 		if got := m.RoundTrips(); got != tc.want {
 			t.Errorf("%s: RoundTrips = %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Calls in different branches of one Together never chain, whatever their
+// times (a loaded machine may run one branch after another has ended);
+// calls within a branch, and across waves, chain by their times.
+func TestRoundTripsOfConcurrentBranches(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	ctx, m := WithMeter(context.Background())
+	branchOf := func(ctx context.Context) *branch { b, _ := ctx.Value(branchKey{}).(*branch); return b }
+	record := func(ctx context.Context, start, end int) {
+		m.record(Call{Operation: "Query", Start: at(start), End: at(end), branch: branchOf(ctx)})
+	}
+	record(ctx, 0, 2) // the parent's read
+	level := Together(ctx)
+	a, b := level(), level()
+	record(a, 3, 5) // two branches, the second scheduled only after the first ended
+	record(b, 6, 8)
+	record(b, 9, 10) // and a second call in that branch, after its first
+	inner := Together(a)
+	a1, a2 := inner(), inner()
+	record(a1, 11, 12) // a nested wave of branch a: siblings of each other
+	record(a2, 13, 14)
+	if got := m.RoundTrips(); got != 3 { // the parent, then b's two calls (or a and a nested call)
+		t.Errorf("RoundTrips = %d, want 3", got)
+	}
+	next := Together(ctx) // a later wave under the parent: after the first one
+	record(next(), 15, 16)
+	if got := m.RoundTrips(); got != 4 {
+		t.Errorf("with a later wave: RoundTrips = %d, want 4", got)
 	}
 }

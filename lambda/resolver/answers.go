@@ -218,7 +218,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		}
 		lctx, meter := cost.WithMeter(actx)
 		outs := make([][]result, len(order))
-		resolve := func(k int) {
+		resolve := func(lctx context.Context, k int) {
 			key := order[k]
 			batch := make([]*appsync.Event, len(byRoute[key]))
 			for j, a := range byRoute[key] {
@@ -227,11 +227,13 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 			outs[k] = h.safely(lctx, key, h.fields[key], batch)
 		}
 		if len(order) == 1 {
-			resolve(0) // most levels: one field, no goroutine to start
+			resolve(lctx, 0) // most levels: one field, no goroutine to start
 		} else {
 			var wg sync.WaitGroup
+			branch := cost.Together(lctx) // a level's fields wait for none of the others
 			for k := range order {
-				wg.Go(func() { resolve(k) })
+				ctx := branch()
+				wg.Go(func() { resolve(ctx, k) })
 			}
 			wg.Wait()
 		}

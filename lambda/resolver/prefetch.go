@@ -186,8 +186,10 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		out      = make(map[string]postResult, len(distinct))
 		sem      = make(chan struct{}, maxConcurrent)
 	)
+	branch := together(ctx, len(distinct))
 	for id := range distinct {
 		sem <- struct{}{}
+		ctx := branch()
 		wg.Go(func() {
 			defer func() { <-sem }()
 			p, pre, err := h.prefetch.PostWithComments(ctx, id, first, min(share, routes.SourceBudget("Post")))

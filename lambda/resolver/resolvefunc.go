@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -47,21 +48,23 @@ func withArgs[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (an
 func concurrently(fn func(ctx context.Context, ev *appsync.Event) (any, error)) resolveFunc {
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := make([]result, len(evs))
-		run := func(i int) {
+		run := func(ctx context.Context, i int) {
 			data, err := fn(ctx, evs[i])
 			out[i] = result{data: data, err: err}
 		}
 		if len(evs) == 1 {
-			run(0)
+			run(ctx, 0)
 			return out
 		}
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, maxConcurrent)
+		branch := together(ctx, len(evs))
 		for i := range evs {
 			sem <- struct{}{}
+			ctx := branch()
 			wg.Go(func() {
 				defer func() { <-sem }()
-				run(i)
+				run(ctx, i)
 			})
 		}
 		wg.Wait()
@@ -239,4 +242,16 @@ func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []
 		}
 		return out
 	}
+}
+
+// together gives each of n goroutines that start at once, at most
+// maxConcurrent of them, its branch of one cost.Together, so that their
+// DynamoDB requests count as one round trip however they were scheduled.
+// Past maxConcurrent some wait for a slot, and so for another's requests:
+// their contexts stay as they are, and the times decide.
+func together(ctx context.Context, n int) func() context.Context {
+	if n > maxConcurrent {
+		return func() context.Context { return ctx }
+	}
+	return cost.Together(ctx)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
@@ -69,8 +70,10 @@ func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey, attrs [
 		wg       sync.WaitGroup
 		firstErr error
 	)
+	branch := cost.Together(ctx) // the chunks are sent at once
 	for start := 0; start < len(unique); start += MaxBatchGetKeys {
 		chunk := unique[start:min(start+MaxBatchGetKeys, len(unique))]
+		ctx := branch()
 		wg.Go(func() {
 			items, err := s.batchGetChunk(ctx, op, chunk, attrs)
 			mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
@@ -109,9 +110,11 @@ func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, fi
 		pageErr error
 		wg      sync.WaitGroup
 	)
-	wg.Go(func() { getErr = s.getItem(ctx, op, key, notFound, parent) })
+	branch := cost.Together(ctx) // the GetItem and the Query are sent at once
+	getCtx, queryCtx := branch(), branch()
+	wg.Go(func() { getErr = s.getItem(getCtx, op, key, notFound, parent) })
 	first.NextToken, first.MaxBytes = "", 0
-	page, pageErr = queryPage[T](ctx, s, q, first)
+	page, pageErr = queryPage[T](queryCtx, s, q, first)
 	wg.Wait()
 	switch {
 	case getErr != nil:

@@ -303,3 +303,29 @@ func TestACommittedMutationAnswersWithinItsBudget(t *testing.T) {
 		t.Errorf("the answer's BatchGetItem had %v left; want at most 500ms", left)
 	}
 }
+
+// Round trips count what waited, not when it ran: with every other Query of
+// a level held back 50 ms before it is sent (as a loaded machine may start
+// one goroutine only after another's request has ended), the seed's query is
+// still 4 round trips, its levels' requests having been made together.
+func TestRoundTripsCountWhatWaitedNotWhenItRan(t *testing.T) {
+	d := sample.Blog(4, 3, 3)
+	var queries atomic.Int32
+	hold := func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("test.holdQuery",
+				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+					if _, ok := in.Parameters.(*dynamodb.QueryInput); ok && queries.Add(1)%2 == 0 {
+						time.Sleep(50 * time.Millisecond)
+					}
+					return next.HandleInitialize(ctx, in)
+				}), middleware.Before) // before the cost middleware takes the start time
+		})
+	}
+	e := setupFaulty(t, d, hold)
+	_, resp := run(t, e, executor.Request{Query: `{ user(handle: "alice") { name posts { items { title comments { items { body author { name } } } } } } }`})
+	cost := resp.Extensions["cost"].(executor.Cost)
+	if len(resp.Errors) > 0 || cost.DynamoDBRoundTrips != 4 || cost.LambdaInvocations != 1 {
+		t.Errorf("errors %+v, cost %+v; want 4 round trips in 1 invocation", resp.Errors, cost)
+	}
+}

@@ -362,8 +362,10 @@ func (r *run) levels(tasks []*task) {
 		// The fields of a level are resolved at the same time, as in AppSync.
 		results := make([][]outcome, len(order))
 		var wg sync.WaitGroup
+		branch := cost.Together(r.ctx) // the fields of a level wait for none of the others
 		for k, key := range order {
-			wg.Go(func() { results[k] = r.invoke(r.e.routes[key], groups[key]) })
+			ctx := branch()
+			wg.Go(func() { results[k] = r.invoke(ctx, r.e.routes[key], groups[key]) })
 		}
 		wg.Wait()
 		for k, key := range order {

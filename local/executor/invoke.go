@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 )
@@ -26,7 +27,7 @@ type outcome struct {
 // invoke calls the Lambda for every call of one field: in batches of at most
 // MaxBatchSize events when the route batches, otherwise one event a call,
 // the invocations running concurrently.
-func (r *run) invoke(route routes.Route, calls []call) []outcome {
+func (r *run) invoke(ctx context.Context, route routes.Route, calls []call) []outcome {
 	if r.ctx.Err() != nil { // past the request's time: no resolver runs, not even one returning early
 		out := make([]outcome, len(calls))
 		for i := range out {
@@ -35,7 +36,7 @@ func (r *run) invoke(route routes.Route, calls []call) []outcome {
 		return out
 	}
 	if r.e.child != nil && route.EarlyReturn() {
-		return r.invokeJS(route, calls)
+		return r.invokeJS(ctx, route, calls)
 	}
 	out := make([]outcome, len(calls))
 	for len(calls) > 0 && calls[len(calls)-1].limited { // the limited calls are the last ones
@@ -44,23 +45,26 @@ func (r *run) invoke(route routes.Route, calls []call) []outcome {
 	}
 	size := route.MaxBatchSize
 	var wg sync.WaitGroup
+	branch := cost.Together(ctx) // the invocations of a field run at the same time
 	if size <= 0 {
 		for i := range calls {
-			wg.Go(func() { out[i] = r.invokeOne(calls[i]) })
+			ctx := branch()
+			wg.Go(func() { out[i] = r.invokeOne(ctx, calls[i]) })
 		}
 		wg.Wait()
 		return out
 	}
 	for start := 0; start < len(calls); start += size {
 		chunk := calls[start:min(start+size, len(calls))]
-		wg.Go(func() { copy(out[start:], r.invokeBatch(chunk)) })
+		ctx := branch()
+		wg.Go(func() { copy(out[start:], r.invokeBatch(ctx, chunk)) })
 	}
 	wg.Wait()
 	return out
 }
 
-func (r *run) invokeOne(c call) outcome {
-	reply, err := r.invokePayload(r.event(c), -1)
+func (r *run) invokeOne(ctx context.Context, c call) outcome {
+	reply, err := r.invokePayload(ctx, r.event(c), -1)
 	if err != nil {
 		return lambdaError(err)
 	}
@@ -69,12 +73,12 @@ func (r *run) invokeOne(c call) outcome {
 
 // invokePayload invokes the Lambda with p and decodes its reply: n items for
 // a batch, or (n < 0) one value.
-func (r *run) invokePayload(p any, n int) ([]any, error) {
+func (r *run) invokePayload(ctx context.Context, p any, n int) ([]any, error) {
 	request, err := payload.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := r.call(request)
+	reply, err := r.call(ctx, request)
 	if err != nil {
 		return nil, err
 	}
@@ -97,13 +101,13 @@ func (r *run) invokePayload(p any, n int) ([]any, error) {
 	return items, nil
 }
 
-func (r *run) invokeBatch(calls []call) []outcome {
+func (r *run) invokeBatch(ctx context.Context, calls []call) []outcome {
 	out := make([]outcome, len(calls))
 	events := make([]appsync.Event, len(calls))
 	for i, c := range calls {
 		events[i] = r.event(c)
 	}
-	items, err := r.invokePayload(events, len(calls))
+	items, err := r.invokePayload(ctx, events, len(calls))
 	for i, it := range items {
 		if _, ok := it.(map[string]any); !ok && err == nil {
 			err = fmt.Errorf("item %d of the Lambda's reply to a batch is not an object {data, errorMessage, errorType}", i)
@@ -145,8 +149,9 @@ var errExecutionTimeout = messages.InvokeResponse_Error{Type: "ExecutionTimeout"
 
 // call invokes the Lambda with request as Lambda would: with the function's
 // timeout as deadline, refusing a request or a reply over the limit, and
-// recording the largest of them.
-func (r *run) call(request []byte) ([]byte, error) {
+// recording the largest of them. ctx is the request's, or one of its
+// concurrent branches (cost.Together).
+func (r *run) call(ctx context.Context, request []byte) ([]byte, error) {
 	if r.ctx.Err() != nil {
 		return nil, errExecutionTimeout
 	}
@@ -157,7 +162,7 @@ func (r *run) call(request []byte) ([]byte, error) {
 	r.mu.Lock()
 	r.invocations++
 	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(r.ctx, r.e.functionTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.e.functionTimeout)
 	defer cancel()
 	reply, err := r.e.lambda.Invoke(ctx, request)
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {

@@ -1,11 +1,13 @@
 package executor
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"sync"
 
 	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/jsresolver"
 )
@@ -30,7 +32,7 @@ var child = sync.OnceValue(func() *jsresolver.Resolver {
 // handler returns early (no invocation) or gives a payload; the payloads
 // are sent in batches of at most MaxBatchSize (BatchInvoke) or one by one
 // (Invoke); each result goes through the response handler.
-func (r *run) invokeJS(route routes.Route, calls []call) []outcome {
+func (r *run) invokeJS(ctx context.Context, route routes.Route, calls []call) []outcome {
 	out := make([]outcome, len(calls))
 	type pending struct {
 		i   int
@@ -74,14 +76,16 @@ func (r *run) invokeJS(route routes.Route, calls []call) []outcome {
 	}
 	size := max(route.MaxBatchSize, 1)
 	var wg sync.WaitGroup
+	branch := cost.Together(ctx) // the invocations of a field run at the same time
 	for start := 0; start < len(batched); start += size {
 		chunk := batched[start:min(start+size, len(batched))]
+		ctx := branch()
 		wg.Go(func() {
 			payloads := make([]any, len(chunk))
 			for k, p := range chunk {
 				payloads[k] = p.req.Payload
 			}
-			items, err := r.invokePayload(payloads, len(chunk))
+			items, err := r.invokePayload(ctx, payloads, len(chunk))
 			for k, p := range chunk {
 				var item any
 				if err == nil {
@@ -92,8 +96,9 @@ func (r *run) invokeJS(route routes.Route, calls []call) []outcome {
 		})
 	}
 	for _, p := range single {
+		ctx := branch()
 		wg.Go(func() {
-			reply, err := r.invokePayload(p.req.Payload, -1)
+			reply, err := r.invokePayload(ctx, p.req.Payload, -1)
 			var v any
 			if err == nil && len(reply) == 1 {
 				v = reply[0]
