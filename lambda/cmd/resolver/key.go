@@ -39,12 +39,13 @@ func tokenCodec(cfg aws.Config, getenv func(string) string, log *slog.Logger) (*
 		defer cancel()
 		key, err := awsenv.SecretString(ctx, http.DefaultClient, cfg, endpoint, arn)
 		if err == nil && key == cursor.DevelopmentKey {
-			return nil, errPublicKey
+			err = errPublicKey
 		}
 		if err != nil {
 			log.Error("cannot read the token key", "secret", arn, "error", err)
+			return nil, err
 		}
-		return []byte(key), err
+		return []byte(key), nil
 	}
 	type result struct {
 		key []byte
