@@ -265,7 +265,33 @@ func (q *query) field(typ *ast.Definition, depth int) string {
 	}
 	def := fields[q.r.IntN(len(fields))]
 	args := q.arguments(def)
-	return q.write(q.responseKey(typ.Name, def.Name, args), def, args, depth)
+	out := q.write(q.responseKey(typ.Name, def.Name, args), def, args, depth)
+	if inner := q.g.schema.Types[def.Type.Name()]; inner.Kind == ast.Object && q.r.IntN(4) == 0 {
+		// The same field again under an alias, with other arguments or the
+		// same ones and another selection: two occurrences that one parent
+		// may answer (or prefetch for) together.
+		if q.r.IntN(2) == 0 {
+			args = q.arguments(def)
+		}
+		out += " " + q.write(q.alias(typ.Name, def.Name, args), def, args, depth)
+	}
+	return out
+}
+
+// alias picks a response key for field name with args on typ that is not the
+// name itself (responseKey may keep the name), bound as responseKey binds.
+func (q *query) alias(typ, name, args string) string {
+	bound := q.keys[typ] // responseKey has made it for the first occurrence
+	sig := name + args
+	for _, key := range []string{"a", "b", "c", name + "2"} {
+		if s, ok := bound[key]; !ok || s == sig {
+			bound[key] = sig
+			return key
+		}
+	}
+	key := fmt.Sprintf("k%d", len(bound))
+	bound[key] = sig
+	return key
 }
 
 func (q *query) write(key string, def *ast.FieldDefinition, args string, depth int) string {
