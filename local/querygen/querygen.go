@@ -153,14 +153,18 @@ func (q *query) responseKey(typ, name, args string) string {
 		bound = map[string]string{}
 		q.keys[typ] = bound
 	}
-	sig := name + args
 	candidates := []string{name, "a", "b", "c", name + "2"}
 	start := 0
 	if q.r.IntN(2) == 0 {
 		start = 1 + q.r.IntN(len(candidates)-1) // an alias
 	}
-	for i := range len(candidates) {
-		key := candidates[(start+i)%len(candidates)]
+	return bind(bound, name+args, append(candidates[start:], candidates[:start]...))
+}
+
+// bind returns the first of candidates that bound leaves free or binds to
+// sig already, or a new key, bound to sig.
+func bind(bound map[string]string, sig string, candidates []string) string {
+	for _, key := range candidates {
 		if s, ok := bound[key]; !ok || s == sig {
 			bound[key] = sig
 			return key
@@ -281,17 +285,8 @@ func (q *query) field(typ *ast.Definition, depth int) string {
 // alias picks a response key for field name with args on typ that is not the
 // name itself (responseKey may keep the name), bound as responseKey binds.
 func (q *query) alias(typ, name, args string) string {
-	bound := q.keys[typ] // responseKey has made it for the first occurrence
-	sig := name + args
-	for _, key := range []string{"a", "b", "c", name + "2"} {
-		if s, ok := bound[key]; !ok || s == sig {
-			bound[key] = sig
-			return key
-		}
-	}
-	key := fmt.Sprintf("k%d", len(bound))
-	bound[key] = sig
-	return key
+	// q.keys[typ] exists: responseKey made it for the first occurrence.
+	return bind(q.keys[typ], name+args, []string{"a", "b", "c", name + "2"})
 }
 
 func (q *query) write(key string, def *ast.FieldDefinition, args string, depth int) string {
