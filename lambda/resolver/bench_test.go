@@ -56,7 +56,7 @@ type memoryStore struct {
 }
 
 // Users resolves the ambiguity between the embedded interface and map.
-func (m memoryStore) Users(ctx context.Context, ids []string) (map[string]store.User, error) {
+func (m memoryStore) Users(ctx context.Context, ids []string, _ bool) (map[string]store.User, error) {
 	return m.memoryUsers.Users(ctx, ids)
 }
 

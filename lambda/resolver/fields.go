@@ -22,14 +22,14 @@ func (h *Handler) routes() map[string]resolveFunc {
 		"User.following": h.userConnection(h.pages.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
 		"User.followers": h.userConnection(h.pages.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
 
-		"Post.author":   batchedLookup(func(p postSource) string { return p.AuthorID }, h.reads.Users, showUser, "author not found"),
+		"Post.author":   batchedLookup(func(p postSource) string { return p.AuthorID }, h.users, showUser, "author not found"),
 		"Post.comments": each(h.postComments),
 
-		"Comment.author": batchedLookup(func(c commentSource) string { return c.AuthorID }, h.reads.Users, showUser, "author not found"),
+		"Comment.author": batchedLookup(func(c commentSource) string { return c.AuthorID }, h.users, showUser, "author not found"),
 		"Comment.post":   h.commentPosts,
 
-		"Follow.follower": batchedLookup(func(f followSource) string { return f.FollowerID }, h.reads.Users, showUser, "user not found"),
-		"Follow.followed": batchedLookup(func(f followSource) string { return f.FollowedID }, h.reads.Users, showUser, "user not found"),
+		"Follow.follower": batchedLookup(func(f followSource) string { return f.FollowerID }, h.users, showUser, "user not found"),
+		"Follow.followed": batchedLookup(func(f followSource) string { return f.FollowedID }, h.users, showUser, "user not found"),
 
 		"Mutation.createUser":    mutation(h.createUser),
 		"Mutation.updateUser":    mutation(h.updateUser),
@@ -49,7 +49,7 @@ func (h *Handler) routes() map[string]resolveFunc {
 type reads interface {
 	User(ctx context.Context, id string) (store.User, error)
 	UserByHandle(ctx context.Context, handle string) (store.User, error)
-	Users(ctx context.Context, ids []string) (map[string]store.User, error)
+	Users(ctx context.Context, ids []string, counts bool) (map[string]store.User, error)
 	Post(ctx context.Context, id string) (store.Post, error)
 	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
 }

@@ -44,8 +44,10 @@ func (h *Handler) userConnection(
 		out := pages(ctx, evs)
 		var ids []string
 		needs := map[string]bool{} // by selection: the events of a batch mostly share one
+		counts := false
 		for _, ev := range distinctSelections(evs) {
 			needs[selectionKey(ev)] = needsUserItems(ev)
+			counts = counts || selectsCount(itemAttributes(ev), userCounts)
 		}
 		need := make([]bool, len(evs))
 		for i, r := range out {
@@ -58,7 +60,7 @@ func (h *Handler) userConnection(
 		var users map[string]store.User
 		var err error
 		if len(ids) > 0 {
-			users, err = h.reads.Users(ctx, ids)
+			users, err = h.reads.Users(ctx, ids, counts)
 		}
 		for i, r := range out {
 			if r.err != nil {

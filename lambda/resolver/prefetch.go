@@ -52,12 +52,20 @@ func (r postResult) AppendJSON(dst []byte) []byte {
 	if r.PrefetchedComments == nil {
 		return dst
 	}
+	return appendMember(dst, start, "prefetchedComments", func(dst []byte) []byte {
+		return r.PrefetchedComments.AppendJSON(dst, store.Comment.AppendJSON)
+	})
+}
+
+// appendMember adds to the object encoded in dst[start:] the member name,
+// whose value appendValue appends.
+func appendMember(dst []byte, start int, name string, appendValue func([]byte) []byte) []byte {
 	if len(dst)-start > 2 { // not {}
 		dst = append(dst[:len(dst)-1], ',')
 	} else {
 		dst = dst[:len(dst)-1]
 	}
-	dst = r.PrefetchedComments.AppendJSON(append(dst, `"prefetchedComments":`...), store.Comment.AppendJSON)
+	dst = appendValue(append(append(append(dst, '"'), name...), '"', ':'))
 	return append(dst, '}')
 }
 
@@ -72,6 +80,19 @@ var prefetchMembers = map[string]string{
 type userResult struct {
 	store.User
 	PrefetchedFollowing *store.Prefetch[store.Follow] `json:"prefetchedFollowing,omitempty"`
+}
+
+// MarshalJSON encodes the user as store.User does, with its prefetched
+// follows, if any, as one more member (User's own MarshalJSON, promoted
+// through the embedding, would drop them).
+func (r userResult) MarshalJSON() ([]byte, error) {
+	dst := r.User.AppendJSON(nil)
+	if r.PrefetchedFollowing == nil {
+		return dst, nil
+	}
+	return appendMember(dst, 0, "prefetchedFollowing", func(dst []byte) []byte {
+		return r.PrefetchedFollowing.AppendJSON(dst, store.Follow.AppendJSON)
+	}), nil
 }
 
 // prefetchLimit reads the selection of ev's field and decides whether its

@@ -5,8 +5,12 @@ package resolver
 // bytes moved are not).
 
 import (
+	"context"
+	"slices"
+
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // itemAttributes returns the attributes a connection's selection reads of
@@ -60,4 +64,29 @@ func needsUserItems(ev *appsync.Event) bool {
 		}
 	}
 	return false
+}
+
+// The count fields of a User and of a Post: read from counter items, which
+// a BatchGetItem asks for only when one of them is selected.
+var (
+	userCounts = []string{"postCount", "followerCount", "followingCount"}
+	postCounts = []string{"commentCount", "likeCount"}
+)
+
+// selectsCount reports whether attrs (a selection's names; nil when it
+// cannot be read in full) may select one of counts.
+func selectsCount(attrs, counts []string) bool {
+	return attrs == nil || slices.ContainsFunc(attrs, func(a string) bool { return slices.Contains(counts, a) })
+}
+
+// users is store.Users for a batch of events selecting users: their counts
+// are read when one of the events may select one.
+func (h *Handler) users(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]store.User, error) {
+	counts := false
+	for _, ev := range distinctSelections(evs) {
+		if counts = selectsCount(selectedAttributes(ev, ""), userCounts); counts {
+			break
+		}
+	}
+	return h.reads.Users(ctx, ids, counts)
 }

@@ -19,7 +19,7 @@ import (
 // within its share of a full batch's reply.
 func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event) []result {
 	route, _ := routes.Find("Comment.post")
-	read := func(ctx context.Context, ids []string) (map[string]postResult, error) {
+	read := func(ctx context.Context, _ []*appsync.Event, ids []string) (map[string]postResult, error) {
 		return h.visiblePosts(ctx, evs, ids, route.ReplyBudget())
 	}
 	return batchedLookup(func(c commentSource) string { return c.PostID }, read, showPost, "post not found")(ctx, evs)

@@ -206,9 +206,10 @@ func jsonNames[S any]() []string {
 // batchedLookup makes a batched resolver for a field that is one item found by an
 // ID on the parent (Post.author, Comment.post, ...): it collects the IDs of
 // every event in the batch and fetches them with one call of fetch (one
-// BatchGetItem per 100 distinct IDs), then answers each event in order. A
+// BatchGetItem per 100 distinct keys; fetch sees the events, for what they
+// select), then answers each event in order. A
 // missing item is a NotFound error for its event only.
-func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []string) (map[string]T, error),
+func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []*appsync.Event, []string) (map[string]T, error),
 	show func(*appsync.Event, T) any, missing string) resolveFunc {
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := make([]result, len(evs))
@@ -226,7 +227,7 @@ func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []
 			}
 			want = append(want, ids[i])
 		}
-		found, err := fetch(ctx, want)
+		found, err := fetch(ctx, evs, want)
 		for i, ev := range evs {
 			switch {
 			case out[i].err != nil:

@@ -48,12 +48,14 @@ func TestEveryRouteHasAResolver(t *testing.T) {
 func TestPostAuthorBatchIsOneBatchGetItem(t *testing.T) {
 	d := sample.Data()
 	for i := range 30 {
-		d.Users = append(d.Users, store.User{ID: fmt.Sprintf("author%02d", i), Handle: fmt.Sprintf("author%02d", i), Name: "A", CreatedAt: "2024-05-01T00:00:00.000Z"})
+		d.Users = append(d.Users, store.User{ID: fmt.Sprintf("author%02d", i), Handle: fmt.Sprintf("author%02d", i), Name: "A", CreatedAt: "2024-05-01T00:00:00.000Z",
+			FollowerCount: i})
 	}
 	h := newHandler(t, d)
 	batch := make([]appsync.Event, 50)
 	for i := range batch {
-		batch[i] = ev("Post", "author", nil, store.Post{ID: fmt.Sprintf("p%02d", i), AuthorID: fmt.Sprintf("author%02d", i%30)}, "id", "handle")
+		batch[i] = withSelection(ev("Post", "author", nil, store.Post{ID: fmt.Sprintf("p%02d", i), AuthorID: fmt.Sprintf("author%02d", i%30)}),
+			"{\n  id\n  handle\n}", "id", "handle")
 	}
 	out, ierr, m := invoke(t, h, mustJSON(t, batch))
 	if ierr != nil {
@@ -71,6 +73,23 @@ func TestPostAuthorBatchIsOneBatchGetItem(t *testing.T) {
 		if want := fmt.Sprintf("author%02d", i%30); it.Data.ID != want {
 			t.Errorf("item %d author = %q, want %q", i, it.Data.ID, want)
 		}
+	}
+	if strings.Contains(string(out), "followerCount") {
+		t.Errorf("counts not read, and yet encoded: %.300s", out)
+	}
+
+	// One event selecting a count: every author's counter is read, in the same request.
+	batch[7] = withSelection(batch[7], "{\n  id\n  followerCount\n}", "id", "followerCount")
+	out, ierr, m = invoke(t, h, mustJSON(t, batch))
+	if ierr != nil {
+		t.Fatal(ierr)
+	}
+	if calls := m.Calls(); len(calls) != 1 || calls[0].Operation != "BatchGetItem" || calls[0].Keys != 60 {
+		t.Errorf("with a count: calls = %+v, want one BatchGetItem with 60 keys", calls)
+	}
+	items = nil
+	if err := json.Unmarshal(out, &items); err != nil || len(items) != 50 || items[7].Data.FollowerCount != 7 {
+		t.Fatalf("reply: %d items, %v; the 8th: %+v", len(items), err, items[7])
 	}
 }
 

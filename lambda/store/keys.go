@@ -32,12 +32,19 @@ const (
 	prefixFollowers = "FOLLOWERS#"
 	prefixFollower  = "FOLLOWER#"
 	prefixDraft     = "DRAFT#"
+	prefixLike      = "LIKE#"
+	prefixLiked     = "LIKED#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
 	SKMetadata = "#METADATA"
 	// SKHandle is the sort key of a handle's uniqueness guard item.
 	SKHandle = "#HANDLE"
+	// SKCount is the sort key of a user's or a post's counter item, which
+	// holds its counts apart from its own item: a count changes without
+	// rewriting a 20,000-character body. It sorts before SKMetadata, so the
+	// two are the first items of their partition, read by one Query.
+	SKCount = "#COUNT"
 )
 
 // UserPK is the partition of a user and the follows it made: "USER#<id>".
@@ -74,12 +81,22 @@ func PublishedSK(place string) string { return prefixPost + place }
 // sort apart from published posts, so each list is one key range.
 func DraftSK(id string) string { return prefixDraft + id }
 
+// LikeSK is a like's sort key in its post's partition: "LIKE#<likeId>", a
+// ULID of its time, so a post's likes sort newest last.
+func LikeSK(id string) string { return prefixLike + id }
+
+// LikedSK is the sort key, in the liker's partition, of the guard item that
+// makes a user's like of a post unique and finds it again:
+// "LIKED#<postId>".
+func LikedSK(postID string) string { return prefixLiked + postID }
+
 // Sort-key prefixes for begins_with conditions.
 const (
 	CommentPrefix = prefixComment
 	PostPrefix    = prefixPost
 	DraftPrefix   = prefixDraft
 	FollowsPrefix = prefixFollows
+	LikePrefix    = prefixLike
 )
 
 // MaxIDLength is the longest ID accepted.

@@ -358,8 +358,8 @@ func TestPostWithCommentsBothWays(t *testing.T) {
 	}{
 		{"oldest first", store.PageRequest{Limit: 3}, []string{"Query"}, []int{0, 1, 2, 3}},
 		{"oldest first, before", store.PageRequest{Limit: 5, Before: mustTime(t, "2024-05-01T08:04:00Z")}, []string{"Query"}, []int{0, 1, 2}},
-		{"newest first", store.PageRequest{Limit: 3, Order: store.NewestFirst}, []string{"GetItem", "Query"}, []int{11, 10, 9}},
-		{"after", store.PageRequest{Limit: 2, After: mustTime(t, "2024-05-01T08:10:00Z")}, []string{"GetItem", "Query"}, []int{10, 11}},
+		{"newest first", store.PageRequest{Limit: 3, Order: store.NewestFirst}, []string{"Query", "Query"}, []int{11, 10, 9}},
+		{"after", store.PageRequest{Limit: 2, After: mustTime(t, "2024-05-01T08:10:00Z")}, []string{"Query", "Query"}, []int{10, 11}},
 	} {
 		ctx, m := metered(t)
 		p, pre, err := s.PostWithComments(ctx, post.ID, tc.first, 1<<20)

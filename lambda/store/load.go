@@ -23,7 +23,8 @@ type Dataset struct {
 // maxBatchWrite is the most put requests one BatchWriteItem takes.
 const maxBatchWrite = 25
 
-// Load writes every entity of d (and each user's handle guard) with
+// Load writes every entity of d (with its counter item, and each user's
+// handle guard) with
 // BatchWriteItem, 25 items a request, retrying UnprocessedItems. It is for
 // seeding a table: it does not check uniqueness or maintain counts, so d must
 // be consistent already (its counts equal to its children).
@@ -31,10 +32,10 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 	const op = "store.Load"
 	var items []any
 	for _, u := range d.Users {
-		items = append(items, newUserItem(u), newHandleItem(u))
+		items = append(items, newUserItem(u), newUserCounter(u), newHandleItem(u))
 	}
 	for _, p := range d.Posts {
-		items = append(items, newPostItem(p))
+		items = append(items, newPostItem(p), newPostCounter(p))
 	}
 	for _, c := range d.Comments {
 		items = append(items, newCommentItem(c))

@@ -12,6 +12,10 @@ import (
 
 // User is a profile. Email is private to its owner: callers that show a user
 // to someone else must clear it.
+//
+// Its counts are kept on its counter item (SKCount), not on its own item;
+// items written before counters existed carry counts of their own, frozen
+// since, to which the counter's are added (see counted).
 type User struct {
 	ID             string  `json:"id" dynamodbav:"id"`
 	Handle         string  `json:"handle" dynamodbav:"handle"`
@@ -19,10 +23,15 @@ type User struct {
 	Email          *string `json:"email" dynamodbav:"email,omitempty"`
 	Bio            *string `json:"bio" dynamodbav:"bio,omitempty"`
 	CreatedAt      string  `json:"createdAt" dynamodbav:"createdAt"`
-	PostCount      int     `json:"postCount" dynamodbav:"postCount"`
-	FollowerCount  int     `json:"followerCount" dynamodbav:"followerCount"`
-	FollowingCount int     `json:"followingCount" dynamodbav:"followingCount"`
+	PostCount      int     `json:"postCount" dynamodbav:"postCount,omitempty"`
+	FollowerCount  int     `json:"followerCount" dynamodbav:"followerCount,omitempty"`
+	FollowingCount int     `json:"followingCount" dynamodbav:"followingCount,omitempty"`
+
+	uncounted bool // its counts were not read (Users without counts): not encoded
 }
+
+// MarshalJSON encodes the user as AppendJSON does.
+func (u User) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil), nil }
 
 // AppendJSON appends the user as payload.Marshal encodes it, without
 // reflection (a batch's answers are mostly users). It writes its keys as
@@ -42,6 +51,9 @@ func (u User) AppendJSON(dst []byte) []byte {
 	dst = payload.AppendStringPtr(dst, u.Bio)
 	dst = append(dst, `,"createdAt":`...)
 	dst = payload.AppendString(dst, u.CreatedAt)
+	if u.uncounted { // a zero in place of an unread count would be a plausible wrong answer
+		return append(dst, '}')
+	}
 	dst = append(dst, `,"postCount":`...)
 	dst = payload.AppendInt(dst, u.PostCount)
 	dst = append(dst, `,"followerCount":`...)
@@ -51,8 +63,9 @@ func (u User) AppendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-// Post is a blog post. CommentCount is kept exact by the writes that add or
-// remove its comments.
+// Post is a blog post. CommentCount and LikeCount are kept exact by the
+// writes that add or remove its comments and likes, on the post's counter
+// item (SKCount) as for User.
 type Post struct {
 	ID           string `json:"id" dynamodbav:"id"`
 	AuthorID     string `json:"authorId" dynamodbav:"authorId"`
@@ -60,7 +73,8 @@ type Post struct {
 	Body         string `json:"body" dynamodbav:"body"`
 	CreatedAt    string `json:"createdAt" dynamodbav:"createdAt"`
 	UpdatedAt    string `json:"updatedAt" dynamodbav:"updatedAt"`
-	CommentCount int    `json:"commentCount" dynamodbav:"commentCount"`
+	CommentCount int    `json:"commentCount" dynamodbav:"commentCount,omitempty"`
+	LikeCount    int    `json:"likeCount" dynamodbav:"likeCount,omitempty"`
 	// Status is StatusDraft or StatusPublished; items written before drafts
 	// existed have none, and are published.
 	Status string `json:"status" dynamodbav:"status,omitempty"`
@@ -102,6 +116,7 @@ func (p Post) AppendJSON(dst []byte) []byte {
 	o.string("createdAt", p.CreatedAt)
 	o.string("updatedAt", p.UpdatedAt)
 	o.int("commentCount", p.CommentCount)
+	o.int("likeCount", p.LikeCount)
 	o.string("status", p.Status)
 	return o.end()
 }
@@ -144,6 +159,15 @@ type Follow struct {
 	CreatedAt  string `json:"createdAt" dynamodbav:"createdAt"`
 }
 
+// AppendJSON appends the follow as encoding/json encodes it, without
+// reflection.
+func (f Follow) AppendJSON(dst []byte) []byte {
+	dst = payload.AppendString(append(dst, `{"followerId":`...), f.FollowerID)
+	dst = payload.AppendString(append(dst, `,"followedId":`...), f.FollowedID)
+	dst = payload.AppendString(append(dst, `,"createdAt":`...), f.CreatedAt)
+	return append(dst, '}')
+}
+
 type userItem struct {
 	PK     string `dynamodbav:"pk"`
 	SK     string `dynamodbav:"sk"`
@@ -182,17 +206,78 @@ type followItem struct {
 	Follow
 }
 
+// userCounterItem holds a user's counts. It exists exactly when the profile
+// does (written with it, or, for a profile written before counters existed,
+// adopted by the first write that counts it: see adopt), so writes check the
+// user's existence on it rather than on the larger profile. GSI1 holds it
+// under the user's handle, before the profile, so that a lookup by handle
+// reads both with one Query.
+type userCounterItem struct {
+	PK             string `dynamodbav:"pk"`
+	SK             string `dynamodbav:"sk"`
+	GSI1PK         string `dynamodbav:"gsi1pk"`
+	GSI1SK         string `dynamodbav:"gsi1sk"`
+	PostCount      int    `dynamodbav:"postCount"`
+	FollowerCount  int    `dynamodbav:"followerCount"`
+	FollowingCount int    `dynamodbav:"followingCount"`
+}
+
+// postCounterItem holds a post's counts and what the writes that count
+// check: its author and its status, kept equal to the post's own by the
+// writes that change them. It exists exactly when the post does (or the post
+// was written before counters existed, until adopted).
+type postCounterItem struct {
+	PK           string `dynamodbav:"pk"`
+	SK           string `dynamodbav:"sk"`
+	AuthorID     string `dynamodbav:"authorId"`
+	Status       string `dynamodbav:"status"`
+	CommentCount int    `dynamodbav:"commentCount"`
+	LikeCount    int    `dynamodbav:"likeCount"`
+}
+
+// newUserItem is the profile's item, without counts (they are its counter's).
 func newUserItem(u User) userItem {
+	u.PostCount, u.FollowerCount, u.FollowingCount = 0, 0, 0
 	return userItem{PK: UserPK(u.ID), SK: SKMetadata, GSI1PK: HandlePK(u.Handle), GSI1SK: UserPK(u.ID), User: u}
+}
+
+// newUserCounter is the counter item holding u's counts.
+func newUserCounter(u User) userCounterItem {
+	return userCounterItem{PK: UserPK(u.ID), SK: SKCount, GSI1PK: HandlePK(u.Handle), GSI1SK: SKCount,
+		PostCount: u.PostCount, FollowerCount: u.FollowerCount, FollowingCount: u.FollowingCount}
+}
+
+// newPostCounter is the counter item holding p's counts.
+func newPostCounter(p Post) postCounterItem {
+	status := p.Status
+	if status == "" {
+		status = StatusPublished
+	}
+	return postCounterItem{PK: PostPK(p.ID), SK: SKCount, AuthorID: p.AuthorID, Status: status, CommentCount: p.CommentCount, LikeCount: p.LikeCount}
+}
+
+// add adds the counts of c, a user's counter item read as a User, to u's.
+func (u *User) add(c User) {
+	u.PostCount += c.PostCount
+	u.FollowerCount += c.FollowerCount
+	u.FollowingCount += c.FollowingCount
+}
+
+// add adds the counts of c, a post's counter item read as a Post, to p's.
+func (p *Post) add(c Post) {
+	p.CommentCount += c.CommentCount
+	p.LikeCount += c.LikeCount
 }
 
 func newHandleItem(u User) handleItem {
 	return handleItem{PK: HandlePK(u.Handle), SK: SKHandle, UserID: u.ID}
 }
 
-// newPostItem is the item of a new post: a draft under DraftSK, a published
-// post under PublishedSK(its ID), its creation being its publication.
+// newPostItem is the item of a new post, without counts: a draft under
+// DraftSK, a published post under PublishedSK(its ID), its creation being
+// its publication.
 func newPostItem(p Post) postItem {
+	p.CommentCount, p.LikeCount = 0, 0 // the counter's
 	sk := PublishedSK(p.ID)
 	if !p.Published() {
 		sk = DraftSK(p.ID)

@@ -3,13 +3,13 @@ package store
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
@@ -80,7 +80,9 @@ func (s *Store) PostWithComments(ctx context.Context, id string, first PageReque
 	var p Post
 	q := commentsOnPost(id).shaped(first, "")
 	if q.newestFirst || !first.After.IsZero() {
-		pre, err := apart[Comment](ctx, s, op, q, first, maxBytes, &p, itemKey{PostPK(id), SKMetadata}, "post not found")
+		pre, err := apart[Comment](ctx, s, op, q, first, maxBytes, &p, func(ctx context.Context) error {
+			return getCounted(ctx, s, op, PostPK, id, "post not found", &p)
+		})
 		return p, pre, err
 	}
 	pre, err := withChildren[Comment](ctx, s, op, q, first.Limit, maxBytes, &p, "post not found")
@@ -98,9 +100,10 @@ func (s *Store) UserWithFollowing(ctx context.Context, id string, limit, maxByte
 	return u, pre, err
 }
 
-// apart reads the parent item at key and the first page of q at the same
-// time, for a connection whose range does not start at its parent.
-func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, first PageRequest, maxBytes int, parent any, key itemKey, notFound string) (Prefetch[T], error) {
+// apart reads the parent (readParent, into parent) and the first page of q
+// at the same time, for a connection whose range does not start at its
+// parent.
+func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, first PageRequest, maxBytes int, parent any, readParent func(context.Context) error) (Prefetch[T], error) {
 	if err := checkIDs(op, q.scope.Parent); err != nil {
 		return Prefetch[T]{}, err
 	}
@@ -112,7 +115,7 @@ func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, fi
 	)
 	branch := cost.Together(ctx) // the GetItem and the Query are sent at once
 	getCtx, queryCtx := branch(), branch()
-	wg.Go(func() { getErr = s.getItem(getCtx, op, key, notFound, parent) })
+	wg.Go(func() { getErr = readParent(getCtx) })
 	first.NextToken, first.MaxBytes = "", 0
 	page, pageErr = queryPage[T](queryCtx, s, q, first)
 	wg.Wait()
@@ -139,10 +142,12 @@ func keepFitting[T any](pre *Prefetch[T], room int) {
 const prefetchEnvelope = 200
 
 // withChildren queries the partition of q (a query of the table, oldest
-// first, from the start of its range) for its metadata item (decoded into
-// parent) and the first limit+1 children after it, keeping the children that
-// fit in maxBytes together with the parent.
-func withChildren[T any](ctx context.Context, s *Store, op string, q partitionQuery, limit, maxBytes int, parent any, notFound string) (Prefetch[T], error) {
+// first, from the start of its range) for its counter and metadata items
+// (decoded into parent) and the first limit+1 children after them, keeping
+// the children that fit in maxBytes together with the parent. The range
+// ends with q's children: whatever sorts after them (a post's likes) is not
+// read.
+func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op string, q partitionQuery, limit, maxBytes int, parent PP, notFound string) (Prefetch[T], error) {
 	id := q.scope.Parent
 	if err := checkIDs(op, id); err != nil {
 		return Prefetch[T]{}, err
@@ -152,12 +157,14 @@ func withChildren[T any](ctx context.Context, s *Store, op string, q partitionQu
 	}
 	in := &dynamodb.QueryInput{
 		TableName: aws.String(s.table),
-		Limit:     aws.Int32(int32(limit + 2)), // the parent, a page, and one to know if more follow
+		Limit:     aws.Int32(int32(limit + 3)), // the counter, the parent, a page, and one to know if more follow
 	}
-	cond := partition(AttrPK, q.pk)
-	if q.hi != "" { // an upper bound only: the metadata item sorts first, inside it
-		cond = cond.And(expression.Key(AttrSK).LessThanEqual(expression.Value(q.hi)))
+	hi := q.hi
+	if hi == "" {
+		hi = q.skPrefix + "~" // "~" sorts after every ID character
 	}
+	// An upper bound only: the counter and metadata items sort first, inside it.
+	cond := partition(AttrPK, q.pk).And(expression.Key(AttrSK).LessThanEqual(expression.Value(hi)))
 	if err := keyQuery(in, cond, nil); err != nil {
 		return Prefetch[T]{}, err
 	}
@@ -165,25 +172,28 @@ func withChildren[T any](ctx context.Context, s *Store, op string, q partitionQu
 	if err != nil {
 		return Prefetch[T]{}, fail(op, err)
 	}
-	if len(out.Items) == 0 || !isMetadata(out.Items[0]) {
-		return Prefetch[T]{}, errs.E(op, errs.NotFound, notFound)
+	own := 0 // the parent's items: its counter, if any, and its metadata
+	for own < len(out.Items) && own < 2 && strings.HasPrefix(sortKey(out.Items[own]), "#") {
+		own++
 	}
-	if err := unmarshal(op, out.Items[0], parent); err != nil {
+	found, err := decodeCounted[P, PP](op, out.Items[:own], parent)
+	if err != nil {
 		return Prefetch[T]{}, err
 	}
-	children := out.Items[1:]
-	pre := Prefetch[T]{Parent: id, Items: make([]T, len(children)),
-		Complete: len(children) <= limit && len(out.LastEvaluatedKey) == 0, Limit: limit, Args: q.scope.Args}
+	if !found {
+		return Prefetch[T]{}, errs.E(op, errs.NotFound, notFound)
+	}
+	children := out.Items[own:]
+	complete := len(children) <= limit && len(out.LastEvaluatedKey) == 0
+	if len(children) > limit+1 { // the parent had no counter: one more child than the page needs
+		children = children[:limit+1]
+	}
+	pre := Prefetch[T]{Parent: id, Items: make([]T, len(children)), Complete: complete, Limit: limit, Args: q.scope.Args}
 	if err := attributevalue.UnmarshalListOfMaps(children, &pre.Items); err != nil {
 		return Prefetch[T]{}, errs.Wrap(op, errs.Internal, "internal error", err)
 	}
 	keepFitting(&pre, maxBytes-payload.Size(parent)-prefetchEnvelope)
 	return pre, nil
-}
-
-func isMetadata(item map[string]types.AttributeValue) bool {
-	sk, ok := item[AttrSK].(*types.AttributeValueMemberS)
-	return ok && sk.Value == SKMetadata
 }
 
 // CommentsShape returns the order and range of a page of a post's comments

@@ -4,55 +4,50 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
-// User returns the user with the given ID (AP1): one GetItem.
-// An absent user is a NotFound error.
+// User returns the user with the given ID, counts included (AP1): one Query
+// of its two items, the profile and its counter (the same read units as a
+// GetItem of the profile). An absent user is a NotFound error.
 func (s *Store) User(ctx context.Context, id string) (User, error) {
-	const op = "store.User"
 	var u User
-	return u, s.getItem(ctx, op, itemKey{UserPK(id), SKMetadata}, "user not found", &u, id)
+	return u, getCounted(ctx, s, "store.User", UserPK, id, "user not found", &u)
 }
 
-// Post returns the post with the given ID (AP3): one GetItem.
-// An absent post is a NotFound error.
+// Post returns the post with the given ID, counts included (AP3): one Query
+// of its two items, as User. An absent post is a NotFound error.
 func (s *Store) Post(ctx context.Context, id string) (Post, error) {
-	const op = "store.Post"
 	var p Post
-	return p, s.getItem(ctx, op, itemKey{PostPK(id), SKMetadata}, "post not found", &p, id)
+	return p, getCounted(ctx, s, "store.Post", PostPK, id, "post not found", &p)
 }
 
-// getItem reads one item into v after validating ids.
-func (s *Store) getItem(ctx context.Context, op string, key itemKey, notFound string, v any, ids ...string) error {
-	if err := checkIDs(op, ids...); err != nil {
+// getCounted reads the entity of partition pk(id), counts included, into v
+// after validating id.
+func getCounted[T any, PT counted[T]](ctx context.Context, s *Store, op string, pk func(string) string, id, notFound string, v PT) error {
+	if err := checkIDs(op, id); err != nil {
 		return err
 	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes()})
-	if err != nil {
-		return fail(op, err)
+	found, err := readCounted(ctx, s, op, pk(id), false, v)
+	if err == nil && !found {
+		err = errs.E(op, errs.NotFound, notFound)
 	}
-	if out.Item == nil {
-		return errs.E(op, errs.NotFound, notFound)
-	}
-	if err := attributevalue.UnmarshalMap(out.Item, v); err != nil {
-		return errs.Wrap(op, errs.Internal, "internal error", err)
-	}
-	return nil
+	return err
 }
 
-// UserByHandle returns the user with the given handle (AP2): one Query on
-// GSI1. An absent handle is a NotFound error. GSI reads are eventually
+// UserByHandle returns the user with the given handle, counts included
+// (AP2): one Query on GSI1, where the user's counter item sits beside the
+// profile. An absent handle is a NotFound error. GSI reads are eventually
 // consistent: a profile created a moment ago may not be found yet.
 func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 	const op = "store.UserByHandle"
 	if !ValidHandle(handle) {
 		return User{}, errs.E(op, errs.Validation, "invalid handle: must match ^[a-z0-9_]{3,30}$")
 	}
-	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), Limit: aws.Int32(1)}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), Limit: aws.Int32(2)}
 	if err := keyQuery(in, partition(AttrGSI1PK, HandlePK(handle)), nil); err != nil {
 		return User{}, err
 	}
@@ -60,54 +55,68 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 	if err != nil {
 		return User{}, fail(op, err)
 	}
-	if len(out.Items) == 0 {
-		return User{}, errs.E(op, errs.NotFound, "user not found")
-	}
 	var u User
-	if err := attributevalue.UnmarshalMap(out.Items[0], &u); err != nil {
-		return User{}, errs.Wrap(op, errs.Internal, "internal error", err)
+	found, err := decodeCounted(op, out.Items, &u)
+	if err == nil && !found {
+		err = errs.E(op, errs.NotFound, "user not found")
 	}
-	return u, nil
+	return u, err
 }
 
 // Users returns the users with the given IDs, keyed by ID; absent users are
 // missing from the map (AP9). Duplicate IDs are read once. Cost: one
-// BatchGetItem per 100 distinct IDs (run concurrently), plus retries of
-// unprocessed keys.
-func (s *Store) Users(ctx context.Context, ids []string) (map[string]User, error) {
-	return getMany[User](ctx, s, "store.Users", ids, nil, func(id string) itemKey { return itemKey{UserPK(id), SKMetadata} },
-		func(u User) string { return u.ID })
+// BatchGetItem per 100 distinct keys (run concurrently), plus retries of
+// unprocessed keys. Their counts are read (each user's counter item, a second
+// key) only with counts, when a count is selected; without, they are zero
+// and not encoded.
+func (s *Store) Users(ctx context.Context, ids []string, counts bool) (map[string]User, error) {
+	users, err := getMany(ctx, s, "store.Users", ids, nil, counts, UserPK, func(u User) string { return u.ID })
+	if !counts {
+		for id, u := range users {
+			u.uncounted = true
+			users[id] = u
+		}
+	}
+	return users, err
 }
 
 // Posts returns the posts with the given IDs, keyed by ID; absent posts are
 // missing from the map (AP10). Cost as for Users. With attrs, only those
 // attributes of each post are read (and its id): a post's body is up to
-// 20,000 characters, often not selected.
+// 20,000 characters, often not selected; its counter item only when attrs
+// name a count.
 func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[string]Post, error) {
 	if attrs != nil {
 		attrs = append([]string{"id"}, attrs...)
 	}
-	return getMany[Post](ctx, s, "store.Posts", ids, attrs, func(id string) itemKey { return itemKey{PostPK(id), SKMetadata} },
-		func(p Post) string { return p.ID })
+	return getMany(ctx, s, "store.Posts", ids, attrs, selectsCount(attrs, postCounts), PostPK, func(p Post) string { return p.ID })
 }
 
-func getMany[T any](ctx context.Context, s *Store, op string, ids []string, attrs []string, key func(string) itemKey, idOf func(T) string) (map[string]T, error) {
+// getMany reads the entities of partitions pk(id) by BatchGetItem, with
+// their counter items when counts is true.
+func getMany[T any, PT counted[T]](ctx context.Context, s *Store, op string, ids, attrs []string, counts bool, pk func(string) string, idOf func(T) string) (map[string]T, error) {
 	if err := checkIDs(op, ids...); err != nil {
 		return nil, err
 	}
-	keys := make([]itemKey, len(ids))
-	for i, id := range ids {
-		keys[i] = key(id)
+	keys := make([]itemKey, 0, 2*len(ids))
+	for _, id := range ids {
+		keys = append(keys, itemKey{pk(id), SKMetadata})
+		if counts {
+			keys = append(keys, itemKey{pk(id), SKCount})
+		}
 	}
 	items, err := s.batchGet(ctx, op, keys, attrs)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]T, len(items))
-	for _, item := range items {
+	out := make(map[string]T, len(ids))
+	for key, item := range items {
+		if key.sk != SKMetadata {
+			continue
+		}
 		var v T
-		if err := attributevalue.UnmarshalMap(item, &v); err != nil {
-			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+		if _, err := decodeCounted[T, PT](op, []map[string]types.AttributeValue{item, items[itemKey{key.pk, SKCount}]}, &v); err != nil {
+			return nil, err
 		}
 		readOnly(&v, attrs)
 		out[idOf(v)] = v
@@ -123,12 +132,19 @@ func getMany[T any](ctx context.Context, s *Store, op string, ids []string, attr
 // drafts, of the author's drafts by creation time (AP4d): one Query on GSI1,
 // the status in the sort key's prefix, the range in the key condition.
 // Whether the caller may see drafts is the caller's to decide.
+//
+// GSI1 holds the posts' own items; when page's attributes name a count (or
+// are nil), one BatchGetItem of the page's counter items follows the Query.
 func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool, page PageRequest) (Page[Post], error) {
 	status := ""
 	if drafts {
 		status = "status=" + StatusDraft
 	}
-	return queryPage[Post](ctx, s, postsByAuthor(authorID, drafts).shaped(page, status), page)
+	p, err := queryPage[Post](ctx, s, postsByAuthor(authorID, drafts).shaped(page, status), page)
+	if err == nil && selectsCount(page.Attributes, postCounts) {
+		err = s.addCounters(ctx, "store.User.posts", p.Items)
+	}
+	return p, err
 }
 
 // CommentsOnPost returns a page of the post's comments, oldest first unless

@@ -45,44 +45,57 @@ func TestReadAccessPatterns(t *testing.T) {
 	s, _ := storetest.NewStore(t, sample.Data())
 	first := store.PageRequest{Limit: store.DefaultLimit}
 
-	t.Run("AP1 user by id is one GetItem", func(t *testing.T) {
+	t.Run("AP1 user by id is one Query of the profile and its counter", func(t *testing.T) {
 		ctx, m := metered(t)
 		u, err := s.User(ctx, sample.Alice)
 		if err != nil || u.Handle != "alice" || u.PostCount != 1 || u.FollowingCount != 1 {
 			t.Fatalf("User = %+v, %v", u, err)
 		}
-		wantCalls(t, m, "GetItem")
+		wantCalls(t, m, "Query")
+		if c := m.Calls()[0]; c.Items != 2 || c.Read != 0.5 {
+			t.Errorf("read %d items for %v units; want 2 items for 0.5, a GetItem's units", c.Items, c.Read)
+		}
 	})
 	t.Run("AP1 absent user is NotFound", func(t *testing.T) {
 		ctx, m := metered(t)
 		if _, err := s.User(ctx, "u_nobody"); !errs.Is(err, errs.NotFound) {
 			t.Fatalf("err = %v, want NotFound", err)
 		}
-		wantCalls(t, m, "GetItem")
+		wantCalls(t, m, "Query")
 	})
-	t.Run("AP2 user by handle is one Query on GSI1", func(t *testing.T) {
+	t.Run("AP2 user by handle is one Query on GSI1, counts included", func(t *testing.T) {
 		ctx, m := metered(t)
 		u, err := s.UserByHandle(ctx, "bob")
-		if err != nil || u.ID != sample.Bob {
+		if err != nil || u.ID != sample.Bob || u.FollowerCount != 1 {
 			t.Fatalf("UserByHandle = %+v, %v", u, err)
 		}
 		wantCalls(t, m, "Query:GSI1")
 	})
-	t.Run("AP3 post is one GetItem", func(t *testing.T) {
+	t.Run("AP3 post is one Query of the post and its counter", func(t *testing.T) {
 		ctx, m := metered(t)
 		p, err := s.Post(ctx, sample.HelloPost)
 		if err != nil || p.Title != "Hello" || p.CommentCount != 2 || p.AuthorID != sample.Alice {
 			t.Fatalf("Post = %+v, %v", p, err)
 		}
-		wantCalls(t, m, "GetItem")
+		wantCalls(t, m, "Query")
 	})
 	t.Run("AP4 posts by author is one Query on GSI1", func(t *testing.T) {
 		ctx, m := metered(t)
-		page, err := s.PostsByAuthor(ctx, sample.Alice, false, first)
+		titles := first
+		titles.Attributes = []string{"id", "title"}
+		page, err := s.PostsByAuthor(ctx, sample.Alice, false, titles)
 		if err != nil || len(page.Items) != 1 || page.Items[0].ID != sample.HelloPost || page.NextToken != nil {
 			t.Fatalf("PostsByAuthor = %+v, %v", page, err)
 		}
 		wantCalls(t, m, "Query:GSI1")
+	})
+	t.Run("AP4 with counts selected, then one BatchGetItem of the counters", func(t *testing.T) {
+		ctx, m := metered(t)
+		page, err := s.PostsByAuthor(ctx, sample.Alice, false, first)
+		if err != nil || len(page.Items) != 1 || page.Items[0].CommentCount != 2 {
+			t.Fatalf("PostsByAuthor = %+v, %v", page, err)
+		}
+		wantCalls(t, m, "BatchGetItem", "Query:GSI1")
 	})
 	t.Run("AP5 comments on post is one Query, oldest first", func(t *testing.T) {
 		ctx, m := metered(t)
@@ -118,13 +131,26 @@ func TestReadAccessPatterns(t *testing.T) {
 	})
 	t.Run("AP9 users is one BatchGetItem of distinct keys", func(t *testing.T) {
 		ctx, m := metered(t)
-		users, err := s.Users(ctx, []string{sample.Bob, sample.Alice, sample.Bob, "u_nobody", sample.Carol})
+		users, err := s.Users(ctx, []string{sample.Bob, sample.Alice, sample.Bob, "u_nobody", sample.Carol}, true)
 		if err != nil || len(users) != 3 || users[sample.Carol].Name != "Carol" {
 			t.Fatalf("Users = %+v, %v", users, err)
 		}
 		wantCalls(t, m, "BatchGetItem")
+		if keys := m.Calls()[0].Keys; keys != 8 {
+			t.Errorf("BatchGetItem asked for %d keys, want 8 (duplicates removed, a counter for each)", keys)
+		}
+		if users[sample.Alice].PostCount != 1 || users[sample.Bob].FollowerCount != 1 {
+			t.Errorf("counts: %+v", users)
+		}
+	})
+	t.Run("AP9 without counts, one key a user", func(t *testing.T) {
+		ctx, m := metered(t)
+		users, err := s.Users(ctx, []string{sample.Bob, sample.Alice, sample.Bob, "u_nobody", sample.Carol}, false)
+		if err != nil || len(users) != 3 || users[sample.Alice].PostCount != 0 {
+			t.Fatalf("Users = %+v, %v", users, err)
+		}
 		if keys := m.Calls()[0].Keys; keys != 4 {
-			t.Errorf("BatchGetItem asked for %d keys, want 4 (duplicates removed)", keys)
+			t.Errorf("BatchGetItem asked for %d keys, want 4", keys)
 		}
 	})
 	t.Run("AP10 posts is one BatchGetItem", func(t *testing.T) {
@@ -153,7 +179,7 @@ func TestInvalidIDsNeverReachDynamoDB(t *testing.T) {
 	calls := map[string]func() error{
 		"User":             func() error { _, err := s.User(ctx, "x#METADATA"); return err },
 		"Post":             func() error { _, err := s.Post(ctx, "POST#1"); return err },
-		"Users":            func() error { _, err := s.Users(ctx, []string{"ok", "a#b"}); return err },
+		"Users":            func() error { _, err := s.Users(ctx, []string{"ok", "a#b"}, true); return err },
 		"Posts":            func() error { _, err := s.Posts(ctx, []string{""}); return err },
 		"UserByHandle":     func() error { _, err := s.UserByHandle(ctx, "Al#ce"); return err },
 		"PostsByAuthor":    func() error { _, err := s.PostsByAuthor(ctx, "a b", false, page); return err },
@@ -190,7 +216,7 @@ func TestBatchGetChunksBy100(t *testing.T) {
 	}
 	ids = append(ids, ids[:50]...) // duplicates are read once
 	ctx, m := metered(t)
-	got, err := s.Users(ctx, ids)
+	got, err := s.Users(ctx, ids, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +324,7 @@ func TestAnOutageIsOneKindForReadsAndWrites(t *testing.T) {
 	defer cancel()
 	_, readErr := s.Post(ctx, sample.HelloPost)
 	_, queryErr := s.CommentsOnPost(ctx, sample.HelloPost, store.PageRequest{Limit: 5})
-	_, batchErr := s.Users(ctx, []string{sample.Alice, sample.Bob})
+	_, batchErr := s.Users(ctx, []string{sample.Alice, sample.Bob}, true)
 	_, writeErr := s.CreateComment(ctx, sample.Bob, sample.HelloPost, "hi")
 	for name, err := range map[string]error{"GetItem": readErr, "Query": queryErr, "BatchGetItem": batchErr, "TransactWriteItems": writeErr} {
 		if !errs.Is(err, errs.Throttled) {

@@ -22,7 +22,7 @@ type txAction struct {
 	key    itemKey                         // the item to update, delete or check
 	update *expression.UpdateBuilder       // the change, for an update
 	delete bool                            // or its deletion
-	cond   expression.ConditionBuilder     // the condition, always set
+	cond   expression.ConditionBuilder     // the condition (unset only with always)
 	// failed returns the error for this action's condition failing, given the
 	// item as it was (nil when absent).
 	failed func(old map[string]types.AttributeValue) error
@@ -30,13 +30,19 @@ type txAction struct {
 
 // item builds the TransactWriteItem of a for table.
 func (a txAction) item(table string) (types.TransactWriteItem, error) {
-	b := expression.NewBuilder().WithCondition(a.cond)
-	if a.update != nil {
-		b = b.WithUpdate(*a.update)
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return types.TransactWriteItem{}, err
+	var expr expression.Expression
+	if a.cond.IsSet() || a.update != nil {
+		b := expression.NewBuilder()
+		if a.cond.IsSet() {
+			b = b.WithCondition(a.cond)
+		}
+		if a.update != nil {
+			b = b.WithUpdate(*a.update)
+		}
+		var err error
+		if expr, err = b.Build(); err != nil {
+			return types.TransactWriteItem{}, err
+		}
 	}
 	allOld := types.ReturnValuesOnConditionCheckFailureAllOld
 	switch {
@@ -190,6 +196,13 @@ func (s *Store) remove(pk, sk string, failed func(map[string]types.AttributeValu
 // exists checks, without writing it, that an item exists.
 func (s *Store) exists(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
 	return txAction{key: itemKey{pk, sk}, cond: itemExists, failed: failed}
+}
+
+// always makes a unconditional: it writes whether its item exists or not
+// (an update then creates it).
+func always(a txAction) txAction {
+	a.cond = expression.ConditionBuilder{}
+	return a
 }
 
 // onlyIf adds to a's condition that the item's attribute equals value.

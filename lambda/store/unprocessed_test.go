@@ -29,7 +29,7 @@ func TestBatchGetRetriesUnprocessedKeys(t *testing.T) {
 		ids[i] = u.ID
 	}
 	ctx, m := metered(t)
-	got, err := s.Users(ctx, ids)
+	got, err := s.Users(ctx, ids, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestTransactionConflictsAreRetried(t *testing.T) {
 		t.Errorf("tokens %v: want a fresh one after each TransactionConflict", rec.tokens)
 	}
 	items := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
-	if got := numberAttr(t, raw(t, c, s.Table(), store.PostPK(sample.HelloPost), store.SKMetadata), "commentCount"); items != 3 || got != "3" {
+	if got := numberAttr(t, raw(t, c, s.Table(), store.PostPK(sample.HelloPost), store.SKCount), "commentCount"); items != 3 || got != "3" {
 		t.Errorf("comments = %d, commentCount = %s; want 3 and 3", items, got)
 	}
 }

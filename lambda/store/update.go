@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -74,20 +75,23 @@ func (s *Store) update(ctx context.Context, op string, key itemKey, c changes, o
 // deadline: it starts no new page of deletes later than that.
 const sweepReserve = 500 * time.Millisecond
 
-// deletePartition deletes every item of partition pk whose sort key starts
-// with skPrefix: Query pages of keys only (up to 1 MB each), deleted by
-// BatchWriteItem, several requests at a time. It stops, with a Throttled
-// error, when the deadline is near: what it has not deleted is left for the
-// next call, which starts over from the partition's first remaining item.
-func (s *Store) deletePartition(ctx context.Context, op, pk, skPrefix string) error {
+// deletePartition deletes every item of the post's partition pk (what
+// remains once the post and its counter are deleted: its comments and its
+// likes, and with each like its guard in the liker's partition): Query
+// pages of keys only (up to 1 MB each), deleted by BatchWriteItem, several
+// requests at a time. It stops, with a Throttled error, when the deadline is
+// near: what it has not deleted is left for the next call, which starts
+// over from the partition's first remaining item.
+func (s *Store) deletePartition(ctx context.Context, op, pk string) error {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(noDeadlineLimit)
 	}
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
-	if err := keyQuery(in, partition(AttrPK, pk).And(expression.Key(AttrSK).BeginsWith(skPrefix)), []string{AttrPK, AttrSK}); err != nil {
+	if err := keyQuery(in, partition(AttrPK, pk), []string{AttrPK, AttrSK, "userId"}); err != nil {
 		return err
 	}
+	postID := strings.TrimPrefix(pk, prefixPost)
 	remain := errs.E(op, errs.Throttled, "the post was deleted but some of its comments remain: call deletePost again to remove them")
 	for {
 		if time.Until(deadline) < sweepReserve {
@@ -97,9 +101,16 @@ func (s *Store) deletePartition(ctx context.Context, op, pk, skPrefix string) er
 		if err != nil {
 			return fail(op, err)
 		}
-		deletes := make([]types.WriteRequest, len(out.Items))
-		for i, item := range out.Items {
-			deletes[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: item}}
+		deletes := make([]types.WriteRequest, 0, len(out.Items))
+		for _, item := range out.Items {
+			key, ok := keyOf(item)
+			if !ok {
+				continue
+			}
+			if user, isLike := item["userId"].(*types.AttributeValueMemberS); isLike && strings.HasPrefix(key.sk, LikePrefix) {
+				deletes = append(deletes, deleteRequest(itemKey{UserPK(user.Value), LikedSK(postID)}))
+			}
+			deletes = append(deletes, deleteRequest(key))
 		}
 		if err := s.batchWrite(ctx, op, deletes); errs.Is(err, errs.Throttled) {
 			return remain
@@ -111,4 +122,8 @@ func (s *Store) deletePartition(ctx context.Context, op, pk, skPrefix string) er
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+func deleteRequest(k itemKey) types.WriteRequest {
+	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.attributes()}}
 }

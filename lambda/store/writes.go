@@ -14,8 +14,8 @@ import (
 )
 
 // The writes. Each is atomic: one conditional UpdateItem, or one
-// TransactWriteItems that writes a child and adjusts its parent's count
-// together (see transact). Ownership is a condition of the write itself, never
+// TransactWriteItems that writes a child and adjusts its parent's count, on
+// the parent's counter item, together (see transact and counts.go). Ownership is a condition of the write itself, never
 // a read followed by a write. Their errors: Validation (an ID or handle that
 // may not go into a key), NotFound, Unauthorized (not the owner), Conflict,
 // Throttled, Internal.
@@ -40,8 +40,8 @@ const (
 	countDown = -1
 )
 
-// CreateUser creates u's profile (its counts zero, CreatedAt now) and claims
-// its handle, in one transaction. A second profile for the same ID or a
+// CreateUser creates u's profile and its counter (its counts zero,
+// CreatedAt now) and claims its handle, in one transaction. A second profile for the same ID or a
 // handle already taken is a Conflict; nothing is written then.
 func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 	const op = "store.CreateUser"
@@ -61,7 +61,14 @@ func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 	if err != nil {
 		return User{}, err
 	}
+	counterAV, err := marshal(op, newUserCounter(u))
+	if err != nil {
+		return User{}, err
+	}
 	err = s.transact(ctx, op,
+		s.put(counterAV, func(map[string]types.AttributeValue) error {
+			return errs.E(op, errs.Conflict, "a profile already exists for this user")
+		}),
 		s.put(userAV, func(map[string]types.AttributeValue) error {
 			return errs.E(op, errs.Conflict, "a profile already exists for this user")
 		}),
@@ -75,8 +82,8 @@ func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 }
 
 // UpdateUser sets the user's name and bio (an empty bio removes it); nil
-// leaves a field as it is. One conditional UpdateItem; an absent profile is
-// NotFound.
+// leaves a field as it is. One conditional UpdateItem, then a GetItem of its
+// counts; an absent profile is NotFound.
 func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (User, error) {
 	const op = "store.UpdateUser"
 	if err := checkIDs(op, id); err != nil {
@@ -90,12 +97,14 @@ func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (U
 		upd.set("bio", bio)
 	}
 	var u User
-	err := s.update(ctx, op, itemKey{UserPK(id), SKMetadata}, upd, "", "", errs.E(op, errs.NotFound, "no profile: call createUser first"), nil, &u)
-	return u, err
+	if err := s.update(ctx, op, itemKey{UserPK(id), SKMetadata}, upd, "", "", errs.E(op, errs.NotFound, "no profile: call createUser first"), nil, &u); err != nil {
+		return User{}, err
+	}
+	return u, addCounter(ctx, s, op, UserPK(id), &u)
 }
 
-// CreatePost creates a post by authorID with a new ID and increments the
-// author's postCount, in one transaction. An author without a profile is
+// CreatePost creates a post by authorID with a new ID, and its counter, and
+// increments the author's postCount, in one transaction. An author without a profile is
 // NotFound.
 func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, draft bool) (Post, error) {
 	const op = "store.CreatePost"
@@ -112,16 +121,22 @@ func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, dr
 	if err != nil {
 		return Post{}, err
 	}
-	noProfile := notFoundOr(op, "no profile: call createUser first", nil)
-	author := s.addCount(UserPK(authorID), SKMetadata, "postCount", countUp, noProfile)
-	if draft { // counted when published
-		author = s.exists(UserPK(authorID), SKMetadata, noProfile)
+	counterAV, err := marshal(op, newPostCounter(p))
+	if err != nil {
+		return Post{}, err
 	}
-	err = s.transact(ctx, op,
-		s.put(av, func(map[string]types.AttributeValue) error {
-			return errs.E(op, errs.Conflict, "post ID collision; retry")
-		}),
-		author)
+	authorPK := UserPK(authorID)
+	noProfile := onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)
+	author := s.addCount(authorPK, SKCount, "postCount", countUp, noProfile)
+	if draft { // counted when published
+		author = s.exists(authorPK, SKCount, noProfile)
+	}
+	collision := func(map[string]types.AttributeValue) error {
+		return errs.E(op, errs.Conflict, "post ID collision; retry")
+	}
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op, s.put(av, collision), s.put(counterAV, collision), author)
+	})
 	if err != nil {
 		return Post{}, err
 	}
@@ -130,9 +145,9 @@ func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, dr
 
 // PublishPost publishes the draft, if callerID is its author: in one
 // transaction, conditioned on the post still being that author's draft, its
-// status becomes PUBLISHED, its place in the author's posts (GSI1's sort key)
-// becomes a ULID of the publication time, and the author's postCount grows by
-// one. NotFound when absent (someone else's draft is absent to them),
+// status (and its counter's) becomes PUBLISHED, its place in the author's
+// posts (GSI1's sort key) becomes a ULID of the publication time, and the
+// author's postCount grows by one. NotFound when absent (someone else's draft is absent to them),
 // Unauthorized for anyone else, Conflict when the post is published already
 // (a post is published once).
 func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
@@ -164,9 +179,15 @@ func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, err
 		return errs.E(op, errs.Conflict, "the post is published already")
 	}
 	post := txAction{key: itemKey{PostPK(id), SKMetadata}, update: &publish, cond: itemExists, failed: changed}
-	err = s.transact(ctx, op,
-		onlyIf(onlyIf(post, "authorId", callerID), "status", StatusDraft),
-		s.addCount(UserPK(callerID), SKMetadata, "postCount", countUp, notFoundOr(op, "the post's author has no profile", nil)))
+	status := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).Set(expression.Name("authorId"), expression.Value(callerID))
+	counter := always(txAction{key: itemKey{PostPK(id), SKCount}, update: &status}) // written here for a draft older than counters
+	authorPK := UserPK(callerID)
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op,
+			onlyIf(onlyIf(post, "authorId", callerID), "status", StatusDraft),
+			counter,
+			s.addCount(authorPK, SKCount, "postCount", countUp, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil)))
+	})
 	if err != nil {
 		return Post{}, err
 	}
@@ -175,7 +196,8 @@ func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, err
 
 // UpdatePost sets the post's title and body (nil leaves a field as it is)
 // and its updatedAt, if callerID is its author: one UpdateItem whose
-// condition checks the author. NotFound when absent (someone else's draft is
+// condition checks the author (a post's counts are on another item, so a
+// body's rewrite never races a comment), then a GetItem of its counts. NotFound when absent (someone else's draft is
 // absent to them), Unauthorized for anyone else.
 func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
 	const op = "store.UpdatePost"
@@ -190,7 +212,10 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 	var p Post
 	err := s.update(ctx, op, itemKey{PostPK(id), SKMetadata}, upd, "authorId", callerID,
 		errs.E(op, errs.NotFound, "post not found"), errs.E(op, errs.Unauthorized, "only the post's author may change it"), &p)
-	return p, err
+	if err != nil {
+		return Post{}, err
+	}
+	return p, addCounter(ctx, s, op, PostPK(id), &p)
 }
 
 // DeletePost deletes the post, if callerID is its author, and (when it was
@@ -217,12 +242,12 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		return Post{}, err
 	}
 	var p Post
-	found, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKMetadata}, &p)
+	found, err := readCounted(ctx, s, op, PostPK(id), true, &p)
 	if err != nil {
 		return Post{}, err
 	}
 	if !found {
-		if err := s.deletePartition(ctx, op, PostPK(id), CommentPrefix); err != nil {
+		if err := s.deletePartition(ctx, op, PostPK(id)); err != nil {
 			return Post{}, err
 		}
 		return Post{}, errs.E(op, errs.NotFound, "post not found")
@@ -242,11 +267,15 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		}
 		return errStatusChanged
 	}), "authorId", callerID)
+	counter := always(s.remove(PostPK(id), SKCount, nil)) // none for a post older than counters
 	if p.Published() {
-		err = s.transact(ctx, op, published(remove),
-			s.addCount(UserPK(p.AuthorID), SKMetadata, "postCount", countDown, notFoundOr(op, "the post's author has no profile", nil)))
+		authorPK := UserPK(p.AuthorID)
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op, published(remove), counter,
+				s.addCount(authorPK, SKCount, "postCount", countDown, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil)))
+		})
 	} else {
-		err = s.transact(ctx, op, onlyIf(remove, "status", StatusDraft))
+		err = s.transact(ctx, op, onlyIf(remove, "status", StatusDraft), counter)
 	}
 	if errors.Is(err, errStatusChanged) {
 		if attempt < 3 {
@@ -257,7 +286,7 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 	if err != nil {
 		return Post{}, err
 	}
-	if err := s.deletePartition(ctx, op, PostPK(id), CommentPrefix); err != nil {
+	if err := s.deletePartition(ctx, op, PostPK(id)); err != nil {
 		return Post{}, err
 	}
 	return p, nil
@@ -265,7 +294,7 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 
 // CreateComment adds a comment by authorID to the post and increments its
 // commentCount, in one transaction conditioned on the post being published
-// and the author's profile existing (NotFound otherwise, and nothing is
+// and the author's profile existing (both checked on their counter items) (NotFound otherwise, and nothing is
 // written): a comment whose author has no profile would make every read of
 // its author fail, and a draft takes no comments.
 func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
@@ -279,12 +308,15 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 	if err != nil {
 		return Comment{}, err
 	}
-	err = s.transact(ctx, op,
-		s.put(av, func(map[string]types.AttributeValue) error {
-			return errs.E(op, errs.Conflict, "comment ID collision; retry")
-		}),
-		published(s.addCount(PostPK(postID), SKMetadata, "commentCount", countUp, notFoundOr(op, "post not found", nil))),
-		s.exists(UserPK(authorID), SKMetadata, notFoundOr(op, "no profile: call createUser first", nil)))
+	postPK, authorPK := PostPK(postID), UserPK(authorID)
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op,
+			s.put(av, func(map[string]types.AttributeValue) error {
+				return errs.E(op, errs.Conflict, "comment ID collision; retry")
+			}),
+			published(s.addCount(postPK, SKCount, "commentCount", countUp, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil))),
+			s.exists(authorPK, SKCount, onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
+	})
 	if err != nil {
 		return Comment{}, err
 	}
@@ -309,13 +341,15 @@ func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) 
 		return Comment{}, errs.E(op, errs.NotFound, "comment not found")
 	}
 	notAllowed := errs.E(op, errs.Unauthorized, "only the comment's author or the post's author may delete it")
-	deleteComment := s.remove(PostPK(postID), CommentSK(id), notFoundOr(op, "comment not found", nil))
-	decrement := s.addCount(PostPK(postID), SKMetadata, "commentCount", countDown, notFoundOr(op, "post not found", notAllowed))
-	if c.AuthorID == callerID {
-		err = s.transact(ctx, op, onlyIf(deleteComment, "authorId", callerID), decrement)
-	} else {
-		err = s.transact(ctx, op, deleteComment, onlyIf(decrement, "authorId", callerID))
-	}
+	postPK := PostPK(postID)
+	deleteComment := s.remove(postPK, CommentSK(id), notFoundOr(op, "comment not found", nil))
+	decrement := s.addCount(postPK, SKCount, "commentCount", countDown, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), notAllowed))
+	err = s.counting(ctx, op, func() error {
+		if c.AuthorID == callerID {
+			return s.transact(ctx, op, onlyIf(deleteComment, "authorId", callerID), decrement)
+		}
+		return s.transact(ctx, op, deleteComment, onlyIf(decrement, "authorId", callerID)) // the post's author: on its counter
+	})
 	if err != nil {
 		return Comment{}, err
 	}
@@ -343,10 +377,11 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 		return Follow{}, err
 	}
 	var existing map[string]types.AttributeValue
-	err = s.transact(ctx, op,
-		s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists }),
-		s.addCount(UserPK(followerID), SKMetadata, "followingCount", countUp, notFoundOr(op, "no profile: call createUser first", nil)),
-		s.addCount(UserPK(followedID), SKMetadata, "followerCount", countUp, notFoundOr(op, "user not found", nil)))
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op,
+			append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })},
+				s.followCounts(op, followerID, followedID, countUp)...)...)
+	})
 	if errors.Is(err, errExists) {
 		var old Follow
 		return old, unmarshal(op, existing, &old)
@@ -370,10 +405,11 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 	if err != nil || !found {
 		return nil, err
 	}
-	err = s.transact(ctx, op,
-		s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists }),
-		s.addCount(UserPK(followerID), SKMetadata, "followingCount", countDown, notFoundOr(op, "no profile", nil)),
-		s.addCount(UserPK(followedID), SKMetadata, "followerCount", countDown, notFoundOr(op, "user not found", nil)))
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op,
+			append([]txAction{s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists })},
+				s.followCounts(op, followerID, followedID, countDown)...)...)
+	})
 	if errors.Is(err, errExists) { // removed by a concurrent unfollow
 		return nil, nil
 	}
@@ -381,6 +417,16 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 		return nil, err
 	}
 	return &f, nil
+}
+
+// followCounts are the actions adding delta to the follower's followingCount
+// and the followed user's followerCount, on their counter items.
+func (s *Store) followCounts(op, followerID, followedID string, delta int) []txAction {
+	followerPK, followedPK := UserPK(followerID), UserPK(followedID)
+	return []txAction{
+		s.addCount(followerPK, SKCount, "followingCount", delta, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
+		s.addCount(followedPK, SKCount, "followerCount", delta, onCounter(followedPK, errs.E(op, errs.NotFound, "user not found"), nil)),
+	}
 }
 
 // getConsistent reads one item with a strongly consistent GetItem into v and

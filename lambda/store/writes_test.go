@@ -141,7 +141,7 @@ func TestConcurrentCommentsKeepCountExact(t *testing.T) {
 				}
 			}
 			items := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
-			got := numberAttr(t, raw(t, c, s.Table(), store.PostPK(sample.HelloPost), store.SKMetadata), "commentCount")
+			got := numberAttr(t, raw(t, c, s.Table(), store.PostPK(sample.HelloPost), store.SKCount), "commentCount")
 			if items != creates || got != fmt.Sprint(items) {
 				t.Errorf("commentCount = %s, comment items = %d, want both %d", got, items, creates)
 			}
@@ -153,8 +153,8 @@ func TestConcurrentCommentsKeepCountExact(t *testing.T) {
 func TestConcurrentFollowIsIdempotent(t *testing.T) {
 	s, c := storetest.NewStore(t, sample.Data())
 	counts := func() (string, string) {
-		return numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Carol), store.SKMetadata), "followingCount"),
-			numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Bob), store.SKMetadata), "followerCount")
+		return numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Carol), store.SKCount), "followingCount"),
+			numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Bob), store.SKCount), "followerCount")
 	}
 	for i, err := range parallel(50, func(int) error { _, err := s.Follow(context.Background(), sample.Carol, sample.Bob); return err }) {
 		if err != nil {
@@ -188,7 +188,7 @@ func TestFollowRefusals(t *testing.T) {
 	if raw(t, c, s.Table(), store.UserPK(sample.Bob), store.FollowsSK("u_nobody")) != nil {
 		t.Error("a refused follow was written")
 	}
-	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Bob), store.SKMetadata), "followingCount"); got != "0" {
+	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Bob), store.SKCount), "followingCount"); got != "0" {
 		t.Errorf("bob's followingCount = %s after a refused follow, want 0", got)
 	}
 }
@@ -198,8 +198,10 @@ func TestOnlyOwnersChangePostsAndComments(t *testing.T) {
 	table := s.Table()
 	keys := [][2]string{
 		{store.PostPK(sample.HelloPost), store.SKMetadata},
+		{store.PostPK(sample.HelloPost), store.SKCount},
 		{store.PostPK(sample.HelloPost), store.CommentSK(sample.BobComment)},
 		{store.UserPK(sample.Alice), store.SKMetadata},
+		{store.UserPK(sample.Alice), store.SKCount},
 	}
 	before := make([]map[string]types.AttributeValue, len(keys))
 	for i, k := range keys {
@@ -280,7 +282,7 @@ func TestDeletePostRemovesItsComments(t *testing.T) {
 			t.Errorf("%d of %s's comments left in GSI1", n, who)
 		}
 	}
-	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Alice), store.SKMetadata), "postCount"); got != "0" {
+	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Alice), store.SKCount), "postCount"); got != "0" {
 		t.Errorf("alice's postCount = %s, want 0", got)
 	}
 	if _, err := s.DeletePost(t.Context(), sample.Alice, sample.HelloPost); !errs.Is(err, errs.NotFound) {
@@ -332,7 +334,7 @@ func TestDeletePostStopsBeforeTheDeadlineAndARetryFinishes(t *testing.T) {
 	if n := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", ""); n != 0 {
 		t.Errorf("%d items left after the retry", n)
 	}
-	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Alice), store.SKMetadata), "postCount"); got != "0" {
+	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Alice), store.SKCount), "postCount"); got != "0" {
 		t.Errorf("alice's postCount = %s, want 0", got)
 	}
 	t.Logf("%d of 3,002 comments left when the first call stopped", left)

@@ -99,7 +99,7 @@ func NewStore() Store {
 }
 
 // Users returns the users with the given IDs that exist, by ID.
-func (s Store) Users(_ context.Context, ids []string) (map[string]store.User, error) {
+func (s Store) Users(_ context.Context, ids []string, _ bool) (map[string]store.User, error) {
 	out := make(map[string]store.User, len(ids))
 	for _, id := range ids {
 		if u, ok := s.users[id]; ok {

@@ -1,0 +1,252 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// Counts. A user's and a post's counts live on a counter item (SKCount) in
+// their partition, beside the entity's own item (SKMetadata): a comment, a
+// like or a follow rewrites that small item, whatever the size of the post
+// or profile it counts on, and the writes check existence, status and
+// author on it too. The two items are adjacent, so a read by key is one
+// Query of both, and a BatchGetItem asks for both keys when a count is
+// selected.
+//
+// Items written before counters existed carry counts of their own and no
+// counter. A count read is the entity's own (frozen since: zero, and not
+// written, on every item written since) plus its counter's, so old items
+// need no backfill; the first write that counts on one adopts it (adopt):
+// it writes its counter, with zero counts, in a transaction conditioned on
+// the entity as it read it, and writes again.
+
+// counted is an entity whose counts are kept on a counter item: add adds
+// the counts of its counter item, read as the entity.
+type counted[T any] interface {
+	*T
+	add(T)
+}
+
+// countedItems is the key condition of an entity's counter and own items.
+func countedItems(pk string) expression.KeyConditionBuilder {
+	return partition(AttrPK, pk).And(expression.Key(AttrSK).Between(expression.Value(SKCount), expression.Value(SKMetadata)))
+}
+
+// readCounted reads the entity of partition pk into v, its own item and its
+// counter item, with one Query; false when its own item is absent.
+func readCounted[T any, PT counted[T]](ctx context.Context, s *Store, op, pk string, consistent bool, v PT) (bool, error) {
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(consistent)}
+	if err := keyQuery(in, countedItems(pk), nil); err != nil {
+		return false, err
+	}
+	out, err := s.api.Query(ctx, in)
+	if err != nil {
+		return false, fail(op, err)
+	}
+	return decodeCounted[T, PT](op, out.Items, v)
+}
+
+// decodeCounted decodes into v an entity's own item and its counter item,
+// in any order among items; false when its own item is not there.
+func decodeCounted[T any, PT counted[T]](op string, items []map[string]types.AttributeValue, v PT) (bool, error) {
+	var (
+		counter           T
+		found, hasCounter bool
+	)
+	for _, item := range items {
+		var err error
+		switch sortKey(item) {
+		case SKMetadata:
+			found, err = true, unmarshal(op, item, v)
+		case SKCount:
+			hasCounter, err = true, unmarshal(op, item, &counter)
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	if found && hasCounter {
+		v.add(counter)
+	}
+	return found, nil
+}
+
+func sortKey(item map[string]types.AttributeValue) string {
+	sk, _ := item[AttrSK].(*types.AttributeValueMemberS)
+	if sk == nil {
+		return ""
+	}
+	return sk.Value
+}
+
+// addCounter adds to v the counts of the counter item of partition pk, read
+// with one strongly consistent GetItem (none for an entity older than
+// counters, not adopted yet: nothing to add).
+func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk string, v PT) error {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: itemKey{pk, SKCount}.attributes(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return fail(op, err)
+	}
+	if out.Item == nil {
+		return nil
+	}
+	var c T
+	if err := unmarshal(op, out.Item, &c); err != nil {
+		return err
+	}
+	v.add(c)
+	return nil
+}
+
+// Count names: the counts of a user and of a post, as attributes and as
+// the schema's fields.
+var (
+	userCounts = []string{"postCount", "followerCount", "followingCount"}
+	postCounts = []string{"commentCount", "likeCount"}
+)
+
+// selectsCount reports whether a read of attrs (nil: everything) reads one
+// of counts.
+func selectsCount(attrs []string, counts []string) bool {
+	return attrs == nil || slices.ContainsFunc(attrs, func(a string) bool { return slices.Contains(counts, a) })
+}
+
+// addCounters reads the counter items of the posts and adds their counts:
+// one BatchGetItem per 100 posts, of the counts only.
+func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error {
+	if len(posts) == 0 {
+		return nil
+	}
+	keys := make([]itemKey, len(posts))
+	for i, p := range posts {
+		keys[i] = itemKey{PostPK(p.ID), SKCount}
+	}
+	items, err := s.batchGet(ctx, op, keys, postCounts)
+	if err != nil {
+		return err
+	}
+	for i := range posts {
+		if item, ok := items[keys[i]]; ok {
+			var c Post
+			if err := unmarshal(op, item, &c); err != nil {
+				return err
+			}
+			posts[i].add(c)
+		}
+	}
+	return nil
+}
+
+// noCounter is the failure of a write's action on a counter item that was
+// absent: its entity is missing, or was written before counters existed.
+type noCounter struct {
+	pk      string // the entity's partition
+	missing error  // the write's error when the entity is missing
+}
+
+func (e *noCounter) Error() string { return "no counter item in " + e.pk }
+
+// onCounter returns the failure function of an action on the counter item of
+// partition pk: noCounter when it was absent; when it was there, otherwise
+// (nil: missing, the entity being absent to the caller, a draft for one).
+func onCounter(pk string, missing, otherwise error) func(map[string]types.AttributeValue) error {
+	return func(old map[string]types.AttributeValue) error {
+		switch {
+		case len(old) == 0:
+			return &noCounter{pk: pk, missing: missing}
+		case otherwise != nil:
+			return otherwise
+		}
+		return missing
+	}
+}
+
+// maxAdoptions bounds how often one write adopts an entity before giving up
+// on it as missing (each adoption is undone only by the entity changing in
+// between: deleted, or published).
+const maxAdoptions = 3
+
+// counting runs write, a transaction with actions on counter items (each
+// failing with onCounter). When one fails for an absent counter, it adopts
+// the entity and runs write again; a missing entity returns the write's own
+// error for it.
+func (s *Store) counting(ctx context.Context, op string, write func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := write()
+		var none *noCounter
+		if !errors.As(err, &none) {
+			return err
+		}
+		if attempt == maxAdoptions {
+			return none.missing
+		}
+		found, err := s.adopt(ctx, op, none.pk)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return none.missing
+		}
+	}
+}
+
+// errAdopted marks an adoption that found the counter written already, or
+// the entity changed since it was read: the write tries again either way.
+var errAdopted = errors.New("adopted meanwhile")
+
+// adopt writes the counter item of the entity of partition pk, which has
+// none (written before counters existed): zero counts (its own stay where
+// they are, and are added on read), a post's author and status, a user's
+// handle for GSI1. One strongly consistent GetItem of the entity, then one
+// transaction conditioned on the entity as read; false when it is absent.
+func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: itemKey{pk, SKMetadata}.attributes(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return false, fail(op, err)
+	}
+	if out.Item == nil {
+		return false, nil
+	}
+	check := s.exists(pk, SKMetadata, func(map[string]types.AttributeValue) error { return errAdopted })
+	var counter any
+	if strings.HasPrefix(pk, prefixPost) {
+		var p Post
+		if err := attributevalue.UnmarshalMap(out.Item, &p); err != nil {
+			return false, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+		check = onlyIf(check, "authorId", p.AuthorID)
+		if p.Status == "" {
+			check.cond = check.cond.And(expression.AttributeNotExists(expression.Name("status")))
+		} else {
+			check = onlyIf(check, "status", p.Status)
+		}
+		counter = newPostCounter(Post{ID: p.ID, AuthorID: p.AuthorID, Status: p.Status})
+	} else {
+		var u User
+		if err := attributevalue.UnmarshalMap(out.Item, &u); err != nil {
+			return false, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+		counter = newUserCounter(User{ID: u.ID, Handle: u.Handle})
+	}
+	av, err := marshal(op, counter)
+	if err != nil {
+		return false, err
+	}
+	err = s.transact(ctx, op, check, s.put(av, func(map[string]types.AttributeValue) error { return errAdopted }))
+	if err != nil && !errors.Is(err, errAdopted) {
+		return false, err
+	}
+	return true, nil
+}
