@@ -52,6 +52,7 @@ type reads interface {
 	Users(ctx context.Context, ids []string, counts bool) (map[string]store.User, error)
 	Post(ctx context.Context, id string) (store.Post, error)
 	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
+	PostsExist(ctx context.Context, ids []string) (map[string]bool, error)
 }
 
 // pages is what the connection fields need of the table: one Query each.

@@ -2,6 +2,7 @@ package resolver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/mail"
 	"unicode"
@@ -225,9 +226,17 @@ func (h *Handler) updatePost(ctx context.Context, _ *appsync.Event, callerID str
 	return h.writes.UpdatePost(ctx, callerID, args.Input.ID, args.Input.Title, args.Input.Body)
 }
 
-// deletePost resolves Mutation.deletePost: the post and its comments.
+// deletePost resolves Mutation.deletePost: the post and its comments. A
+// deletion that committed is answered as done, whatever its sweep of the
+// comments did (store.ErrSweepUnfinished: logged; a later deletePost of the
+// same ID sweeps the rest).
 func (h *Handler) deletePost(ctx context.Context, _ *appsync.Event, callerID string, args postArgs) (any, error) {
-	return h.writes.DeletePost(ctx, callerID, args.ID)
+	p, err := h.writes.DeletePost(ctx, callerID, args.ID)
+	if errors.Is(err, store.ErrSweepUnfinished) {
+		h.log.Warn("post deleted, its sweep unfinished", "field", "Mutation.deletePost", "post", args.ID, "cause", err.Error())
+		return p, nil
+	}
+	return p, err
 }
 
 type createCommentArgs struct {

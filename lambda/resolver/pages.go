@@ -6,6 +6,7 @@ package resolver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -135,9 +136,28 @@ func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPos
 
 // userComments resolves User.comments (AP6: one Query on GSI1, newest
 // first), reading only the attributes of the comments the selection needs.
+//
+// A comment whose post is gone (its deletion committed, its sweep not yet
+// done) is left out when the selection may select the post (Comment.post
+// would fail, and null the whole user): one more request, for the page's
+// posts' existence (store.PostsExist), only then.
 func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
 	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
-	return connection(userID, h.pages.CommentsByAuthor)(ctx, ev, args)
+	page, err := connection(userID, h.pages.CommentsByAuthor)(ctx, ev, args)
+	if err != nil || args.attributes != nil && !slices.Contains(args.attributes, "post") {
+		return page, err
+	}
+	comments := page.(store.Page[store.Comment])
+	ids := make([]string, len(comments.Items))
+	for i, c := range comments.Items {
+		ids[i] = c.PostID
+	}
+	exist, err := h.reads.PostsExist(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	comments.Items = slices.DeleteFunc(slices.Clone(comments.Items), func(c store.Comment) bool { return !exist[c.PostID] })
+	return comments, nil
 }
 
 // postComments resolves Post.comments (AP5: one Query on the post's

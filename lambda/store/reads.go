@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -90,6 +91,37 @@ func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[s
 		attrs = append([]string{"id"}, attrs...)
 	}
 	return getMany(ctx, s, "store.Posts", ids, attrs, selectsCount(attrs, postCounts), PostPK, func(p Post) string { return p.ID })
+}
+
+// PostsExist reports which of the posts exist: one BatchGetItem of their
+// counter items' keys (half a read unit a post, whatever its size), and,
+// for the posts without one (written before counters, never counted on
+// since), one of their own items' keys.
+func (s *Store) PostsExist(ctx context.Context, ids []string) (map[string]bool, error) {
+	const op = "store.PostsExist"
+	if err := checkIDs(op, ids...); err != nil {
+		return nil, err
+	}
+	exist := make(map[string]bool, len(ids))
+	for _, sk := range []string{SKCount, SKMetadata} {
+		var keys []itemKey
+		for _, id := range ids {
+			if !exist[id] {
+				keys = append(keys, itemKey{PostPK(id), sk})
+			}
+		}
+		if len(keys) == 0 {
+			break
+		}
+		found, err := s.batchGet(ctx, op, keys, []string{})
+		if err != nil {
+			return nil, err
+		}
+		for k := range found {
+			exist[strings.TrimPrefix(k.pk, prefixPost)] = true
+		}
+	}
+	return exist, nil
 }
 
 // getMany reads the entities of partitions pk(id) by BatchGetItem, with

@@ -222,7 +222,8 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 // published) decrements the author's postCount, in one transaction
 // conditioned on the status it read; then it deletes every comment in the
 // post's partition (Query pages of keys, BatchWriteItem of 25, unprocessed
-// items retried). It returns the deleted post.
+// items retried). It returns the deleted post; with ErrSweepUnfinished when
+// the deletion committed and the sweep did not finish.
 //
 // Once the post is gone no comment can be added (createComment requires the
 // post), so the sweep sees every comment. Should the sweep be interrupted, a
@@ -287,10 +288,18 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		return Post{}, err
 	}
 	if err := s.deletePartition(ctx, op, PostPK(id)); err != nil {
-		return Post{}, err
+		return p, errors.Join(ErrSweepUnfinished, err)
 	}
 	return p, nil
 }
+
+// ErrSweepUnfinished is returned, with the deleted post, by a DeletePost
+// whose deletion committed but whose sweep of the post's comments and likes
+// did not finish (the deadline, a failing BatchWriteItem): the deletion
+// stands and must be answered as done. What remains is swept by a later
+// DeletePost of the same ID; User.comments leaves those comments out
+// meanwhile.
+var ErrSweepUnfinished = errors.New("the post is deleted; some of its comments and likes remain to be swept")
 
 // CreateComment adds a comment by authorID to the post and increments its
 // commentCount, in one transaction conditioned on the post being published

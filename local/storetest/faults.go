@@ -134,3 +134,15 @@ func (c *Conflicts) TransactWriteItems(ctx context.Context, in *dynamodb.Transac
 	reasons[0].Message = aws.String("Transaction is ongoing for the item (injected)")
 	return nil, &types.TransactionCanceledException{Message: aws.String("Transaction cancelled (injected)"), CancellationReasons: reasons}
 }
+
+// FailingBatchWrites is a store.API whose BatchWriteItem requests all fail
+// with Err (a refused request, say), as a sweep meets when DynamoDB refuses
+// it after the transaction before it committed.
+type FailingBatchWrites struct {
+	store.API
+	Err error
+}
+
+func (f FailingBatchWrites) BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return nil, f.Err
+}
