@@ -24,12 +24,14 @@ func TestContractFields(t *testing.T) {
 	s := mustLoad(t)
 	want := map[string][]string{
 		"Query":              {"user", "post", "posts", "me"},
-		"Mutation":           {"createUser", "updateUser", "createPost", "updatePost", "deletePost", "publishPost", "createComment", "deleteComment", "follow", "unfollow"},
+		"Mutation":           {"createUser", "updateUser", "createPost", "updatePost", "deletePost", "publishPost", "createComment", "deleteComment", "follow", "unfollow", "likePost", "unlikePost"},
 		"Subscription":       {"onCreateComment"},
 		"User":               {"id", "handle", "name", "email", "bio", "createdAt", "postCount", "followerCount", "followingCount", "posts", "comments", "following", "followers"},
-		"Post":               {"id", "authorId", "author", "title", "body", "createdAt", "updatedAt", "commentCount", "status", "comments"},
+		"Post":               {"id", "authorId", "author", "title", "body", "createdAt", "updatedAt", "commentCount", "likeCount", "status", "comments", "likes", "likedByMe"},
 		"Comment":            {"id", "postId", "post", "authorId", "author", "body", "createdAt"},
 		"Follow":             {"followerId", "followedId", "follower", "followed", "createdAt"},
+		"Like":               {"user", "likedAt"},
+		"LikeConnection":     {"items", "nextToken"},
 		"PostConnection":     {"items", "nextToken"},
 		"CommentConnection":  {"items", "nextToken"},
 		"UserConnection":     {"items", "nextToken"},

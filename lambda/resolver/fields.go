@@ -22,8 +22,12 @@ func (h *Handler) routes() map[string]resolveFunc {
 		"User.following": h.userConnection(h.pages.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
 		"User.followers": h.userConnection(h.pages.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
 
-		"Post.author":   batchedLookup(func(p postSource) string { return p.AuthorID }, h.users, showUser, "author not found"),
-		"Post.comments": each(h.postComments),
+		"Post.author":    batchedLookup(func(p postSource) string { return p.AuthorID }, h.users, showUser, "author not found"),
+		"Post.comments":  each(h.postComments),
+		"Post.likes":     each(h.postLikes),
+		"Post.likedByMe": h.likedByMe,
+
+		"Like.user": batchedLookup(func(l likeSource) string { return l.UserID }, h.users, showUser, "user not found"),
 
 		"Comment.author": batchedLookup(func(c commentSource) string { return c.AuthorID }, h.users, showUser, "author not found"),
 		"Comment.post":   h.commentPosts,
@@ -41,6 +45,8 @@ func (h *Handler) routes() map[string]resolveFunc {
 		"Mutation.deleteComment": mutation(h.deleteComment),
 		"Mutation.follow":        mutation(h.follow),
 		"Mutation.unfollow":      mutation(h.unfollow),
+		"Mutation.likePost":      mutation(h.likePost),
+		"Mutation.unlikePost":    mutation(h.unlikePost),
 	}
 }
 
@@ -53,6 +59,7 @@ type reads interface {
 	Post(ctx context.Context, id string) (store.Post, error)
 	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
 	PostsExist(ctx context.Context, ids []string) (map[string]bool, error)
+	LikedBy(ctx context.Context, userID string, postIDs []string) (map[string]bool, error)
 }
 
 // pages is what the connection fields need of the table: one Query each.
@@ -62,6 +69,7 @@ type pages interface {
 	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
 	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+	Likes(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Like], error)
 }
 
 // Parent objects, as far as child resolvers read them from source.
@@ -87,5 +95,11 @@ type (
 	followSource struct {
 		FollowerID string `json:"followerId"`
 		FollowedID string `json:"followedId"`
+	}
+	postIDSource struct {
+		ID string `json:"id"`
+	}
+	likeSource struct {
+		UserID string `json:"userId"`
 	}
 )

@@ -29,6 +29,8 @@ type writes interface {
 	DeleteComment(ctx context.Context, callerID, postID, id string) (store.Comment, error)
 	Follow(ctx context.Context, followerID, followedID string) (store.Follow, error)
 	Unfollow(ctx context.Context, followerID, followedID string) (*store.Follow, error)
+	LikePost(ctx context.Context, userID, postID string, attrs []string) (store.Post, error)
+	UnlikePost(ctx context.Context, userID, postID string, attrs []string) (store.Post, error)
 }
 
 // caller returns the signed-in user's ID, or an Unauthorized error for API-key
@@ -281,4 +283,21 @@ func (h *Handler) unfollow(ctx context.Context, _ *appsync.Event, callerID strin
 		return nil, err
 	}
 	return f, nil
+}
+
+type likeArgs struct {
+	PostID string `json:"postId"`
+}
+
+// likePost resolves Mutation.likePost: idempotent, one transaction (the like,
+// its guard, the post's likeCount; NotFound for a draft or an absent post),
+// then the post as its selection needs it: its counter item alone when
+// nothing else of the post is selected.
+func (h *Handler) likePost(ctx context.Context, ev *appsync.Event, callerID string, args likeArgs) (any, error) {
+	return h.writes.LikePost(ctx, callerID, args.PostID, selectedAttributes(ev, ""))
+}
+
+// unlikePost resolves Mutation.unlikePost: idempotent, as likePost.
+func (h *Handler) unlikePost(ctx context.Context, ev *appsync.Event, callerID string, args likeArgs) (any, error) {
+	return h.writes.UnlikePost(ctx, callerID, args.PostID, selectedAttributes(ev, ""))
 }

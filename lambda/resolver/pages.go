@@ -180,3 +180,52 @@ func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args page
 	req.Attributes = itemAttributes(ev, "id", "postId", "authorId")
 	return h.pages.CommentsOnPost(ctx, src.ID, req)
 }
+
+// postLikes resolves Post.likes: one Query of the post's partition under
+// LIKE#, newest first.
+func (h *Handler) postLikes(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+	return connection(func(p postIDSource) string { return p.ID }, h.pages.Likes)(ctx, ev, args)
+}
+
+// likedByMe resolves Post.likedByMe for a batch of posts: one BatchGetItem
+// of the caller's guards of those posts per 100 (store.LikedBy), whatever
+// the batch's size; false with no request for a caller without a user (an
+// API key).
+func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []result {
+	out := make([]result, len(evs))
+	ids := make([]string, len(evs))
+	byCaller := map[string][]string{} // one GraphQL request's batch: one caller
+	for i, ev := range evs {
+		src, err := decodeSource[postIDSource](ev)
+		switch {
+		case err != nil:
+			out[i] = result{err: err}
+		case !store.ValidID(src.ID):
+			out[i] = result{err: errs.E("Post.likedByMe", errs.Validation, "invalid ID on the parent object")}
+		default:
+			ids[i] = src.ID
+			if c := ev.Identity.UserID(); c != "" {
+				byCaller[c] = append(byCaller[c], src.ID)
+			}
+		}
+	}
+	liked := make(map[string]map[string]bool, len(byCaller))
+	failed := make(map[string]error)
+	for c, posts := range byCaller {
+		if liked[c], failed[c] = h.reads.LikedBy(ctx, c, posts); failed[c] == nil {
+			delete(failed, c)
+		}
+	}
+	for i, ev := range evs {
+		if out[i].err != nil {
+			continue
+		}
+		c := ev.Identity.UserID()
+		if err := failed[c]; err != nil {
+			out[i] = result{err: err}
+			continue
+		}
+		out[i] = result{data: c != "" && liked[c][ids[i]]}
+	}
+	return out
+}

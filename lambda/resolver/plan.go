@@ -133,9 +133,13 @@ func (a *answer) event(args json.RawMessage, text string) *appsync.Event {
 func requestsBound(r routes.Route, n int) int {
 	switch {
 	case r.Shape == routes.One && r.Returns == "User":
-		return (n + 99) / 100 // one BatchGetItem per 100 distinct users
+		return (2*n + 99) / 100 // one BatchGetItem per 100 distinct keys: a user's, and its counter's
+	case r.Shape == routes.One && r.Returns == "Boolean":
+		return (n + 99) / 100 // Post.likedByMe: one BatchGetItem per 100 posts
 	case r.Shape == routes.Connection && r.Returns == "User":
 		return 2 * n // a Query of the follows, then the users
+	case r.Shape == routes.Connection && (r.Returns == "Post" || r.Key() == "User.comments"):
+		return 2 * n // a Query, then the posts' counters (or their existence)
 	default:
 		return n
 	}

@@ -147,7 +147,7 @@ func TestErrorTypes(t *testing.T) {
 		{"handle with #", ev("Query", "user", map[string]any{"handle": "HANDLE#alice"}, nil), "ValidationError"},
 		{"user with both arguments", ev("Query", "user", map[string]any{"id": sample.Alice, "handle": "alice"}, nil), "ValidationError"},
 		{"user with neither argument", ev("Query", "user", map[string]any{}, nil), "ValidationError"},
-		{"unknown field", ev("Post", "likes", nil, hello), "ValidationError"},
+		{"unknown field", ev("Post", "reposts", nil, hello), "ValidationError"},
 		{"me without identity", ev("Query", "me", nil, nil), "Unauthorized"},
 		{"arguments of the wrong type", ev("Query", "posts", map[string]any{"ids": "not-a-list"}, nil), "ValidationError"},
 	}

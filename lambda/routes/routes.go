@@ -100,7 +100,10 @@ func (r Route) EarlyReturn() bool { return r.Type != "Query" && r.Type != "Mutat
 //   - Connections, 20: one Query per parent, each page up to 313 kB; the
 //     default page of 20 posts fits one batch of Post.comments.
 //   - Follow's users, 100: Follow is small, but these fields only follow
-//     the follow and unfollow mutations, one event each.
+//     the follow and unfollow mutations, one event each. Like.user, 100: a
+//     full page of likes in one invocation.
+//   - Post.likedByMe, 32, as Post.author: a page of posts in one invocation,
+//     one BatchGetItem.
 const (
 	commentAuthorBatch = 250
 	lookupBatch        = 100
@@ -126,6 +129,10 @@ var All = []Route{
 	{Type: "Post", Field: "author", MaxBatchSize: postBatch, Returns: "User"},
 	{Type: "Post", Field: "comments", MaxBatchSize: connectionBatch, Returns: "Comment", Shape: Connection,
 		Defaults: map[string]any{"order": "OLDEST_FIRST"}},
+	{Type: "Post", Field: "likes", MaxBatchSize: connectionBatch, Returns: "Like", Shape: Connection},
+	{Type: "Post", Field: "likedByMe", MaxBatchSize: postBatch, Returns: "Boolean"},
+
+	{Type: "Like", Field: "user", MaxBatchSize: lookupBatch, Returns: "User"},
 
 	{Type: "Comment", Field: "author", MaxBatchSize: commentAuthorBatch, Returns: "User"},
 	{Type: "Comment", Field: "post", MaxBatchSize: postBatch, Returns: "Post"},
@@ -143,6 +150,8 @@ var All = []Route{
 	{Type: "Mutation", Field: "deleteComment", Returns: "Comment"},
 	{Type: "Mutation", Field: "follow", Returns: "Follow"},
 	{Type: "Mutation", Field: "unfollow", Returns: "Follow"},
+	{Type: "Mutation", Field: "likePost", Returns: "Post"},
+	{Type: "Mutation", Field: "unlikePost", Returns: "Post"},
 }
 
 // Find returns the route for "Type.field" and whether there is one.

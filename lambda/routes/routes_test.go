@@ -15,12 +15,13 @@ import (
 // Lambda: every Query and Mutation field, and every field whose value is
 // another object (author, comments, ...), except a connection's items,
 // which come with the connection. Scalars are attributes of their parent's
-// item. Subscriptions are AppSync's own.
+// item, but for those that depend on the caller (Post.likedByMe).
+// Subscriptions are AppSync's own.
 func needsResolver(s *ast.Schema, typ *ast.Definition, f *ast.FieldDefinition) bool {
 	switch {
 	case strings.HasPrefix(f.Name, "__"), typ == s.Subscription:
 		return false
-	case typ == s.Query, typ == s.Mutation:
+	case typ == s.Query, typ == s.Mutation, typ.Name == "Post" && f.Name == "likedByMe":
 		return true
 	case strings.HasSuffix(typ.Name, "Connection"):
 		return false

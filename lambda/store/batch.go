@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -51,8 +52,14 @@ const (
 // are simply missing from the result.
 //
 // attrs, when not nil, limits what is read of each item (the keys are always
-// read).
+// read). The reads are eventually consistent.
 func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey, attrs []string) (map[itemKey]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, op, keys, attrs, false)
+}
+
+// batchRead is batchGet, strongly consistent when consistent is true (a read
+// unit per item of up to 4 KB, twice an eventually consistent read).
+func (s *Store) batchRead(ctx context.Context, op string, keys []itemKey, attrs []string, consistent bool) (map[itemKey]map[string]types.AttributeValue, error) {
 	unique := make([]itemKey, 0, len(keys))
 	seen := make(map[itemKey]struct{}, len(keys))
 	for _, k := range keys {
@@ -75,7 +82,7 @@ func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey, attrs [
 		chunk := unique[start:min(start+MaxBatchGetKeys, len(unique))]
 		ctx := branch()
 		wg.Go(func() {
-			items, err := s.batchGetChunk(ctx, op, chunk, attrs)
+			items, err := s.batchGetChunk(ctx, op, chunk, attrs, consistent)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -99,8 +106,11 @@ func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey, attrs [
 }
 
 // batchGetChunk reads at most 100 distinct keys, retrying UnprocessedKeys.
-func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey, attrs []string) ([]map[string]types.AttributeValue, error) {
+func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey, attrs []string, consistent bool) ([]map[string]types.AttributeValue, error) {
 	request := types.KeysAndAttributes{Keys: make([]map[string]types.AttributeValue, len(keys))}
+	if consistent {
+		request.ConsistentRead = aws.Bool(true)
+	}
 	for i, k := range keys {
 		request.Keys[i] = k.attributes()
 	}

@@ -24,11 +24,11 @@ import (
 // selected.
 //
 // Items written before counters existed carry counts of their own and no
-// counter. A count read is the entity's own (frozen since: zero, and not
-// written, on every item written since) plus its counter's, so old items
-// need no backfill; the first write that counts on one adopts it (adopt):
-// it writes its counter, with zero counts, in a transaction conditioned on
-// the entity as it read it, and writes again.
+// counter. A count read is the entity's own (absent on every item written
+// since) plus its counter's, so old items need no backfill; the first write
+// that counts on one adopts it (adopt): moves its counts onto a new counter,
+// in a transaction conditioned on the entity as it read it, and writes
+// again.
 
 // counted is an entity whose counts are kept on a counter item: add adds
 // the counts of its counter item, read as the entity.
@@ -206,10 +206,13 @@ func (s *Store) counting(ctx context.Context, op string, write func() error) err
 var errAdopted = errors.New("adopted meanwhile")
 
 // adopt writes the counter item of the entity of partition pk, which has
-// none (written before counters existed): zero counts (its own stay where
-// they are, and are added on read), a post's author and status, a user's
-// handle for GSI1. One strongly consistent GetItem of the entity, then one
-// transaction conditioned on the entity as read; false when it is absent.
+// none (written before counters existed), and moves the entity's own counts
+// onto it: one strongly consistent GetItem of the entity, then one
+// transaction that removes the counts from the entity's item (conditioned
+// on a post's author and status as read) and puts the counter with them (a
+// post's author and status, a user's handle for GSI1). Once adopted, every
+// count of an entity is on its counter. It costs the entity's item rewritten
+// once, ever; false when the entity is absent.
 func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
 		Key: itemKey{pk, SKMetadata}.attributes(), ConsistentRead: aws.Bool(true)})
@@ -219,32 +222,40 @@ func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 	if out.Item == nil {
 		return false, nil
 	}
-	check := s.exists(pk, SKMetadata, func(map[string]types.AttributeValue) error { return errAdopted })
-	var counter any
+	var (
+		counter any
+		counts  []string
+		cond    = itemExists
+	)
 	if strings.HasPrefix(pk, prefixPost) {
 		var p Post
 		if err := attributevalue.UnmarshalMap(out.Item, &p); err != nil {
 			return false, errs.Wrap(op, errs.Internal, "internal error", err)
 		}
-		check = onlyIf(check, "authorId", p.AuthorID)
+		cond = cond.And(expression.Name("authorId").Equal(expression.Value(p.AuthorID)))
 		if p.Status == "" {
-			check.cond = check.cond.And(expression.AttributeNotExists(expression.Name("status")))
+			cond = cond.And(expression.AttributeNotExists(expression.Name("status")))
 		} else {
-			check = onlyIf(check, "status", p.Status)
+			cond = cond.And(expression.Name("status").Equal(expression.Value(p.Status)))
 		}
-		counter = newPostCounter(Post{ID: p.ID, AuthorID: p.AuthorID, Status: p.Status})
+		counter, counts = newPostCounter(p), postCounts
 	} else {
 		var u User
 		if err := attributevalue.UnmarshalMap(out.Item, &u); err != nil {
 			return false, errs.Wrap(op, errs.Internal, "internal error", err)
 		}
-		counter = newUserCounter(User{ID: u.ID, Handle: u.Handle})
+		counter, counts = newUserCounter(u), userCounts
 	}
 	av, err := marshal(op, counter)
 	if err != nil {
 		return false, err
 	}
-	err = s.transact(ctx, op, check, s.put(av, func(map[string]types.AttributeValue) error { return errAdopted }))
+	remove := expression.Remove(expression.Name(counts[0]))
+	for _, c := range counts[1:] {
+		remove = remove.Remove(expression.Name(c))
+	}
+	own := txAction{key: itemKey{pk, SKMetadata}, update: &remove, cond: cond, failed: func(map[string]types.AttributeValue) error { return errAdopted }}
+	err = s.transact(ctx, op, own, s.put(av, func(map[string]types.AttributeValue) error { return errAdopted }))
 	if err != nil && !errors.Is(err, errAdopted) {
 		return false, err
 	}

@@ -59,8 +59,8 @@ func writeAsBeforeCounters(t *testing.T, c *dynamodb.Client, table string, d sto
 	}
 }
 
-// legacyData is sample.Data with a draft and a post written before drafts
-// existed (no status), both by bob.
+// legacyData is sample.Data without likes (they came with counters), with a
+// draft and a post written before drafts existed (no status), both by bob.
 func legacyData() store.Dataset {
 	d := sample.Data()
 	d.Posts = append(d.Posts,
@@ -68,7 +68,8 @@ func legacyData() store.Dataset {
 			UpdatedAt: "2024-05-02T00:00:00.000Z", Status: store.StatusDraft},
 		store.Post{ID: "01HWZZ0000000000000000OLD0", AuthorID: sample.Bob, Title: "Old", Body: "b", CreatedAt: "2024-05-03T00:00:00.000Z",
 			UpdatedAt: "2024-05-03T00:00:00.000Z"})
-	d.Users[1].PostCount = 1 // bob's published post
+	d.Users[1].PostCount = 1               // bob's published post
+	d.Likes, d.Posts[0].LikeCount = nil, 0 // likes came with counters
 	return d
 }
 
@@ -101,6 +102,18 @@ func TestItemsWrittenBeforeCountersCountTheSame(t *testing.T) {
 		{"a comment on the draft is refused", func(ctx context.Context, s *store.Store) (any, error) {
 			return s.CreateComment(ctx, sample.Carol, draft, "no")
 		}},
+		{"carol likes bob's old post", func(ctx context.Context, s *store.Store) (any, error) {
+			return s.LikePost(ctx, sample.Carol, oldPost, []string{"id", "likeCount"})
+		}},
+		{"alice likes it", func(ctx context.Context, s *store.Store) (any, error) {
+			return s.LikePost(ctx, sample.Alice, oldPost, nil)
+		}},
+		{"carol unlikes it", func(ctx context.Context, s *store.Store) (any, error) {
+			return s.UnlikePost(ctx, sample.Carol, oldPost, []string{"likeCount", "commentCount"})
+		}},
+		{"a like of the draft is refused", func(ctx context.Context, s *store.Store) (any, error) {
+			return s.LikePost(ctx, sample.Carol, draft, nil)
+		}},
 		{"carol follows alice", func(ctx context.Context, s *store.Store) (any, error) {
 			return s.Follow(ctx, sample.Carol, sample.Alice)
 		}},
@@ -117,6 +130,9 @@ func TestItemsWrittenBeforeCountersCountTheSame(t *testing.T) {
 		{"bob publishes his draft", func(ctx context.Context, s *store.Store) (any, error) { return s.PublishPost(ctx, sample.Bob, draft) }},
 		{"alice comments on it", func(ctx context.Context, s *store.Store) (any, error) {
 			return s.CreateComment(ctx, sample.Alice, draft, "first")
+		}},
+		{"carol likes it", func(ctx context.Context, s *store.Store) (any, error) {
+			return s.LikePost(ctx, sample.Carol, draft, []string{"likeCount"})
 		}},
 		{"bob creates a post", func(ctx context.Context, s *store.Store) (any, error) {
 			p, err := s.CreatePost(ctx, sample.Bob, "New", "n", false)
@@ -195,6 +211,11 @@ func readAll(t *testing.T, s *store.Store, posts []string) string {
 		p, pre, err = s.PostWithComments(ctx, id, store.PageRequest{Limit: 5, Order: store.NewestFirst}, 1<<20)
 		add([]any{p, pre}, err)
 	}
+	for _, id := range posts {
+		page, err := s.Likes(ctx, id, store.PageRequest{Limit: 10})
+		add(page.Items, err)
+	}
+	add(s.LikedBy(ctx, sample.Carol, posts))
 	add(s.Posts(ctx, posts))
 	add(s.Posts(ctx, posts, "commentCount", "likeCount"))
 	return encode(t, out)

@@ -18,6 +18,7 @@ type Dataset struct {
 	Posts    []Post
 	Comments []Comment
 	Follows  []Follow
+	Likes    []Like
 }
 
 // maxBatchWrite is the most put requests one BatchWriteItem takes.
@@ -42,6 +43,9 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 	}
 	for _, f := range d.Follows {
 		items = append(items, newFollowItem(f))
+	}
+	for _, l := range d.Likes {
+		items = append(items, newLikeItem(l), newLikedItem(l))
 	}
 	writes := make([]types.WriteRequest, len(items))
 	for i, it := range items {

@@ -159,6 +159,36 @@ type Follow struct {
 	CreatedAt  string `json:"createdAt" dynamodbav:"createdAt"`
 }
 
+// Like is "UserID likes PostID", stored in the post's partition under a ULID
+// of its time (ID), so a post's likes list by time.
+type Like struct {
+	ID      string `json:"id" dynamodbav:"id"`
+	PostID  string `json:"postId" dynamodbav:"postId"`
+	UserID  string `json:"userId" dynamodbav:"userId"`
+	LikedAt string `json:"likedAt" dynamodbav:"likedAt"`
+}
+
+// likeItem is a like in its post's partition; likedItem is its guard in the
+// liker's partition, which makes a user's like of a post unique, finds it
+// again to undo it, and answers Post.likedByMe.
+type (
+	likeItem struct {
+		PK string `dynamodbav:"pk"`
+		SK string `dynamodbav:"sk"`
+		Like
+	}
+	likedItem struct {
+		PK string `dynamodbav:"pk"`
+		SK string `dynamodbav:"sk"`
+		Like
+	}
+)
+
+func newLikeItem(l Like) likeItem { return likeItem{PK: PostPK(l.PostID), SK: LikeSK(l.ID), Like: l} }
+func newLikedItem(l Like) likedItem {
+	return likedItem{PK: UserPK(l.UserID), SK: LikedSK(l.PostID), Like: l}
+}
+
 // AppendJSON appends the follow as encoding/json encodes it, without
 // reflection.
 func (f Follow) AppendJSON(dst []byte) []byte {

@@ -234,6 +234,11 @@ func commentsByAuthor(authorID string) partitionQuery {
 		pk: AuthorPK(authorID), skPrefix: CommentPrefix, newestFirst: true}
 }
 
+// likesOnPost reads a post's likes, newest first.
+func likesOnPost(postID string) partitionQuery {
+	return partitionQuery{scope: cursor.Scope{Query: "Post.likes", Parent: postID}, pk: PostPK(postID), skPrefix: LikePrefix, newestFirst: true}
+}
+
 func following(userID string) partitionQuery {
 	return partitionQuery{scope: cursor.Scope{Query: "User.following", Parent: userID}, pk: UserPK(userID), skPrefix: FollowsPrefix}
 }

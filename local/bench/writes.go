@@ -141,6 +141,15 @@ func (w *writes) run() {
 			_, err := w.s.DeleteComment(ctx, reader.ID, post.ID, comment.ID)
 			return err
 		})
+		counts := []string{"id", "likeCount"} // the answer a like button reads
+		w.measure("likePost", p.name, func(ctx context.Context) error {
+			_, err := w.s.LikePost(ctx, reader.ID, post.ID, counts)
+			return err
+		})
+		w.measure("unlikePost", p.name, func(ctx context.Context) error {
+			_, err := w.s.UnlikePost(ctx, reader.ID, post.ID, counts)
+			return err
+		})
 		w.measure("updatePost", p.name, func(ctx context.Context) error {
 			_, err := w.s.UpdatePost(ctx, author, post.ID, &p.title, &p.body)
 			return err

@@ -48,6 +48,11 @@ func Blog(posts, commentsPerPost, authors int) store.Dataset {
 			d.Comments = append(d.Comments, store.Comment{ID: id(ct), PostID: post.ID, AuthorID: author,
 				Body: fmt.Sprintf("Comment %d on post %d", c+1, p+1), CreatedAt: timestamp(ct)})
 		}
+		for l := range min(p%4, len(readers)) { // a few likes, by the first readers, one each
+			lt := t.Add(time.Duration(l+1) * time.Second)
+			d.Likes = append(d.Likes, store.Like{ID: id(lt), PostID: post.ID, UserID: readers[l%len(readers)], LikedAt: timestamp(lt)})
+			post.LikeCount++
+		}
 		d.Posts = append(d.Posts, post)
 	}
 	d.Users[alice].PostCount += posts

@@ -1,6 +1,6 @@
 // Package sample is the seed documents' example data set: alice, bob and
 // carol; alice's post "Hello" with a comment from bob and one from carol;
-// alice following bob. IDs and timestamps are fixed, so outputs replayed
+// alice following bob; bob liking the post. IDs and timestamps are fixed, so outputs replayed
 // against it (events/ and their golden files) are stable.
 package sample
 
@@ -14,6 +14,7 @@ const (
 	HelloPost    = "01HWMMR280YFZMTH8Y8AF1G8GN"
 	BobComment   = "01HWMS1CS0NBQ0D8PP9DPHNBE9"
 	CarolComment = "01HWMXAQA0WM1HWJWSQW8TW2KS"
+	BobLike      = "01HWMS1CS0NBQ0D8PP9DPHNBE0"
 )
 
 func ptr(s string) *string { return &s }
@@ -31,7 +32,7 @@ func Data() store.Dataset {
 		},
 		Posts: []store.Post{
 			{ID: HelloPost, AuthorID: Alice, Title: "Hello", Body: "My first post about single-table design.",
-				CreatedAt: "2024-04-29T10:00:00.000Z", UpdatedAt: "2024-04-29T10:00:00.000Z", CommentCount: 2},
+				CreatedAt: "2024-04-29T10:00:00.000Z", UpdatedAt: "2024-04-29T10:00:00.000Z", CommentCount: 2, LikeCount: 1},
 		},
 		Comments: []store.Comment{
 			{ID: BobComment, PostID: HelloPost, AuthorID: Bob, Body: "Nice post!", CreatedAt: "2024-04-29T11:15:00.000Z"},
@@ -39,6 +40,9 @@ func Data() store.Dataset {
 		},
 		Follows: []store.Follow{
 			{FollowerID: Alice, FollowedID: Bob, CreatedAt: "2024-04-29T09:00:00.000Z"},
+		},
+		Likes: []store.Like{
+			{ID: BobLike, PostID: HelloPost, UserID: Bob, LikedAt: "2024-04-29T11:14:00.000Z"},
 		},
 	}
 }

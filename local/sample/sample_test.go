@@ -45,6 +45,9 @@ func TestCountersEqualTheirItems(t *testing.T) {
 				if n := count("", store.AttrPK, store.PostPK(p.ID), store.AttrSK, store.CommentPrefix); got.CommentCount != n {
 					t.Errorf("post %s: commentCount %d, %d comments", p.ID, got.CommentCount, n)
 				}
+				if n := count("", store.AttrPK, store.PostPK(p.ID), store.AttrSK, store.LikePrefix); got.LikeCount != n {
+					t.Errorf("post %s: likeCount %d, %d likes", p.ID, got.LikeCount, n)
+				}
 			}
 		})
 	}

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// Likes. A like is two items written together: the like in the post's
+// partition (LIKE#<ULID>, listed newest first) and its guard in the liker's
+// partition (LIKED#<postId>), whose condition makes liking twice change
+// nothing and which finds the like again to undo it; the post's likeCount is
+// on its counter item. A like costs the same on every post.
+
+// LikePost records that userID likes the published post and increments its
+// likeCount, in one transaction conditioned on the post being published and
+// the user's profile existing (NotFound otherwise; a draft takes no likes),
+// and returns the post as attrs need it (see postAfterWrite). Liking again
+// changes nothing.
+func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []string) (Post, error) {
+	const op = "store.LikePost"
+	if err := checkIDs(op, userID, postID); err != nil {
+		return Post{}, err
+	}
+	now := s.now()
+	l := Like{ID: s.newID(now), PostID: postID, UserID: userID, LikedAt: timestamp(now)}
+	like, err := marshal(op, newLikeItem(l))
+	if err != nil {
+		return Post{}, err
+	}
+	guard, err := marshal(op, newLikedItem(l))
+	if err != nil {
+		return Post{}, err
+	}
+	postPK, userPK := PostPK(postID), UserPK(userID)
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op,
+			s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
+			s.put(like, func(map[string]types.AttributeValue) error {
+				return errs.E(op, errs.Conflict, "like ID collision; retry")
+			}),
+			published(s.addCount(postPK, SKCount, "likeCount", countUp, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil))),
+			s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
+	})
+	if err != nil && !errors.Is(err, errExists) { // liked already: nothing to change
+		return Post{}, err
+	}
+	return s.postAfterWrite(ctx, op, userID, postID, attrs)
+}
+
+// UnlikePost removes userID's like of the post and decrements its likeCount,
+// in one transaction, and returns the post as LikePost does. With no like to
+// remove it changes nothing; an absent post (or someone else's draft) is
+// NotFound.
+func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []string) (Post, error) {
+	const op = "store.UnlikePost"
+	if err := checkIDs(op, userID, postID); err != nil {
+		return Post{}, err
+	}
+	var l Like
+	found, err := s.getConsistent(ctx, op, itemKey{UserPK(userID), LikedSK(postID)}, &l)
+	if err != nil {
+		return Post{}, err
+	}
+	if found {
+		postPK := PostPK(postID)
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op,
+				// The guard of the like read: another one (unliked and liked
+				// again meanwhile) is another like, not this one to undo.
+				onlyIf(s.remove(UserPK(userID), LikedSK(postID), func(map[string]types.AttributeValue) error { return errExists }), "id", l.ID),
+				always(s.remove(postPK, LikeSK(l.ID), nil)),
+				s.addCount(postPK, SKCount, "likeCount", countDown, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil)))
+		})
+		if err != nil && !errors.Is(err, errExists) { // undone by a concurrent unlike: done
+			return Post{}, err
+		}
+	}
+	return s.postAfterWrite(ctx, op, userID, postID, attrs)
+}
+
+// onCounterItem are the post's attributes its counter item holds as well.
+var onCounterItem = []string{"id", "authorId", "status", "commentCount", "likeCount"}
+
+// postAfterWrite reads the post a write on its counter answers with,
+// strongly consistent: only its counter item (one GetItem under 1 KB,
+// whatever the post's size) when attrs (what the answer selects; nil for
+// everything) names nothing else of the post's and the counter exists
+// (every count is on it once it does: see adopt), otherwise both its items.
+// An absent post, or one caller may not see, is NotFound.
+func (s *Store) postAfterWrite(ctx context.Context, op, caller, id string, attrs []string) (Post, error) {
+	var p Post
+	found := false
+	if attrs != nil && !slices.ContainsFunc(attrs, func(a string) bool { return isPostAttribute(a) && !slices.Contains(onCounterItem, a) }) {
+		var c postCounterItem
+		var err error
+		if found, err = s.getConsistent(ctx, op, itemKey{PostPK(id), SKCount}, &c); err != nil {
+			return Post{}, err
+		}
+		p = Post{ID: id, AuthorID: c.AuthorID, Status: c.Status, CommentCount: c.CommentCount, LikeCount: c.LikeCount, read: onCounterItem}
+	}
+	if !found {
+		var err error
+		if found, err = readCounted(ctx, s, op, PostPK(id), true, &p); err != nil {
+			return Post{}, err
+		}
+	}
+	if !found || !p.VisibleTo(caller) {
+		return Post{}, errs.E(op, errs.NotFound, "post not found")
+	}
+	return p, nil
+}
+
+// isPostAttribute reports whether name is an attribute of a post's item
+// (the schema's fields that are not resolved).
+func isPostAttribute(name string) bool {
+	switch name {
+	case "id", "authorId", "title", "body", "createdAt", "updatedAt", "commentCount", "likeCount", "status":
+		return true
+	}
+	return false
+}
+
+// Likes returns a page of the post's likes, newest first: one Query of the
+// post's partition under LIKE#.
+func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Page[Like], error) {
+	return queryPage[Like](ctx, s, likesOnPost(postID).shaped(page, ""), page)
+}
+
+// LikedBy reports which of the posts userID likes: one BatchGetItem of the
+// guards' keys per 100 posts, strongly consistent (one read unit each), so
+// that a caller who just liked a post reads it liked.
+func (s *Store) LikedBy(ctx context.Context, userID string, postIDs []string) (map[string]bool, error) {
+	const op = "store.LikedBy"
+	if err := checkIDs(op, append([]string{userID}, postIDs...)...); err != nil {
+		return nil, err
+	}
+	keys := make([]itemKey, len(postIDs))
+	for i, id := range postIDs {
+		keys[i] = itemKey{UserPK(userID), LikedSK(id)}
+	}
+	found, err := s.batchRead(ctx, op, keys, []string{}, true)
+	if err != nil {
+		return nil, err
+	}
+	liked := make(map[string]bool, len(found))
+	for i, k := range keys {
+		if _, ok := found[k]; ok {
+			liked[postIDs[i]] = true
+		}
+	}
+	return liked, nil
+}
