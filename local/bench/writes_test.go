@@ -10,7 +10,7 @@ import (
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
-var updateWrites = flag.Bool("update", false, "rewrite testdata/writes.md from this run")
+var updateWrites = flag.Bool("update", false, "rewrite testdata/writes.md and testdata/projections.md from this run")
 
 // What every mutation costs is counted, not estimated: the table that make
 // bench prints (DynamoDB Local's consumed capacity with index detail, for
@@ -23,23 +23,43 @@ func TestWhatEveryMutationCosts(t *testing.T) {
 	}
 	var got bytes.Buffer
 	bench.PrintWrites(&got, costs)
-	if *updateWrites {
-		if err := os.WriteFile("testdata/writes.md", got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile("testdata/writes.md")
+	wantTable(t, got.Bytes(), "testdata/writes.md", "WhatEveryMutation")
+}
+
+// What each projection of GSI1 would cost is counted too: posts written and
+// listed on a table with each candidate (testdata/projections.md, in
+// docs/table.md).
+func TestWhatEachProjectionCosts(t *testing.T) {
+	costs, err := bench.ProjectionCosts(t.Context(), storetest.Endpoint(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("the mutations cost otherwise (go test ./local/bench -run WhatEveryMutation -update after a deliberate change):\n%s\nwant\n%s", got.Bytes(), want)
+	var got bytes.Buffer
+	bench.PrintProjections(&got, costs)
+	wantTable(t, got.Bytes(), "testdata/projections.md", "WhatEachProjection")
+}
+
+// wantTable fails unless got equals the file (rewritten with -update) and
+// docs/table.md carries it.
+func wantTable(t *testing.T, got []byte, file, test string) {
+	t.Helper()
+	if *updateWrites {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("the figures differ (go test ./local/bench -run %s -update after a deliberate change):\n%s\nwant\n%s", test, got, want)
 	}
 	doc, err := os.ReadFile("../../docs/table.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(doc, want) {
-		t.Error("docs/table.md does not carry testdata/writes.md")
+		t.Errorf("docs/table.md does not carry %s", file)
 	}
 }

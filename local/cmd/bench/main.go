@@ -41,5 +41,12 @@ func run(rounds int) error {
 	fmt.Println("\nWhat every mutation costs (DynamoDB Local's consumed capacity, with index detail):")
 	fmt.Println()
 	bench.PrintWrites(os.Stdout, writes)
+	projections, err := bench.ProjectionCosts(ctx, db.Endpoint)
+	if err != nil {
+		return err
+	}
+	fmt.Println("\nWhat each projection of GSI1 costs (DynamoDB Local's consumed capacity):")
+	fmt.Println()
+	bench.PrintProjections(os.Stdout, projections)
 	return nil
 }
