@@ -241,7 +241,12 @@ func tableProps(removal awscdk.RemovalPolicy, protect bool) *awsdynamodb.TablePr
 			ProjectionType: awsdynamodb.ProjectionType_ALL,
 		})
 	}
+	var stream awsdynamodb.StreamViewType
+	if store.Schema.Stream {
+		stream = awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES
+	}
 	return &awsdynamodb.TablePropsV2{
+		DynamoStream:           stream,
 		PartitionKey:           attr(store.Schema.Keys.PartitionKey),
 		SortKey:                attr(store.Schema.Keys.SortKey),
 		GlobalSecondaryIndexes: &gsis,

@@ -176,6 +176,9 @@ func TestTable(t *testing.T) {
 	if p["BillingMode"] != "PAY_PER_REQUEST" {
 		t.Errorf("BillingMode = %v", p["BillingMode"])
 	}
+	if got := str(p["StreamSpecification"]); got != `{"StreamViewType":"NEW_AND_OLD_IMAGES"}` {
+		t.Errorf("StreamSpecification = %s, want the stream with old and new images (the feed's projector reads it)", got)
+	}
 	replicas := str(p["Replicas"])
 	if !strings.Contains(replicas, `"PointInTimeRecoveryEnabled":true`) || !strings.Contains(replicas, `"DeletionProtectionEnabled":true`) {
 		t.Errorf("Replicas = %s: want PITR and deletion protection", replicas)

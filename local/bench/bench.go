@@ -98,7 +98,7 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	}
 	client := ddblocal.Client(endpoint)
 	table := "bench-" + time.Now().Format("150405.000")
-	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil {
+	if _, err := client.CreateTable(ctx, store.Schema.WithoutStream().CreateTableInput(table)); err != nil {
 		return nil, err
 	}
 	s := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey)))

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
@@ -26,6 +27,25 @@ func Client(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client
 		o.DisableValidateResponseChecksum = true // DynamoDB Local sends no CRC32 on errors
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	}}, optFns...)...)
+}
+
+// StreamsClient returns a DynamoDB Streams client for the DynamoDB Local at
+// endpoint (which serves both APIs), with dummy credentials.
+func StreamsClient(endpoint string) *dynamodbstreams.Client {
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	return dynamodbstreams.NewFromConfig(cfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(endpoint) })
+}
+
+// StreamARN returns the ARN of table's stream.
+func StreamARN(ctx context.Context, client *dynamodb.Client, table string) (string, error) {
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		return "", err
+	}
+	if out.Table.LatestStreamArn == nil {
+		return "", fmt.Errorf("table %s has no stream", table)
+	}
+	return *out.Table.LatestStreamArn, nil
 }
 
 // Seed creates table on the DynamoDB Local at endpoint, with the production

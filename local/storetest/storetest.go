@@ -70,9 +70,20 @@ func Client(tb testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	return ddblocal.Client(Endpoint(tb), optFns...)
 }
 
-// NewTable creates a uniquely named table with the production schema and
-// deletes it when the test ends. It returns the table's name.
+// NewTable creates a uniquely named table with the production schema,
+// without its stream (nothing reads it in most tests, and on DynamoDB Local
+// it about doubles the time of every write), and deletes it when the test
+// ends. It returns the table's name.
 func NewTable(tb testing.TB, client *dynamodb.Client) string {
+	return newTable(tb, client, store.Schema.WithoutStream())
+}
+
+// NewStreamTable is NewTable with the table's stream, as the stack deploys it.
+func NewStreamTable(tb testing.TB, client *dynamodb.Client) string {
+	return newTable(tb, client, store.Schema)
+}
+
+func newTable(tb testing.TB, client *dynamodb.Client, schema store.TableSchema) string {
 	tb.Helper()
 	name := fmt.Sprintf("test-%s-%d-%d", sanitize(tb.Name()), os.Getpid(), tableSeq.Add(1))
 	if len(name) > 255 {
@@ -80,7 +91,7 @@ func NewTable(tb testing.TB, client *dynamodb.Client) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(name)); err != nil {
+	if _, err := client.CreateTable(ctx, schema.CreateTableInput(name)); err != nil {
 		tb.Fatalf("create table %s: %v", name, err)
 	}
 	tb.Cleanup(func() {
@@ -93,16 +104,28 @@ func NewTable(tb testing.TB, client *dynamodb.Client) string {
 	return name
 }
 
-// NewStore returns a Store on a new table loaded with data (which may be
-// empty), and the client.
+// NewStore returns a Store on a new table (NewTable) loaded with data (which
+// may be empty), and the client.
 func NewStore(tb testing.TB, data store.Dataset, opts ...store.Option) (*store.Store, *dynamodb.Client) {
 	tb.Helper()
 	client := Client(tb)
-	s := store.New(client, NewTable(tb, client), cursor.New(TokenKey), opts...)
+	return load(tb, client, NewTable(tb, client), data, opts), client
+}
+
+// NewStreamStore is NewStore on a table with its stream (NewStreamTable).
+func NewStreamStore(tb testing.TB, data store.Dataset, opts ...store.Option) (*store.Store, *dynamodb.Client) {
+	tb.Helper()
+	client := Client(tb)
+	return load(tb, client, NewStreamTable(tb, client), data, opts), client
+}
+
+func load(tb testing.TB, client *dynamodb.Client, table string, data store.Dataset, opts []store.Option) *store.Store {
+	tb.Helper()
+	s := store.New(client, table, cursor.New(TokenKey), opts...)
 	if err := s.Load(context.Background(), data); err != nil {
 		tb.Fatalf("load data: %v", err)
 	}
-	return s, client
+	return s
 }
 
 // Deterministic returns store options for reproducible writes: the clock
