@@ -16,6 +16,7 @@ func (h *Handler) routes() map[string]resolveFunc {
 		"Query.post":  each(h.post),
 		"Query.posts": each(h.posts),
 		"Query.me":    each(h.me),
+		"Query.feed":  each(h.feed),
 
 		"User.posts":     each(h.userPosts),
 		"User.comments":  each(h.userComments),
@@ -70,6 +71,7 @@ type pages interface {
 	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Likes(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Like], error)
+	Feed(ctx context.Context, readerID string, page store.PageRequest) (store.Page[store.Post], error)
 }
 
 // Parent objects, as far as child resolvers read them from source.

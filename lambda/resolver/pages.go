@@ -229,3 +229,16 @@ func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []result 
 	}
 	return out
 }
+
+// feed resolves Query.feed: the caller's feed (store.Feed: its entries,
+// then their posts and the caller's follows of their authors, two round
+// trips), reading only the attributes of the posts the selection needs.
+// Callers without a user (an API key) are refused.
+func (h *Handler) feed(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+	reader, err := caller(ev)
+	if err != nil {
+		return nil, err
+	}
+	args.attributes = itemAttributes(ev, "id", "authorId", "status")
+	return h.pages.Feed(ctx, reader, args.request(ev))
+}

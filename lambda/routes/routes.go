@@ -118,6 +118,7 @@ var All = []Route{
 	{Type: "Query", Field: "post", Returns: "Post"},
 	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
 	{Type: "Query", Field: "me", Returns: "User"},
+	{Type: "Query", Field: "feed", Returns: "Post", Shape: Connection},
 
 	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection,
 		Defaults: map[string]any{"order": "NEWEST_FIRST", "status": "PUBLISHED"}},

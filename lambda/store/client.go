@@ -3,6 +3,7 @@ package store
 import (
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -16,4 +17,16 @@ func ClientOptions(o *dynamodb.Options) {
 		r.MaxAttempts = 3
 		r.MaxBackoff = 200 * time.Millisecond
 	})
+}
+
+// NewClient returns the DynamoDB client of a function: ClientOptions, then
+// optFns, and endpoint in place of DynamoDB's own when set (DynamoDB Local,
+// which sends no CRC32 header on errors, so checksums are not required).
+func NewClient(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){ClientOptions, func(o *dynamodb.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+			o.DisableValidateResponseChecksum = true
+		}
+	}}, optFns...)...)
 }

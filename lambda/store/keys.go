@@ -34,6 +34,7 @@ const (
 	prefixDraft     = "DRAFT#"
 	prefixLike      = "LIKE#"
 	prefixLiked     = "LIKED#"
+	prefixFeed      = "FEED#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
@@ -89,6 +90,12 @@ func LikeSK(id string) string { return prefixLike + id }
 // makes a user's like of a post unique and finds it again:
 // "LIKED#<postId>".
 func LikedSK(postID string) string { return prefixLiked + postID }
+
+// FeedPK is the partition of a reader's feed: "FEED#<readerId>". An entry's
+// sort key is its post's GSI1 sort key (PublishedSK: "POST#<ULID of its
+// publication>"), so a feed lists newest first, and an entry is found again
+// from its post.
+func FeedPK(readerID string) string { return prefixFeed + readerID }
 
 // Sort-key prefixes for begins_with conditions.
 const (

@@ -19,6 +19,7 @@ type Dataset struct {
 	Comments []Comment
 	Follows  []Follow
 	Likes    []Like
+	Feed     []FeedEntry // entries as the projector writes them
 }
 
 // maxBatchWrite is the most put requests one BatchWriteItem takes.
@@ -46,6 +47,9 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 	}
 	for _, l := range d.Likes {
 		items = append(items, newLikeItem(l), newLikedItem(l))
+	}
+	for _, e := range d.Feed {
+		items = append(items, feedItem{PK: FeedPK(e.Reader), SK: e.Place, FeedEntry: e})
 	}
 	writes := make([]types.WriteRequest, len(items))
 	for i, it := range items {

@@ -6,17 +6,20 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/realtime"
+	"github.com/example/appsync-dynamo/local/streams"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -62,9 +65,34 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	h := resolver.New(s, slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn})), resolver.WithCostLog(io.Discard))
+	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	h := resolver.New(s, log, resolver.WithCostLog(io.Discard))
+	if err := project(ctx, cfg, s, log); err != nil {
+		return nil, err
+	}
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
 	return &API{Exec: executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub)), Hub: hub, Console: cfg.Console}, nil
+}
+
+// project starts the feed's projector on the table's stream, as the stack's
+// event source mapping runs it (its settings, its filter), until ctx ends:
+// a post shows in its followers' feeds within a poll (100 ms).
+func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) error {
+	arn, err := ddblocal.StreamARN(ctx, ddblocal.Client(cfg.Endpoint), cfg.Table)
+	if err != nil {
+		return err
+	}
+	fn := lambda.NewHandler(projector.New(s, log).Handle)
+	p := streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, fn, streams.Config{
+		BatchSize: projector.BatchSize, MaxRetries: projector.MaxRetries, Bisect: true, Timeout: routes.FunctionTimeout,
+		Filter: projector.Wants, Region: "us-east-1",
+		OnFailure: func(f streams.Failure) {
+			log.Error("stream records given up on (the on-failure destination)", "shard", f.ShardID, "from", f.StartSequence, "to", f.EndSeq, "records", f.Records)
+		},
+		OnError: func(err error) { log.Warn("the stream's poll failed; polling again", "cause", err.Error()) },
+	}, &streams.Checkpoints{})
+	go p.Run(ctx, 100*time.Millisecond)
+	return nil
 }
 
 // identifyHeaders is Identity for the authorization headers of a real-time

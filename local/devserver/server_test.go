@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -98,5 +99,54 @@ func TestEndToEndOverHTTP(t *testing.T) {
 	r = post(t, url, "Bearer not-a-jwt", `{ me { id } }`)
 	if len(r.Errors) != 1 || r.Errors[0].ErrorType != "UnauthorizedException" {
 		t.Errorf("bad token: %+v", r)
+	}
+}
+
+// make dev's feed comes from the table's stream: carol follows alice, alice
+// posts, and the post shows in carol's feed once the poller has applied
+// the records (the time it took is logged, not asserted); alice's
+// unfollowed posts leave it at once.
+func TestTheFeedThroughTheStream(t *testing.T) {
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("feed-%d", os.Getpid()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+	carol, alice := devserver.Token("carol"), devserver.Token("alice")
+	if r := post(t, url, carol, `mutation { follow(userId: "u_alice") { followerId } }`); len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	r := post(t, url, alice, `mutation { createPost(input: {title: "Fresh", body: "b"}) { id } }`)
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	start := time.Now()
+	for {
+		r = post(t, url, carol, `{ feed { items { title author { handle } } } }`)
+		if len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+		if items := r.Data["feed"].(map[string]any)["items"].([]any); len(items) > 0 {
+			first := items[0].(map[string]any)
+			if first["title"] != "Fresh" || first["author"].(map[string]any)["handle"] != "alice" {
+				t.Errorf("carol's feed: %v", items)
+			}
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatal("the post never reached carol's feed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("in carol's feed %v after the post was created", time.Since(start).Round(time.Millisecond))
+	post(t, url, carol, `mutation { unfollow(userId: "u_alice") { followerId } }`)
+	if items := post(t, url, carol, `{ feed { items { title } } }`).Data["feed"].(map[string]any)["items"].([]any); len(items) != 0 {
+		t.Errorf("after the unfollow: %v", items)
+	}
+	if r := post(t, url, "", `{ feed { items { title } } }`); len(r.Errors) != 1 {
+		t.Errorf("an API key's feed: %+v", r)
 	}
 }

@@ -59,6 +59,9 @@ type Config struct {
 	// read at all).
 	OnFailure func(Failure)
 	Region    string // the records' awsRegion
+	// OnError hears of a poll that failed (Run polls again after its
+	// interval, from the checkpoints); nil ignores them.
+	OnError func(error)
 }
 
 // Failure is a batch given up on, as the on-failure destination records it.
@@ -117,15 +120,17 @@ func New(api API, streamARN string, fn Function, cfg Config, checkpoints *Checkp
 	return &Poller{api: api, streamARN: streamARN, fn: fn, cfg: cfg, checkpoints: checkpoints, iterators: map[string]*string{}}
 }
 
-// Run polls until ctx is done, every interval when the stream is idle.
-func (p *Poller) Run(ctx context.Context, interval time.Duration) error {
+// Run polls until ctx is done, every interval when the stream is idle. A
+// poll that fails is reported to OnError and tried again after interval,
+// from the checkpoints.
+func (p *Poller) Run(ctx context.Context, interval time.Duration) {
 	for {
-		if _, err := p.Poll(ctx); err != nil && ctx.Err() == nil {
-			return err
+		if _, err := p.Poll(ctx); err != nil && ctx.Err() == nil && p.cfg.OnError != nil {
+			p.cfg.OnError(err)
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-time.After(interval):
 		}
 	}

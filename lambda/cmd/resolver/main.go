@@ -24,7 +24,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
@@ -51,13 +50,8 @@ func main() {
 	if err != nil {
 		refuse(err.Error())
 	}
-	endpoint := awsenv.Endpoint(os.Getenv, "DYNAMODB")
-	client := dynamodb.NewFromConfig(cfg, store.ClientOptions, func(o *dynamodb.Options) {
+	client := store.NewClient(cfg, awsenv.Endpoint(os.Getenv, "DYNAMODB"), func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
-		if endpoint != "" {
-			o.BaseEndpoint = aws.String(endpoint)
-			o.DisableValidateResponseChecksum = true // DynamoDB Local sends no CRC32 header on errors
-		}
 	})
 	s := store.New(client, table, tokens)
 	namespace := cmp.Or(os.Getenv("METRICS_NAMESPACE"), resolver.DefaultMetricsNamespace)

@@ -1,0 +1,38 @@
+// Command projector is the Lambda function that keeps the readers' feeds
+// from the table's stream (package projector), with partial batch responses
+// (ReportBatchItemFailures). Build it as `bootstrap` for provided.al2023.
+//
+// Environment: TABLE_NAME (required); AWS_REGION and the execution role's
+// credentials (package awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
+package main
+
+import (
+	"crypto/rand"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/example/appsync-dynamo/lambda/awsenv"
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	table := os.Getenv("TABLE_NAME")
+	if table == "" {
+		log.Error("refusing to start: TABLE_NAME is not set")
+		os.Exit(1)
+	}
+	cfg, err := awsenv.Config(os.Getenv)
+	if err != nil {
+		log.Error("refusing to start: " + err.Error())
+		os.Exit(1)
+	}
+	client := store.NewClient(cfg, awsenv.Endpoint(os.Getenv, "DYNAMODB"))
+	// The projector signs no pagination token: any key will do.
+	s := store.New(client, table, cursor.New([]byte(rand.Text())))
+	lambda.Start(projector.New(s, log).Handle)
+}

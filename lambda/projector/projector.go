@@ -1,0 +1,220 @@
+// Package projector keeps the readers' feeds (store.Feed) from the table's
+// stream: a published post (created published, or a draft published)
+// enters the feed of each of its author's followers, a deleted post leaves
+// them; a follow brings the followed user's latest posts
+// (store.FollowBackfill) into the follower's feed, an unfollow takes that
+// user's posts of the feed's window (store.FeedTTL) out.
+//
+// Every write is idempotent (an entry's key is its reader and its post's
+// place, so a record applied twice writes the same item), and a record never
+// brings back what a later change removed: before adding, it checks the
+// table as it is now (the post still published, the follow still there,
+// both strongly consistent reads). What it removes late, or adds in a race
+// with a change on another item (a post fanned out while its author is
+// unfollowed), Feed leaves out at read time, which checks each entry's post
+// and follow: the projector only has to converge.
+package projector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/oklog/ulid/v2"
+
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// The event source mapping's settings, which the stack deploys and make
+// dev's poller (local/streams) applies: up to BatchSize records an
+// invocation, a failed batch bisected and retried MaxRetries times, then
+// left to the on-failure destination.
+const (
+	BatchSize  = 100
+	MaxRetries = 5
+)
+
+// Store is what the projector needs of the table.
+type Store interface {
+	FollowerIDs(ctx context.Context, userID string) ([]string, error)
+	PublishedSince(ctx context.Context, authorID string, since time.Time, limit int) ([]store.FeedEntry, error)
+	PutFeedEntries(ctx context.Context, entries []store.FeedEntry) error
+	DeleteFeedEntries(ctx context.Context, entries []store.FeedEntry) error
+	Follows(ctx context.Context, followerID, followedID string) (bool, error)
+	PublishedPost(ctx context.Context, postID string) (bool, error)
+}
+
+// Projector applies stream records to the feeds.
+type Projector struct {
+	store Store
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// New returns a projector writing to s.
+func New(s Store, log *slog.Logger) *Projector { return &Projector{store: s, log: log, now: time.Now} }
+
+// reserve is the time Handle keeps before its deadline: it starts no record
+// later than that, and reports the rest as not applied.
+const reserve = 500 * time.Millisecond
+
+// Handle applies the records in order. It reports (batchItemFailures) the
+// sequence number of the first record it could not apply, or did not reach
+// before its deadline: Lambda sends that record and every one after it
+// again, and the records before it are done.
+func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	deadline, hasDeadline := ctx.Deadline()
+	for _, r := range ev.Records {
+		if hasDeadline && time.Until(deadline) < reserve {
+			p.log.Warn("stopping before the deadline", "unapplied", r.Change.SequenceNumber)
+			return failedFrom(r), nil
+		}
+		if err := p.apply(ctx, r); err != nil {
+			p.log.Error("record not applied", "sequenceNumber", r.Change.SequenceNumber, "eventName", r.EventName, "cause", err.Error())
+			return failedFrom(r), nil
+		}
+	}
+	return events.DynamoDBEventResponse{}, nil
+}
+
+func failedFrom(r events.DynamoDBEventRecord) events.DynamoDBEventResponse {
+	return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{{ItemIdentifier: r.Change.SequenceNumber}}}
+}
+
+// Wants reports whether the projector uses the record: a post's own item,
+// or a follow. The stack's event source filter selects the same records
+// (the rest, comments, likes and counters, never invoke the projector).
+func Wants(r events.DynamoDBEventRecord) bool {
+	pk, sk := str(r.Change.Keys, "pk"), str(r.Change.Keys, "sk")
+	return strings.HasPrefix(pk, "POST#") && sk == store.SKMetadata || strings.HasPrefix(pk, "USER#") && strings.HasPrefix(sk, store.FollowsPrefix)
+}
+
+// apply applies one record.
+func (p *Projector) apply(ctx context.Context, r events.DynamoDBEventRecord) error {
+	if id := r.UserIdentity; id != nil && id.Type == "Service" {
+		return nil // a TTL deletion: an entry expiring, nothing to project
+	}
+	pk, sk := str(r.Change.Keys, "pk"), str(r.Change.Keys, "sk")
+	switch {
+	case strings.HasPrefix(pk, "POST#") && sk == store.SKMetadata:
+		return p.post(ctx, r.Change.OldImage, r.Change.NewImage)
+	case strings.HasPrefix(pk, "USER#") && strings.HasPrefix(sk, store.FollowsPrefix):
+		return p.follow(ctx, r.EventName, r.Change.OldImage, r.Change.NewImage)
+	}
+	return nil // comments, likes, counters, profiles: not the feed's
+}
+
+// place returns a post image's place in its author's posts when it is
+// published ("" otherwise).
+func place(img map[string]events.DynamoDBAttributeValue) string {
+	if img == nil || str(img, "status") == store.StatusDraft {
+		return ""
+	}
+	if sk := str(img, "gsi1sk"); strings.HasPrefix(sk, store.PostPrefix) {
+		return sk
+	}
+	return ""
+}
+
+func (p *Projector) post(ctx context.Context, old, new map[string]events.DynamoDBAttributeValue) error {
+	was, is := place(old), place(new)
+	if was != "" && was != is { // deleted (or moved): out of every follower's feed
+		if err := p.fanOut(ctx, str(old, "authorId"), store.FeedEntry{Place: was, PostID: str(old, "id"), AuthorID: str(old, "authorId")}, false); err != nil {
+			return err
+		}
+	}
+	if is != "" && is != was { // published: into every follower's feed, if it still is
+		id := str(new, "id")
+		published, err := p.store.PublishedPost(ctx, id)
+		if err != nil || !published {
+			return err
+		}
+		return p.fanOut(ctx, str(new, "authorId"), store.FeedEntry{Place: is, PostID: id, AuthorID: str(new, "authorId")}, true)
+	}
+	return nil
+}
+
+// fanOut writes (or deletes) entry in the feed of each of author's followers.
+func (p *Projector) fanOut(ctx context.Context, author string, entry store.FeedEntry, add bool) error {
+	followers, err := p.store.FollowerIDs(ctx, author)
+	if err != nil {
+		return err
+	}
+	expires, err := expiry(entry.Place)
+	if err != nil {
+		return err
+	}
+	if add && expires < p.now().Unix() {
+		return nil // older than the feed's window: nothing to add
+	}
+	entries := make([]store.FeedEntry, len(followers))
+	for i, f := range followers {
+		entries[i] = entry
+		entries[i].Reader, entries[i].Expires = f, expires
+	}
+	if add {
+		return p.store.PutFeedEntries(ctx, entries)
+	}
+	return p.store.DeleteFeedEntries(ctx, entries)
+}
+
+func (p *Projector) follow(ctx context.Context, event string, old, new map[string]events.DynamoDBAttributeValue) error {
+	switch event {
+	case "INSERT":
+		follower, followed := str(new, "followerId"), str(new, "followedId")
+		if ok, err := p.store.Follows(ctx, follower, followed); err != nil || !ok {
+			return err // unfollowed since: nothing to bring
+		}
+		latest, err := p.store.PublishedSince(ctx, followed, p.now().Add(-store.FeedTTL), store.FollowBackfill)
+		if err != nil {
+			return err
+		}
+		return p.forReader(ctx, follower, latest, true)
+	case "REMOVE":
+		follower, followed := str(old, "followerId"), str(old, "followedId")
+		all, err := p.store.PublishedSince(ctx, followed, p.now().Add(-store.FeedTTL), 0)
+		if err != nil {
+			return err
+		}
+		return p.forReader(ctx, follower, all, false)
+	}
+	return nil
+}
+
+func (p *Projector) forReader(ctx context.Context, reader string, entries []store.FeedEntry, add bool) error {
+	for i := range entries {
+		expires, err := expiry(entries[i].Place)
+		if err != nil {
+			return err
+		}
+		entries[i].Reader, entries[i].Expires = reader, expires
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if add {
+		return p.store.PutFeedEntries(ctx, entries)
+	}
+	return p.store.DeleteFeedEntries(ctx, entries)
+}
+
+// expiry is when an entry of the post at place expires: its publication
+// time (the ULID's) plus the feed's window.
+func expiry(place string) (int64, error) {
+	id, err := ulid.ParseStrict(strings.TrimPrefix(place, store.PostPrefix))
+	if err != nil {
+		return 0, fmt.Errorf("a post's place %q holds no ULID: %w", place, err)
+	}
+	return ulid.Time(id.Time()).Add(store.FeedTTL).Unix(), nil
+}
+
+func str(img map[string]events.DynamoDBAttributeValue, name string) string {
+	v, ok := img[name]
+	if !ok || v.DataType() != events.DataTypeString {
+		return ""
+	}
+	return v.String()
+}

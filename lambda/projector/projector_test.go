@@ -1,0 +1,134 @@
+package projector_test
+
+import (
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/lambda"
+
+	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/local/streams"
+)
+
+type feedTest struct {
+	t      *testing.T
+	s      *store.Store
+	poller *streams.Poller
+	api    streams.API
+	arn    string
+	fn     streams.Function
+}
+
+func newFeedTest(t *testing.T) *feedTest {
+	s, client := storetest.NewStreamStore(t, store.Dataset{Users: append(sample.Data().Users,
+		store.User{ID: "u_dave", Handle: "dave", Name: "Dave", CreatedAt: "2024-05-01T00:00:00.000Z"})})
+	arn, err := ddblocal.StreamARN(t.Context(), client, s.Table())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := lambda.NewHandler(projector.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil))).Handle)
+	api := ddblocal.StreamsClient(storetest.Endpoint(t))
+	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: projector.Wants}, &streams.Checkpoints{})
+	return &feedTest{t: t, s: s, poller: p, api: api, arn: arn, fn: fn}
+}
+
+// drain applies everything written so far.
+func (f *feedTest) drain() {
+	f.t.Helper()
+	if _, err := f.poller.Poll(f.t.Context()); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// feed returns the titles of the reader's whole feed, page after page.
+func (f *feedTest) feed(reader string) []string {
+	f.t.Helper()
+	var titles []string
+	req := store.PageRequest{Limit: 2}
+	for {
+		page, err := f.s.Feed(f.t.Context(), reader, req)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		for _, p := range page.Items {
+			titles = append(titles, p.Title)
+		}
+		if page.NextToken == nil {
+			return titles
+		}
+		req.NextToken = *page.NextToken
+	}
+}
+
+func (f *feedTest) must(_ any, err error) {
+	f.t.Helper()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *feedTest) want(reader string, titles ...string) {
+	f.t.Helper()
+	if got := f.feed(reader); !slices.Equal(got, titles) {
+		f.t.Errorf("%s's feed: %q, want %q", reader, got, titles)
+	}
+}
+
+// The feed follows the table: published posts of the followed, newest
+// first by publication; a draft once published; a deleted post and an
+// unfollowed author gone at once, before the projector has caught up; a new
+// follow brings the followed user's latest posts.
+func TestTheFeedFollowsTheTable(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
+	f.must(f.s.Follow(ctx, sample.Carol, sample.Bob))
+	f.drain()
+	f.must(f.s.CreatePost(ctx, sample.Alice, "alice 1", "a", false))
+	draft, err := f.s.CreatePost(ctx, sample.Bob, "bob's draft", "b", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.must(f.s.CreatePost(ctx, sample.Alice, "alice 2", "a", false))
+	f.drain()
+	f.want(sample.Carol, "alice 2", "alice 1")
+	f.must(f.s.PublishPost(ctx, sample.Bob, draft.ID))
+	f.drain()
+	f.want(sample.Carol, "bob's draft", "alice 2", "alice 1")
+	f.want(sample.Alice) // she follows nobody
+	f.must(f.s.DeletePost(ctx, sample.Bob, draft.ID))
+	f.want(sample.Carol, "alice 2", "alice 1") // at once
+	f.must(f.s.Unfollow(ctx, sample.Carol, sample.Alice))
+	f.want(sample.Carol) // at once
+	f.drain()
+	f.want(sample.Carol)
+	if n := entries(t, f, sample.Carol); n != 0 {
+		t.Errorf("%d entries left in carol's feed", n)
+	}
+	f.must(f.s.Follow(ctx, "u_dave", sample.Alice))
+	f.drain()
+	f.want("u_dave", "alice 2", "alice 1")
+
+	// The whole stream applied again (a redelivery, a new poller without
+	// checkpoints) brings nothing back and writes nothing new.
+	before := map[string]int{sample.Carol: entries(t, f, sample.Carol), "u_dave": entries(t, f, "u_dave"), sample.Alice: entries(t, f, sample.Alice)}
+	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: projector.Wants}, &streams.Checkpoints{})
+	f.drain()
+	for reader, n := range before {
+		if got := entries(t, f, reader); got != n {
+			t.Errorf("%s: %d entries after the stream was applied again, %d before", reader, got, n)
+		}
+	}
+	f.want(sample.Carol)
+	f.want("u_dave", "alice 2", "alice 1")
+}
+
+func entries(t *testing.T, f *feedTest, reader string) int {
+	return storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.FeedPK(reader), "sk", "")
+}
