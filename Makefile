@@ -93,12 +93,16 @@ vet: ## go vet and gofmt, in both modules (the function and local tools; the CDK
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
-build: $(BUILD_DIR)/resolver/bootstrap ## build the Lambda (linux/arm64) into .build/resolver/bootstrap
-	@ls -l $<
+build: $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap ## build the Lambdas (linux/arm64) into .build/resolver/bootstrap and .build/projector/bootstrap
+	@ls -l $^
 
 $(BUILD_DIR)/resolver/bootstrap: $(LAMBDA_SRC)
 	@mkdir -p $(@D)
 	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
+
+$(BUILD_DIR)/projector/bootstrap: $(LAMBDA_SRC)
+	@mkdir -p $(@D)
+	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/projector
 
 # The same binary for this machine, to run under the emulator.
 $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)

@@ -45,6 +45,7 @@ func main() {
 		ReservedConcurrency: reserved,
 		SchemaFile:          "schema/schema.graphql",
 		LambdaDir:           ".build/resolver",
+		ProjectorDir:        ".build/projector",
 		Throwaway:           throwaway == true || throwaway == "true",
 		APIKeyExpires:       expires,
 	})

@@ -18,8 +18,10 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
@@ -36,6 +38,9 @@ type Props struct {
 	SchemaFile string
 	// LambdaDir is the directory holding the built bootstrap (make build).
 	LambdaDir string
+	// ProjectorDir is the directory holding the feed projector's built
+	// bootstrap (make build).
+	ProjectorDir string
 	// Throwaway relaxes what protects data: the table and the user pool are
 	// destroyed with the stack and deletion protection is off. For test stacks.
 	Throwaway bool
@@ -74,6 +79,18 @@ var Actions = []string{
 
 // IndexActions are what the Lambda does on the table's indexes: Query only.
 var IndexActions = []string{"dynamodb:Query"}
+
+// ProjectorActions are what the feed's projector does on the table: reads
+// of a post's counter, a follow and a profile (GetItem), the entries it
+// writes and deletes (BatchWriteItem); on the indexes, Query (a post's
+// followers on GSI2, an author's posts on GSI1). Its stream reads are the
+// event source's grant.
+var ProjectorActions = []string{"dynamodb:GetItem", "dynamodb:BatchWriteItem"}
+
+// The projector's event source: records older than MaxRecordAge (the
+// stream keeps 24 hours) go to the on-failure queue unapplied, as do those
+// of a batch that failed past its retries.
+const MaxRecordAge = 6 * time.Hour
 
 // New defines the stack.
 func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
@@ -208,6 +225,8 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		ds.CreateResolver(jsii.String(resolverID(r)), props)
 	}
 
+	feedProjector(stack, table, props)
+
 	out := func(name, value, description string) {
 		awscdk.NewCfnOutput(stack, jsii.String(name), &awscdk.CfnOutputProps{Value: jsii.String(value), Description: jsii.String(description)})
 	}
@@ -218,6 +237,63 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	out("TableName", *table.TableName(), "The DynamoDB table")
 	out("FunctionName", *fn.FunctionName(), "The resolver Lambda")
 	return stack
+}
+
+// feedProjector defines the feed's projector (lambda/cmd/projector) on the
+// table's stream: the event source with the projector's own settings and
+// filters (store.FeedStreamFilters), partial batch responses, bisection, bounded
+// retries and record age, and an encrypted on-failure queue.
+func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) {
+	logs := awslogs.NewLogGroup(stack, jsii.String("ProjectorLogs"), &awslogs.LogGroupProps{
+		Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	fn := awslambda.NewFunction(stack, jsii.String("Projector"), &awslambda.FunctionProps{
+		Description:           jsii.String("Keeps the readers' feeds from the table's stream"),
+		Runtime:               awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture:          awslambda.Architecture_ARM_64(),
+		Handler:               jsii.String("bootstrap"),
+		Code:                  awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
+		MemorySize:            jsii.Number(MemoryMB),
+		Timeout:               awscdk.Duration_Seconds(jsii.Number(60)), // a batch's fan-outs, not a GraphQL request
+		Tracing:               awslambda.Tracing_ACTIVE,
+		LogGroup:              logs,
+		LoggingFormat:         awslambda.LoggingFormat_JSON,
+		ApplicationLogLevelV2: awslambda.ApplicationLogLevel_INFO,
+		SystemLogLevelV2:      awslambda.SystemLogLevel_WARN,
+		Environment:           &map[string]*string{"TABLE_NAME": table.TableName()},
+	})
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(ProjectorActions...),
+		Resources: jsii.Strings(*table.TableArn()),
+	}))
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Actions:   jsii.Strings(IndexActions...),
+		Resources: jsii.Strings(*table.TableArn() + "/index/*"),
+	}))
+	failed := awssqs.NewQueue(stack, jsii.String("ProjectorFailures"), &awssqs.QueueProps{
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+	})
+	suppress(failed, "AwsSolutions-SQS3", "it is the on-failure destination of the projector's event source: a queue of the records given up on, read by hand")
+	suppress(failed, "Serverless-SQSRedrivePolicy", "it is itself the dead-letter queue of the projector's event source; nothing consumes it to redrive")
+	filters := make([]*map[string]any, len(store.FeedStreamFilters))
+	for i, f := range store.FeedStreamFilters {
+		filters[i] = awslambda.FilterCriteria_Filter(&f)
+	}
+	fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(table, &awslambdaeventsources.DynamoEventSourceProps{
+		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
+		BatchSize:               jsii.Number(store.FeedStreamBatchSize),
+		BisectBatchOnError:      jsii.Bool(true),
+		RetryAttempts:           jsii.Number(store.FeedStreamRetries),
+		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(MaxRecordAge.Seconds())),
+		ReportBatchItemFailures: jsii.Bool(true),
+		OnFailure:               awslambdaeventsources.NewSqsDlq(failed),
+		Filters:                 &filters,
+	}))
+	suppress(fn, "AwsSolutions-IAM4", "AWSLambdaBasicExecutionRole: what Lambda needs to write the function's own logs")
+	suppress(fn, "AwsSolutions-IAM5", "Query on the table's indexes (GSI1, GSI2: index/*), the stream read grant (stream/*), and X-Ray's PutTraceSegments, which takes no resource")
+	suppress(fn, "Serverless-LambdaDLQ", "the event source's on-failure destination receives what the function cannot apply; a function DLQ only receives asynchronous events")
 }
 
 // suppress records on c, and its children, that cdk-nag's rule id does not
@@ -254,8 +330,9 @@ func tableProps(removal awscdk.RemovalPolicy, protect bool) *awsdynamodb.TablePr
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
-		DeletionProtection: jsii.Bool(protect),
-		RemovalPolicy:      removal,
+		DeletionProtection:  jsii.Bool(protect),
+		RemovalPolicy:       removal,
+		TimeToLiveAttribute: jsii.String("ttl"), // the feed's entries (store.FeedTTL)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/samenv"
 )
 
@@ -107,26 +108,30 @@ func synth(tb testing.TB, throwaway bool) template {
 	if t, ok := synthOnce.Load(throwaway); ok {
 		return t.(template)
 	}
-	lambdaDir, err := os.MkdirTemp(scratch, "lambda-")
-	if err != nil {
-		tb.Fatal(err)
+	// The real functions, built as make build builds them, so that the
+	// asset SAM runs can be checked.
+	built := func(cmd string) string {
+		dir, err := os.MkdirTemp(scratch, "lambda-")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w",
+			"-o", filepath.Join(dir, "bootstrap"), "./lambda/cmd/"+cmd)
+		build.Dir = "../.." // in the function's module
+		build.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			tb.Fatalf("build %s's bootstrap: %v\n%s", cmd, err, out)
+		}
+		return dir
 	}
-	// The real function, built as make build builds it, so that the asset
-	// SAM runs can be checked.
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w",
-		"-o", filepath.Join(lambdaDir, "bootstrap"), "./lambda/cmd/resolver")
-	build.Dir = "../.." // in the function's module
-	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		tb.Fatalf("build bootstrap: %v\n%s", err, out)
-	}
+	lambdaDir, projectorDir := built("resolver"), built("projector")
 	outdir, err := os.MkdirTemp(scratch, "cdk.out-")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: appContext(tb)})
 	stack := apistack.New(app, "TestStack", &apistack.Props{
-		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, Throwaway: throwaway, APIKeyExpires: keyExpires,
+		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, ProjectorDir: projectorDir, Throwaway: throwaway, APIKeyExpires: keyExpires,
 	})
 	// The linters the ecosystem uses: cdk-nag's AwsSolutions and Serverless packs.
 	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
@@ -248,14 +253,14 @@ func TestOneResolverPerRoute(t *testing.T) {
 func TestFunction(t *testing.T) {
 	tpl := synth(t, false)
 	var fn resource
-	for _, r := range tpl.ofType("AWS::Lambda::Function") {
-		if r.Properties["Handler"] == "bootstrap" {
+	for id, r := range tpl.ofType("AWS::Lambda::Function") {
+		if r.Properties["Handler"] == "bootstrap" && strings.HasPrefix(id, "Resolver") {
 			fn = r
 		}
 	}
 	p := fn.Properties
 	if p == nil {
-		t.Fatal("no function with handler bootstrap")
+		t.Fatal("no resolver function with handler bootstrap")
 	}
 	if p["Runtime"] != "provided.al2023" || str(p["Architectures"]) != `["arm64"]` {
 		t.Errorf("runtime %v, architectures %v", p["Runtime"], p["Architectures"])
@@ -292,10 +297,20 @@ func TestFunction(t *testing.T) {
 	}
 }
 
+// grants are the DynamoDB actions one function's role policies allow, by
+// where: the table, its indexes, its stream.
+type grants struct{ table, indexes, stream []string }
+
 func TestLeastPrivilege(t *testing.T) {
 	tpl := synth(t, false)
-	var actions, indexActions, secretActions []string
+	byFunction := map[string]*grants{"Resolver": {}, "Projector": {}}
+	var secretActions []string
 	for id, pol := range tpl.ofType("AWS::IAM::Policy") {
+		fn := "Resolver"
+		if strings.HasPrefix(id, "Projector") {
+			fn = "Projector"
+		}
+		g := byFunction[fn]
 		for _, st := range pol.Properties["PolicyDocument"].(map[string]any)["Statement"].([]any) {
 			s := st.(map[string]any)
 			var acts []string
@@ -310,8 +325,8 @@ func TestLeastPrivilege(t *testing.T) {
 			for _, a := range acts {
 				if strings.HasPrefix(a, "secretsmanager:") {
 					secretActions = append(secretActions, a)
-					if res := str(s["Resource"]); !strings.Contains(res, `{"Ref":"NextTokenKey`) || strings.Contains(res, "*") {
-						t.Errorf("%s: %s on %s: want the token key's secret only", id, a, res)
+					if res := str(s["Resource"]); fn != "Resolver" || !strings.Contains(res, `{"Ref":"NextTokenKey`) || strings.Contains(res, "*") {
+						t.Errorf("%s: %s on %s: want the resolver's, on the token key's secret only", id, a, res)
 					}
 				}
 				if !strings.HasPrefix(a, "dynamodb:") {
@@ -319,32 +334,75 @@ func TestLeastPrivilege(t *testing.T) {
 				}
 				res := str(s["Resource"])
 				switch {
+				case a == "dynamodb:ListStreams" && fn == "Projector" && res == `"*"`:
+					g.stream = append(g.stream, a) // it takes no resource
 				case strings.Contains(res, `"*"`):
-					t.Errorf("%s: %s on %s: want the table and its indexes only", id, a, res)
+					t.Errorf("%s: %s on %s: want the table, its indexes and its stream only", id, a, res)
 				case strings.Contains(res, "/index/*"):
-					indexActions = append(indexActions, a)
+					g.indexes = append(g.indexes, a)
+				case strings.Contains(res, "StreamArn"):
+					g.stream = append(g.stream, a)
 				default:
-					actions = append(actions, a)
+					g.table = append(g.table, a)
 				}
 			}
 		}
 	}
-	slices.Sort(actions)
-	want := slices.Clone(apistack.Actions)
-	slices.Sort(want)
-	if !slices.Equal(actions, want) {
-		t.Errorf("DynamoDB actions on the table = %v, want exactly %v", actions, want)
-	}
-	if !slices.Equal(indexActions, apistack.IndexActions) {
-		t.Errorf("DynamoDB actions on the indexes = %v, want exactly %v", indexActions, apistack.IndexActions)
-	}
-	for _, a := range actions {
-		if a == "dynamodb:*" || a == "dynamodb:Scan" {
-			t.Errorf("%s is granted", a)
+	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+	for fn, want := range map[string]grants{
+		"Resolver":  {table: apistack.Actions, indexes: apistack.IndexActions},
+		"Projector": {table: apistack.ProjectorActions, indexes: apistack.IndexActions, stream: []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}},
+	} {
+		got := byFunction[fn]
+		if !slices.Equal(sorted(got.table), sorted(want.table)) || !slices.Equal(sorted(got.indexes), sorted(want.indexes)) || !slices.Equal(sorted(got.stream), sorted(want.stream)) {
+			t.Errorf("%s's DynamoDB actions: table %v, indexes %v, stream %v; want exactly %v, %v, %v", fn,
+				sorted(got.table), sorted(got.indexes), sorted(got.stream), sorted(want.table), sorted(want.indexes), sorted(want.stream))
+		}
+		for _, a := range got.table {
+			if a == "dynamodb:*" || a == "dynamodb:Scan" {
+				t.Errorf("%s: %s is granted", fn, a)
+			}
 		}
 	}
 	if !slices.Contains(secretActions, "secretsmanager:GetSecretValue") {
 		t.Errorf("secret actions %v: the function cannot read its token key", secretActions)
+	}
+}
+
+// The feed's projector reads the table's stream through an event source
+// with partial batch responses, bisection, bounded retries and record age,
+// the store's filters, and an encrypted on-failure queue; the table's TTL
+// expires the feed's entries.
+func TestProjector(t *testing.T) {
+	tpl := synth(t, false)
+	esm := tpl.one(t, "AWS::Lambda::EventSourceMapping").Properties
+	if esm["StartingPosition"] != "TRIM_HORIZON" || esm["BatchSize"] != float64(store.FeedStreamBatchSize) || esm["BisectBatchOnFunctionError"] != true ||
+		esm["MaximumRetryAttempts"] != float64(store.FeedStreamRetries) || esm["MaximumRecordAgeInSeconds"] != apistack.MaxRecordAge.Seconds() ||
+		str(esm["FunctionResponseTypes"]) != `["ReportBatchItemFailures"]` {
+		t.Errorf("event source mapping %s", str(esm))
+	}
+	if dest := str(esm["DestinationConfig"]); !strings.Contains(dest, "ProjectorFailures") {
+		t.Errorf("on failure: %s; want the projector's failure queue", dest)
+	}
+	var patterns []string
+	for _, f := range esm["FilterCriteria"].(map[string]any)["Filters"].([]any) {
+		patterns = append(patterns, f.(map[string]any)["Pattern"].(string))
+	}
+	var want []string
+	for _, f := range store.FeedStreamFilters {
+		b, _ := json.Marshal(f)
+		want = append(want, string(b))
+	}
+	if !slices.Equal(patterns, want) {
+		t.Errorf("filters %v, want the store's %v", patterns, want)
+	}
+	queue := tpl.one(t, "AWS::SQS::Queue").Properties
+	if queue["SqsManagedSseEnabled"] != true {
+		t.Errorf("the failure queue is not encrypted: %s", str(queue))
+	}
+	table := tpl.one(t, "AWS::DynamoDB::GlobalTable").Properties
+	if str(table["TimeToLiveSpecification"]) != `{"AttributeName":"ttl","Enabled":true}` {
+		t.Errorf("TimeToLiveSpecification %s", str(table["TimeToLiveSpecification"]))
 	}
 }
 
@@ -406,9 +464,13 @@ func TestProductionReview(t *testing.T) {
 	if !slices.ContainsFunc(slices.Collect(maps.Keys(groups)), func(n string) bool { return strings.Contains(n, "/aws/appsync/apis/") }) {
 		t.Errorf("log groups %v: none for the API", groups)
 	}
-	for _, fn := range tpl.ofType("AWS::Lambda::Function") {
-		if fn.Properties["Handler"] == "bootstrap" && str(fn.Properties["LoggingConfig"]) != `{"ApplicationLogLevel":"INFO","LogFormat":"JSON","LogGroup":{"Ref":"`+logGroupRef(tpl)+`"},"SystemLogLevel":"WARN"}` {
-			t.Errorf("function LoggingConfig = %s; want JSON into its own log group", str(fn.Properties["LoggingConfig"]))
+	for id, fn := range tpl.ofType("AWS::Lambda::Function") {
+		name := "Resolver"
+		if strings.HasPrefix(id, "Projector") {
+			name = "Projector"
+		}
+		if fn.Properties["Handler"] == "bootstrap" && str(fn.Properties["LoggingConfig"]) != `{"ApplicationLogLevel":"INFO","LogFormat":"JSON","LogGroup":{"Ref":"`+logGroupRef(tpl, name)+`"},"SystemLogLevel":"WARN"}` {
+			t.Errorf("%s: LoggingConfig = %s; want JSON into its own log group", id, str(fn.Properties["LoggingConfig"]))
 		}
 	}
 	pool := tpl.one(t, "AWS::Cognito::UserPool").Properties
@@ -442,9 +504,11 @@ func TestProductionReview(t *testing.T) {
 }
 
 // logGroupRef is the logical ID of the function's log group.
-func logGroupRef(tpl template) string {
+// logGroupRef is the logical ID of the log group of the function named
+// name ("Resolver", "Projector").
+func logGroupRef(tpl template, name string) string {
 	for id := range tpl.ofType("AWS::Logs::LogGroup") {
-		if strings.HasPrefix(id, "ResolverLogs") {
+		if strings.HasPrefix(id, name+"Logs") {
 			return id
 		}
 	}

@@ -28,15 +28,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// The event source mapping's settings, which the stack deploys and make
-// dev's poller (local/streams) applies: up to BatchSize records an
-// invocation, a failed batch bisected and retried MaxRetries times, then
-// left to the on-failure destination.
-const (
-	BatchSize  = 100
-	MaxRetries = 5
-)
-
 // Store is what the projector needs of the table.
 type Store interface {
 	FollowerIDs(ctx context.Context, userID string) ([]string, error)
@@ -82,14 +73,6 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 
 func failedFrom(r events.DynamoDBEventRecord) events.DynamoDBEventResponse {
 	return events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{{ItemIdentifier: r.Change.SequenceNumber}}}
-}
-
-// Wants reports whether the projector uses the record: a post's own item,
-// or a follow. The stack's event source filter selects the same records
-// (the rest, comments, likes and counters, never invoke the projector).
-func Wants(r events.DynamoDBEventRecord) bool {
-	pk, sk := str(r.Change.Keys, "pk"), str(r.Change.Keys, "sk")
-	return strings.HasPrefix(pk, "POST#") && sk == store.SKMetadata || strings.HasPrefix(pk, "USER#") && strings.HasPrefix(sk, store.FollowsPrefix)
 }
 
 // apply applies one record.

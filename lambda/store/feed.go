@@ -29,6 +29,30 @@ const FeedTTL = 30 * 24 * time.Hour
 // at once; older ones the follower finds on the user's own page.
 const FollowBackfill = 20
 
+// The feed projector's event source (the stack deploys it, and make dev's
+// poller applies it): up to FeedStreamBatchSize records an invocation, a
+// failed batch bisected and retried FeedStreamRetries times, then left to
+// the on-failure destination; and FeedStreamFilters, its filter criteria,
+// as Lambda's event filtering reads them (one pattern per filter; a record
+// matching any is delivered): a post's own item, and a follow. The rest
+// (comments, likes, counters, profiles, the feed's own entries and their TTL
+// deletions) never invoke the projector.
+const (
+	FeedStreamBatchSize = 100
+	FeedStreamRetries   = 5
+)
+
+var FeedStreamFilters = []map[string]any{
+	{"dynamodb": map[string]any{"Keys": map[string]any{
+		AttrPK: map[string]any{"S": []any{map[string]any{"prefix": prefixPost}}},
+		AttrSK: map[string]any{"S": []any{SKMetadata}},
+	}}},
+	{"dynamodb": map[string]any{"Keys": map[string]any{
+		AttrPK: map[string]any{"S": []any{map[string]any{"prefix": prefixUser}}},
+		AttrSK: map[string]any{"S": []any{map[string]any{"prefix": prefixFollows}}},
+	}}},
+}
+
 // FeedEntry is one post in one reader's feed.
 type FeedEntry struct {
 	Reader   string `dynamodbav:"-"`

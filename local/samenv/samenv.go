@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Function is the resolver function of a synthesized template.
@@ -20,8 +21,9 @@ type Function struct {
 	AssetPath    string   // the directory under cdk.out that holds bootstrap
 }
 
-// Find returns the function whose handler is bootstrap in the CloudFormation
-// template tpl.
+// Find returns the resolver function in the CloudFormation template tpl:
+// the function whose handler is bootstrap and whose logical ID starts with
+// "Resolver" (the stack's other Go function is the feed's projector).
 func Find(tpl []byte) (Function, error) {
 	var t struct {
 		Resources map[string]struct {
@@ -38,7 +40,7 @@ func Find(tpl []byte) (Function, error) {
 		return Function{}, err
 	}
 	for id, r := range t.Resources {
-		if r.Type != "AWS::Lambda::Function" || r.Properties.Handler != "bootstrap" {
+		if r.Type != "AWS::Lambda::Function" || r.Properties.Handler != "bootstrap" || !strings.HasPrefix(id, "Resolver") {
 			continue
 		}
 		f := Function{LogicalID: id, Architecture: "x86_64"}
