@@ -2,8 +2,8 @@
 // stream: a published post (created published, or a draft published)
 // enters the feed of each of its author's followers, a deleted post leaves
 // them; a follow brings the followed user's latest posts
-// (store.FollowBackfill) into the follower's feed, an unfollow takes that
-// user's posts of the feed's window (store.FeedTTL) out.
+// (store.FollowBackfill) into the follower's feed, an unfollow takes every
+// entry of that user out of it.
 //
 // Every write is idempotent (an entry's key is its reader and its post's
 // place, so a record applied twice writes the same item), and a record never
@@ -34,6 +34,7 @@ type Store interface {
 	PublishedSince(ctx context.Context, authorID string, since time.Time, limit int) ([]store.FeedEntry, error)
 	PutFeedEntries(ctx context.Context, entries []store.FeedEntry) error
 	DeleteFeedEntries(ctx context.Context, entries []store.FeedEntry) error
+	FeedEntriesBy(ctx context.Context, readerID, authorID string) ([]store.FeedEntry, error)
 	Follows(ctx context.Context, followerID, followedID string) (bool, error)
 	PublishedPost(ctx context.Context, postID string) (bool, error)
 }
@@ -155,19 +156,25 @@ func (p *Projector) follow(ctx context.Context, event string, old, new map[strin
 		if err != nil {
 			return err
 		}
-		return p.forReader(ctx, follower, latest, true)
+		return p.addForReader(ctx, follower, latest)
 	case "REMOVE":
-		follower, followed := str(old, "followerId"), str(old, "followedId")
-		all, err := p.store.PublishedSince(ctx, followed, p.now().Add(-store.FeedTTL), 0)
-		if err != nil {
+		// What the feed holds of the author, not what the author has now: a
+		// post deleted meanwhile, whose deletion was fanned out to the
+		// followers of its time, may still be there.
+		held, err := p.store.FeedEntriesBy(ctx, str(old, "followerId"), str(old, "followedId"))
+		if err != nil || len(held) == 0 {
 			return err
 		}
-		return p.forReader(ctx, follower, all, false)
+		if ok, err := p.store.Follows(ctx, str(old, "followerId"), str(old, "followedId")); err != nil || ok {
+			return err // followed again since: its INSERT, later in the stream, brings them back anyway
+		}
+		return p.store.DeleteFeedEntries(ctx, held)
 	}
 	return nil
 }
 
-func (p *Projector) forReader(ctx context.Context, reader string, entries []store.FeedEntry, add bool) error {
+// addForReader writes entries (of posts, by place) into reader's feed.
+func (p *Projector) addForReader(ctx context.Context, reader string, entries []store.FeedEntry) error {
 	for i := range entries {
 		expires, err := expiry(entries[i].Place)
 		if err != nil {
@@ -178,10 +185,7 @@ func (p *Projector) forReader(ctx context.Context, reader string, entries []stor
 	if len(entries) == 0 {
 		return nil
 	}
-	if add {
-		return p.store.PutFeedEntries(ctx, entries)
-	}
-	return p.store.DeleteFeedEntries(ctx, entries)
+	return p.store.PutFeedEntries(ctx, entries)
 }
 
 // expiry is when an entry of the post at place expires: its publication

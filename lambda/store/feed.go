@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
 // The feed. A reader's feed is a partition of entries (FeedPK), one per
@@ -168,6 +169,40 @@ func (s *Store) PublishedSince(ctx context.Context, authorID string, since time.
 			out = append(out, FeedEntry{Place: p.Place, PostID: p.ID, AuthorID: authorID})
 			if limit > 0 && len(out) == limit {
 				return out, nil
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out, nil
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+// FeedEntriesBy returns the entries of the author's posts in the reader's
+// feed: Query pages of the whole feed (what an unfollow must take out is
+// what the feed holds, not what the author has now), filtered on authorId.
+func (s *Store) FeedEntriesBy(ctx context.Context, readerID, authorID string) ([]FeedEntry, error) {
+	const op = "store.FeedEntriesBy"
+	if err := checkIDs(op, readerID, authorID); err != nil {
+		return nil, err
+	}
+	expr, err := expression.NewBuilder().WithKeyCondition(partition(AttrPK, FeedPK(readerID))).
+		WithFilter(expression.Name("authorId").Equal(expression.Value(authorID))).
+		WithProjection(namesList([]string{AttrPK, AttrSK})).Build()
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
+		ProjectionExpression: expr.Projection(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}
+	var out []FeedEntry
+	for {
+		page, err := s.api.Query(ctx, in)
+		if err != nil {
+			return nil, fail(op, err)
+		}
+		for _, item := range page.Items {
+			if k, ok := keyOf(item); ok {
+				out = append(out, FeedEntry{Reader: readerID, Place: k.sk, AuthorID: authorID})
 			}
 		}
 		if len(page.LastEvaluatedKey) == 0 {
