@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -57,7 +58,13 @@ const reserve = 500 * time.Millisecond
 // sequence number of the first record it could not apply, or did not reach
 // before its deadline: Lambda sends that record and every one after it
 // again, and the records before it are done.
+//
+// Each invocation ends with one cost line (see logCost).
 func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	start := time.Now()
+	ctx, meter := cost.WithMeter(ctx)
+	applied := 0
+	defer func() { p.logCost(len(ev.Records), applied, meter.Summary(), time.Since(start)) }()
 	deadline, hasDeadline := ctx.Deadline()
 	for _, r := range ev.Records {
 		if hasDeadline && time.Until(deadline) < reserve {
@@ -68,8 +75,35 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 			p.log.Error("record not applied", "sequenceNumber", r.Change.SequenceNumber, "eventName", r.EventName, "cause", err.Error())
 			return failedFrom(r), nil
 		}
+		applied++
 	}
 	return events.DynamoDBEventResponse{}, nil
+}
+
+// MetricsNamespace is the CloudWatch namespace of the projector's cost
+// metrics.
+const MetricsNamespace = "AppSyncDynamoFeed"
+
+// logCost writes the invocation's cost as one log line in CloudWatch
+// Embedded Metric Format: the records sent and applied, the DynamoDB
+// requests by operation, the capacity units and the duration.
+func (p *Projector) logCost(records, applied int, sum cost.Summary, took time.Duration) {
+	requests := 0
+	for _, n := range sum.Requests {
+		requests += n
+	}
+	p.log.Info("invocation",
+		slog.Any("_aws", map[string]any{"Timestamp": time.Now().UnixMilli(), "CloudWatchMetrics": []map[string]any{{
+			"Namespace": MetricsNamespace, "Dimensions": [][]string{{"Function"}},
+			"Metrics": []map[string]string{
+				{"Name": "Records", "Unit": "Count"}, {"Name": "Applied", "Unit": "Count"},
+				{"Name": "DynamoDBRequests", "Unit": "Count"}, {"Name": "WriteCapacityUnits", "Unit": "Count"},
+				{"Name": "ReadCapacityUnits", "Unit": "Count"}, {"Name": "Duration", "Unit": "Milliseconds"},
+			},
+		}}}),
+		"Function", "projector", "Records", records, "Applied", applied, "DynamoDBRequests", requests,
+		"Requests", sum.Requests, "WriteCapacityUnits", sum.Write, "ReadCapacityUnits", sum.Read,
+		"Duration", float64(took.Microseconds())/1000)
 }
 
 func failedFrom(r events.DynamoDBEventRecord) events.DynamoDBEventResponse {

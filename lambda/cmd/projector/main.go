@@ -12,8 +12,10 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -31,7 +33,9 @@ func main() {
 		log.Error("refusing to start: " + err.Error())
 		os.Exit(1)
 	}
-	client := store.NewClient(cfg, awsenv.Endpoint(os.Getenv, "DYNAMODB"))
+	client := store.NewClient(cfg, awsenv.Endpoint(os.Getenv, "DYNAMODB"), func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, cost.Middleware)
+	})
 	// The projector signs no pagination token: any key will do.
 	s := store.New(client, table, cursor.New([]byte(rand.Text())))
 	lambda.Start(projector.New(s, log).Handle)
