@@ -38,17 +38,35 @@ type Store interface {
 	FeedEntriesBy(ctx context.Context, readerID, authorID string) ([]store.FeedEntry, error)
 	Follows(ctx context.Context, followerID, followedID string) (bool, error)
 	PublishedPost(ctx context.Context, postID string) (bool, error)
+	Reach(ctx context.Context, authorID string) (store.AuthorReach, error)
+	MarkPulled(ctx context.Context, authorID string) error
+	PutPullMarkers(ctx context.Context, authorID string, readers []string) error
+	DeletePullMarker(ctx context.Context, readerID, authorID string) error
 }
 
 // Projector applies stream records to the feeds.
 type Projector struct {
-	store Store
-	log   *slog.Logger
-	now   func() time.Time
+	store     Store
+	log       *slog.Logger
+	now       func() time.Time
+	threshold int // store.PullThreshold, but in tests
 }
 
+// Option configures a Projector.
+type Option func(*Projector)
+
+// WithPullThreshold sets the follower count past which an author's posts
+// are read at read time rather than fanned out (tests use a small one).
+func WithPullThreshold(n int) Option { return func(p *Projector) { p.threshold = n } }
+
 // New returns a projector writing to s.
-func New(s Store, log *slog.Logger) *Projector { return &Projector{store: s, log: log, now: time.Now} }
+func New(s Store, log *slog.Logger, opts ...Option) *Projector {
+	p := &Projector{store: s, log: log, now: time.Now, threshold: store.PullThreshold}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
 
 // reserve is the time Handle keeps before its deadline: it starts no record
 // later than that, and reports the rest as not applied.
@@ -155,8 +173,15 @@ func (p *Projector) post(ctx context.Context, old, new map[string]events.DynamoD
 	return nil
 }
 
-// fanOut writes (or deletes) entry in the feed of each of author's followers.
+// fanOut writes (or deletes) entry in the feed of each of author's
+// followers, unless the author is read at read time (a high-follower
+// author: the feeds merge its posts; entries of its posts from before it was
+// marked are left to the feeds' read checks and TTL).
 func (p *Projector) fanOut(ctx context.Context, author string, entry store.FeedEntry, add bool) error {
+	reach, err := p.store.Reach(ctx, author)
+	if err != nil || reach.Pulled {
+		return err
+	}
 	followers, err := p.store.FollowerIDs(ctx, author)
 	if err != nil {
 		return err
@@ -186,15 +211,31 @@ func (p *Projector) follow(ctx context.Context, event string, old, new map[strin
 		if ok, err := p.store.Follows(ctx, follower, followed); err != nil || !ok {
 			return err // unfollowed since: nothing to bring
 		}
+		reach, err := p.store.Reach(ctx, followed)
+		if err != nil {
+			return err
+		}
+		if reach.Pulled { // read at read time: the reader's marker is all it needs
+			return p.store.PutPullMarkers(ctx, followed, []string{follower})
+		}
 		latest, err := p.store.PublishedSince(ctx, followed, p.now().Add(-store.FeedTTL), store.FollowBackfill)
 		if err != nil {
 			return err
 		}
-		return p.addForReader(ctx, follower, latest)
+		if err := p.addForReader(ctx, follower, latest); err != nil {
+			return err
+		}
+		if reach.Followers >= p.threshold { // this follow takes the author past the threshold
+			return p.pull(ctx, followed)
+		}
+		return nil
 	case "REMOVE":
 		// What the feed holds of the author, not what the author has now: a
 		// post deleted meanwhile, whose deletion was fanned out to the
 		// followers of its time, may still be there.
+		if err := p.store.DeletePullMarker(ctx, str(old, "followerId"), str(old, "followedId")); err != nil {
+			return err
+		}
 		held, err := p.store.FeedEntriesBy(ctx, str(old, "followerId"), str(old, "followedId"))
 		if err != nil || len(held) == 0 {
 			return err
@@ -205,6 +246,21 @@ func (p *Projector) follow(ctx context.Context, event string, old, new map[strin
 		return p.store.DeleteFeedEntries(ctx, held)
 	}
 	return nil
+}
+
+// pull turns the author's feeds to read time: a marker in each follower's
+// feed, then the author's mark (last, so that a redelivery after a crash
+// writes the markers again; until the mark, posts are still fanned out,
+// and the feeds drop the duplicates).
+func (p *Projector) pull(ctx context.Context, author string) error {
+	followers, err := p.store.FollowerIDs(ctx, author)
+	if err != nil {
+		return err
+	}
+	if err := p.store.PutPullMarkers(ctx, author, followers); err != nil {
+		return err
+	}
+	return p.store.MarkPulled(ctx, author)
 }
 
 // addForReader writes entries (of posts, by place) into reader's feed.

@@ -36,14 +36,14 @@ type feedTest struct {
 	fn     streams.Function
 }
 
-func newFeedTest(t *testing.T) *feedTest {
+func newFeedTest(t *testing.T, opts ...projector.Option) *feedTest {
 	s, client := storetest.NewStreamStore(t, store.Dataset{Users: append(sample.Data().Users,
 		store.User{ID: "u_dave", Handle: "dave", Name: "Dave", CreatedAt: "2024-05-01T00:00:00.000Z"})})
 	arn, err := ddblocal.StreamARN(t.Context(), client, s.Table())
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn := lambda.NewHandler(projector.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil))).Handle)
+	fn := lambda.NewHandler(projector.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
 	api := ddblocal.StreamsClient(storetest.Endpoint(t))
 	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
 	return &feedTest{t: t, s: s, poller: p, api: api, arn: arn, fn: fn}
@@ -268,4 +268,35 @@ func feedEntries(t *testing.T, f *feedTest, reader string) []string {
 		sks = append(sks, item["sk"].(*types.AttributeValueMemberS).Value)
 	}
 	return sks
+}
+
+// Past the threshold of followers an author's posts are no longer fanned
+// out: the follow that crosses it marks the author and writes a marker in
+// each follower's feed, later posts write no entry, and the feeds merge the
+// author's posts at read time, with the entries from before, each once; an
+// unfollow removes the marker, a new follower gets one.
+func TestPastTheThresholdTheFeedsReadTheAuthor(t *testing.T) {
+	f := newFeedTest(t, projector.WithPullThreshold(2))
+	ctx := t.Context()
+	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
+	f.must(f.s.CreatePost(ctx, sample.Alice, "before", "b", false))
+	f.drain()
+	f.must(f.s.Follow(ctx, sample.Bob, sample.Alice)) // the second follower: past the threshold
+	f.drain()
+	f.must(f.s.CreatePost(ctx, sample.Alice, "after", "a", false))
+	f.drain()
+	if n := entries(t, f, sample.Carol); n != 2 { // "before", and alice's marker
+		t.Errorf("carol's feed holds %d items; want the entry from before and the marker", n)
+	}
+	f.want(sample.Carol, "after", "before")
+	f.want(sample.Bob, "after", "before")
+	f.must(f.s.Follow(ctx, "u_dave", sample.Alice))
+	f.drain()
+	f.want("u_dave", "after", "before")
+	f.must(f.s.Unfollow(ctx, sample.Bob, sample.Alice))
+	f.want(sample.Bob) // at once
+	f.drain()
+	if n := entries(t, f, sample.Bob); n != 0 {
+		t.Errorf("%d items left in bob's feed after the unfollow", n)
+	}
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -10,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
@@ -241,68 +244,347 @@ func (s *Store) PublishedPost(ctx context.Context, postID string) (bool, error) 
 	return found && p.Published(), err
 }
 
-// Feed returns a page of the reader's feed (Query.feed): one Query of the
-// reader's entries, newest first, then one BatchGetItem of their posts and
-// of the reader's follows of their authors, sent together (two round
-// trips). An entry whose post is gone or no longer published, or whose
-// author the reader no longer follows, is left out at once, before the
-// projector has removed it, and so is an expired one, before TTL does: the page may hold fewer posts than its limit,
-// and its nextToken still resumes after the last entry read.
+// Feed returns a page of the reader's feed (Query.feed), newest first by
+// publication: the reader's entries (what the projector fanned out), merged
+// with the posts of the high-follower authors the reader follows (read at
+// read time, at most MaxPulled of them: their markers in the feed).
+//
+// Round trips: the entries' Query and the markers' Query, sent together;
+// then one BatchGetItem of the entries' posts and of the reader's follows
+// of every author on the page, sent together with one Query on GSI1 per
+// high-follower author (whose items there are whole posts); a third, a
+// BatchGetItem of those posts' counters, only when a count is selected and
+// such posts are on the page. An entry whose post is gone or no longer
+// published, an author the reader no longer follows, and an expired entry
+// are left out at once, before the projector or TTL has removed them: a
+// page may hold fewer posts than its limit, and its nextToken still resumes
+// after the last post that could be read in order.
 func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Page[Post], error) {
 	const op = "store.Feed"
 	q := feedOf(readerID)
-	maxBytes := page.MaxBytes
-	entriesReq := page
-	entriesReq.Attributes, entriesReq.MaxBytes = []string{"postId", "authorId", "ttl"}, 0
-	entries, err := queryPage[FeedEntry](ctx, s, q, entriesReq)
-	if err != nil {
+	if err := checkIDs(op, readerID); err != nil {
 		return Page[Post]{}, err
 	}
-	keys := make([]itemKey, 0, 3*len(entries.Items))
-	counts := selectsCount(page.Attributes, postCounts)
-	now := s.now().Unix()
-	for _, e := range entries.Items {
-		if e.Expires < now {
-			continue // expired: DynamoDB's TTL deletes it within days, not at once
+	if page.Limit < 1 || page.Limit > MaxLimit {
+		return Page[Post]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
+	}
+	cursor := "" // the place the page starts after ("": the newest)
+	if page.NextToken != "" {
+		start, err := s.tokens.Decode(q.scope, page.NextToken)
+		if err != nil {
+			return Page[Post]{}, err
 		}
-		keys = append(keys, itemKey{PostPK(e.PostID), SKMetadata}, itemKey{UserPK(readerID), FollowsSK(e.AuthorID)})
-		if counts {
-			keys = append(keys, itemKey{PostPK(e.PostID), SKCount})
+		if !q.holds(start) {
+			return Page[Post]{}, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
 		}
+		cursor = start[AttrSK].(*types.AttributeValueMemberS).Value
 	}
 	var attrs []string
 	if page.Attributes != nil {
 		attrs = append([]string{"id", "status", "authorId"}, page.Attributes...)
 	}
-	items, err := s.batchGet(ctx, op, keys, attrs)
-	if err != nil {
-		return Page[Post]{}, err
+
+	// 1: the entries and the markers.
+	var (
+		entries    Page[feedItem]
+		entriesErr error
+		pulled     []string
+		pulledErr  error
+		wg         sync.WaitGroup
+	)
+	branch := cost.Together(ctx)
+	entriesCtx, markersCtx := branch(), branch()
+	wg.Go(func() {
+		req := PageRequest{Limit: page.Limit, NextToken: page.NextToken, Attributes: []string{"postId", "authorId", "ttl"}}
+		entries, entriesErr = queryPage[feedItem](entriesCtx, s, q, req)
+	})
+	pulled, pulledErr = s.pullMarkers(markersCtx, readerID)
+	wg.Wait()
+	if entriesErr != nil {
+		return Page[Post]{}, entriesErr
 	}
-	out := Page[Post]{Items: []Post{}}
-	var kept []int // the entries of the posts kept
-	for i, e := range entries.Items {
-		if e.Expires < now {
-			continue
+	if pulledErr != nil {
+		return Page[Post]{}, pulledErr
+	}
+
+	// 2: the entries' posts and the follows, and the pulled authors' posts.
+	counts := selectsCount(page.Attributes, postCounts)
+	now := s.now().Unix()
+	keys := make([]itemKey, 0, 3*len(entries.Items)+len(pulled))
+	for _, e := range entries.Items {
+		if e.Expires >= now {
+			keys = append(keys, itemKey{PostPK(e.PostID), SKMetadata}, itemKey{UserPK(readerID), FollowsSK(e.AuthorID)})
+			if counts {
+				keys = append(keys, itemKey{PostPK(e.PostID), SKCount})
+			}
 		}
+	}
+	for _, a := range pulled { // (its posts come whole from GSI1)
+		keys = append(keys, itemKey{UserPK(readerID), FollowsSK(a)})
+	}
+	var (
+		items    map[itemKey]map[string]types.AttributeValue
+		itemsErr error
+		byAuthor = make([][]map[string]types.AttributeValue, len(pulled))
+		more     = make([]bool, len(pulled))
+		authErr  = make([]error, len(pulled))
+	)
+	branch = cost.Together(ctx)
+	itemsCtx := branch()
+	for i, a := range pulled {
+		ctx := branch()
+		wg.Go(func() { byAuthor[i], more[i], authErr[i] = s.postsBefore(ctx, a, cursor, page.Limit+1, attrs) })
+	}
+	items, itemsErr = s.batchGet(itemsCtx, op, keys, attrs)
+	wg.Wait()
+	if itemsErr != nil {
+		return Page[Post]{}, itemsErr
+	}
+	for _, err := range authErr {
+		if err != nil {
+			return Page[Post]{}, err
+		}
+	}
+
+	// The candidates, newest first; a source that has more bounds how far
+	// down the page may go.
+	type candidate struct {
+		place string
+		post  Post
+	}
+	var cands []candidate
+	bound := "" // the newest place below which a source may hold unread posts
+	if entries.NextToken != nil && len(entries.Items) > 0 {
+		bound = entries.Items[len(entries.Items)-1].SK
+	}
+	follows := func(author string) bool {
+		_, ok := items[itemKey{UserPK(readerID), FollowsSK(author)}]
+		return ok
+	}
+	for _, e := range entries.Items {
 		item, ok := items[itemKey{PostPK(e.PostID), SKMetadata}]
-		if _, follows := items[itemKey{UserPK(readerID), FollowsSK(e.AuthorID)}]; !ok || !follows {
+		if e.Expires < now || !ok || !follows(e.AuthorID) {
 			continue
 		}
 		var p Post
 		if _, err := decodeCounted[Post](op, []map[string]types.AttributeValue{item, items[itemKey{PostPK(e.PostID), SKCount}]}, &p); err != nil {
 			return Page[Post]{}, err
 		}
-		if !p.Published() || p.AuthorID != e.AuthorID {
+		if p.Published() && p.AuthorID == e.AuthorID {
+			readOnly(&p, attrs)
+			cands = append(cands, candidate{e.SK, p})
+		}
+	}
+	var pulledPosts []int // indexes in cands of posts read from GSI1
+	for i, a := range pulled {
+		if more[i] && len(byAuthor[i]) > 0 {
+			bound = max(bound, sortKeyOf(byAuthor[i][len(byAuthor[i])-1], AttrGSI1SK))
+		}
+		if !follows(a) {
 			continue
 		}
-		readOnly(&p, attrs)
-		out.Items = append(out.Items, p)
-		kept = append(kept, i)
+		for _, item := range byAuthor[i] {
+			var p Post
+			if err := unmarshal(op, item, &p); err != nil {
+				return Page[Post]{}, err
+			}
+			readOnly(&p, attrs)
+			pulledPosts = append(pulledPosts, len(cands))
+			cands = append(cands, candidate{sortKeyOf(item, AttrGSI1SK), p})
+		}
 	}
-	out.NextToken = entries.NextToken
-	out.after = func(i int) (string, error) { return entries.after(kept[i]) }
-	if maxBytes > 0 && len(out.Items) > 0 {
-		return out.Cut(max(fitBytes(out.Items, maxBytes), 1))
+	slices.SortStableFunc(cands, func(a, b candidate) int { return strings.Compare(b.place, a.place) })
+
+	out := Page[Post]{Items: []Post{}}
+	var places []string
+	seen := map[string]bool{}
+	left := false // candidates not emitted
+	for _, c := range cands {
+		if seen[c.post.ID] {
+			continue
+		}
+		if c.place < bound || len(out.Items) == page.Limit {
+			left = true
+			break
+		}
+		seen[c.post.ID] = true
+		out.Items = append(out.Items, c.post)
+		places = append(places, c.place)
+	}
+	token := func(place string) (string, error) {
+		return s.tokens.Encode(q.scope, itemKey{FeedPK(readerID), place}.attributes())
+	}
+	out.after = func(i int) (string, error) { return token(places[i]) }
+	if left || bound != "" {
+		resume := bound
+		if len(out.Items) == page.Limit || bound == "" {
+			resume = places[len(places)-1]
+		}
+		t, err := token(resume)
+		if err != nil {
+			return Page[Post]{}, err
+		}
+		out.NextToken = &t
+	}
+
+	// 3: the counters of the pulled posts on the page, when counts are selected.
+	if counts && len(pulledPosts) > 0 {
+		if err := s.addCounters(ctx, op, out.Items); err != nil {
+			return Page[Post]{}, err
+		}
+	}
+	if page.MaxBytes > 0 && len(out.Items) > 0 {
+		return out.Cut(max(fitBytes(out.Items, page.MaxBytes), 1))
 	}
 	return out, nil
+}
+
+func sortKeyOf(item map[string]types.AttributeValue, attr string) string {
+	v, _ := item[attr].(*types.AttributeValueMemberS)
+	if v == nil {
+		return ""
+	}
+	return v.Value
+}
+
+// pullMarkers returns the high-follower authors the reader's feed reads at
+// read time, at most MaxPulled, by author ID.
+func (s *Store) pullMarkers(ctx context.Context, readerID string) ([]string, error) {
+	const op = "store.Feed"
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), Limit: aws.Int32(MaxPulled)}
+	if err := keyQuery(in, partition(AttrPK, FeedPK(readerID)).And(expression.Key(AttrSK).BeginsWith(prefixPull)), []string{"authorId"}); err != nil {
+		return nil, err
+	}
+	out, err := s.api.Query(ctx, in)
+	if err != nil {
+		return nil, fail(op, err)
+	}
+	authors := make([]string, 0, len(out.Items))
+	for _, item := range out.Items {
+		if a := sortKeyOf(item, "authorId"); ValidID(a) {
+			authors = append(authors, a)
+		}
+	}
+	return authors, nil
+}
+
+// postsBefore reads, on GSI1, up to limit of the author's published posts
+// older than place ("": the newest), newest first, and whether more may
+// follow.
+func (s *Store) postsBefore(ctx context.Context, authorID, place string, limit int, attrs []string) ([]map[string]types.AttributeValue, bool, error) {
+	const op = "store.Feed"
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit))}
+	cond := partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).BeginsWith(PostPrefix))
+	if place != "" {
+		cond = partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).Between(expression.Value(PostPrefix), expression.Value(place)))
+	}
+	var projection []string
+	if attrs != nil {
+		projection = append(keyAttrs(GSI1), attrs...)
+	}
+	if err := keyQuery(in, cond, projection); err != nil {
+		return nil, false, err
+	}
+	out, err := s.api.Query(ctx, in)
+	if err != nil {
+		return nil, false, fail(op, err)
+	}
+	items := slices.DeleteFunc(out.Items, func(item map[string]types.AttributeValue) bool { return sortKeyOf(item, AttrGSI1SK) == place })
+	return items, len(out.LastEvaluatedKey) > 0, nil
+}
+
+// PullThreshold is the follower count above which an author's posts are no
+// longer fanned out to the followers' feeds: their feeds read the author's
+// posts at read time instead (see Feed). A fan-out costs one write unit
+// and a 25th of a BatchWriteItem per follower; at 10,000 it is 400 requests,
+// a second or two of one projector invocation, and past it one post's
+// fan-out would take a good part of the function's 60 s (100,000: 4,000
+// requests; make bench measures them).
+const PullThreshold = 10000
+
+// MaxPulled is how many high-follower authors one feed merges at read time,
+// one Query each in the page's second round trip: the first MaxPulled the
+// reader follows, by author ID. Past it, the others' posts are not in the
+// feed (they stay on the authors' own pages).
+const MaxPulled = 50
+
+// AuthorReach is what the projector reads of an author to choose between
+// fanning out and being read at read time.
+type AuthorReach struct {
+	Followers int
+	Pulled    bool // marked read at read time (once marked, it stays)
+}
+
+// Reach reads the author's follower count and mark: one strongly
+// consistent Query of its counter and profile (the count is their sum, as
+// for every read of counts).
+func (s *Store) Reach(ctx context.Context, authorID string) (AuthorReach, error) {
+	const op = "store.Reach"
+	if err := checkIDs(op, authorID); err != nil {
+		return AuthorReach{}, err
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
+	if err := keyQuery(in, countedItems(UserPK(authorID)), []string{AttrSK, "followerCount", "pulled"}); err != nil {
+		return AuthorReach{}, err
+	}
+	out, err := s.api.Query(ctx, in)
+	if err != nil {
+		return AuthorReach{}, fail(op, err)
+	}
+	var r AuthorReach
+	for _, item := range out.Items {
+		var c struct {
+			FollowerCount int  `dynamodbav:"followerCount"`
+			Pulled        bool `dynamodbav:"pulled"`
+		}
+		if err := unmarshal(op, item, &c); err != nil {
+			return AuthorReach{}, err
+		}
+		r.Followers += c.FollowerCount
+		r.Pulled = r.Pulled || c.Pulled
+	}
+	return r, nil
+}
+
+// MarkPulled marks the author as read at read time (on its counter item).
+func (s *Store) MarkPulled(ctx context.Context, authorID string) error {
+	const op = "store.MarkPulled"
+	if err := checkIDs(op, authorID); err != nil {
+		return err
+	}
+	upd := expression.Set(expression.Name("pulled"), expression.Value(true))
+	expr, err := expression.NewBuilder().WithUpdate(upd).Build()
+	if err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{UserPK(authorID), SKCount}.attributes(),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+	if err != nil {
+		return fail(op, err)
+	}
+	return nil
+}
+
+// PutPullMarkers records in each reader's feed that it reads the author's
+// posts at read time.
+func (s *Store) PutPullMarkers(ctx context.Context, authorID string, readers []string) error {
+	const op = "store.PutPullMarkers"
+	writes := make([]types.WriteRequest, len(readers))
+	for i, r := range readers {
+		if err := checkIDs(op, r, authorID); err != nil {
+			return err
+		}
+		writes[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+			AttrPK: str(FeedPK(r)), AttrSK: str(PullSK(authorID)), "authorId": str(authorID)}}}
+	}
+	return s.batchWrite(ctx, op, writes)
+}
+
+// DeletePullMarker removes the reader's marker of the author (if any).
+func (s *Store) DeletePullMarker(ctx context.Context, readerID, authorID string) error {
+	const op = "store.DeletePullMarker"
+	if err := checkIDs(op, readerID, authorID); err != nil {
+		return err
+	}
+	return s.batchWrite(ctx, op, []types.WriteRequest{deleteRequest(itemKey{FeedPK(readerID), PullSK(authorID)})})
 }

@@ -35,6 +35,7 @@ const (
 	prefixLike      = "LIKE#"
 	prefixLiked     = "LIKED#"
 	prefixFeed      = "FEED#"
+	prefixPull      = "#PULL#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
@@ -96,6 +97,12 @@ func LikedSK(postID string) string { return prefixLiked + postID }
 // publication>"), so a feed lists newest first, and an entry is found again
 // from its post.
 func FeedPK(readerID string) string { return prefixFeed + readerID }
+
+// PullSK is the sort key, in a reader's feed, of the marker that the reader
+// follows an author whose posts the feed reads at read time (a
+// high-follower author, not fanned out): "#PULL#<authorId>". It sorts
+// before the entries.
+func PullSK(authorID string) string { return prefixPull + authorID }
 
 // Sort-key prefixes for begins_with conditions.
 const (

@@ -49,7 +49,7 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 		items = append(items, newLikeItem(l), newLikedItem(l))
 	}
 	for _, e := range d.Feed {
-		items = append(items, feedItem{PK: FeedPK(e.Reader), SK: e.Place, FeedEntry: e})
+		items = append(items, feedItem{PK: FeedPK(e.Reader), SK: e.Place, FeedEntry: e}) // a Place of PullSK is a marker
 	}
 	writes := make([]types.WriteRequest, len(items))
 	for i, it := range items {

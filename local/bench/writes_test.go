@@ -63,3 +63,28 @@ func wantTable(t *testing.T, got []byte, file, test string) {
 		t.Errorf("docs/table.md does not carry %s", file)
 	}
 }
+
+// A published post costs the projector one write unit per follower (one
+// entry of under 1 KB each, by BatchWriteItem) and a page of the feed two
+// round trips.
+func TestFeedCosts(t *testing.T) {
+	fanOuts, err := bench.FanOuts(t.Context(), storetest.Endpoint(t), 10, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fanOuts {
+		if f.Write != float64(f.Followers) || f.Requests["BatchWriteItem"] != (f.Followers+24)/25 {
+			t.Errorf("%d followers: %g WCU, %v", f.Followers, f.Write, f.Requests)
+		}
+	}
+	pages, err := bench.FeedPages(t.Context(), storetest.Endpoint(t), 50, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages[0].RoundTrips != 2 || pages[0].Requests != 3 || pages[1].Requests != 51 {
+		t.Errorf("pages %+v; want the feed's 3 requests (entries and markers, then posts and follows) in 2 round trips, and 51 requests the other way", pages)
+	}
+	var out bytes.Buffer
+	bench.PrintFeed(&out, fanOuts, pages)
+	t.Log("\n" + out.String())
+}

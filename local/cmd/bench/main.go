@@ -48,5 +48,16 @@ func run(rounds int) error {
 	fmt.Println("\nWhat each projection of GSI1 costs (DynamoDB Local's consumed capacity):")
 	fmt.Println()
 	bench.PrintProjections(os.Stdout, projections)
+	fanOuts, err := bench.FanOuts(ctx, db.Endpoint, 10, 1000, 100000)
+	if err != nil {
+		return err
+	}
+	pages, err := bench.FeedPages(ctx, db.Endpoint, 50, 10)
+	if err != nil {
+		return err
+	}
+	fmt.Println("\nThe feed: the projector's fan-out of one published post, and a page of the feed (50 authors followed, 10 posts each):")
+	fmt.Println()
+	bench.PrintFeed(os.Stdout, fanOuts, pages)
 	return nil
 }
