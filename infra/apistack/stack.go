@@ -166,22 +166,10 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	})
 	suppress(tokenKey, "AwsSolutions-SMG4", "rotating the signing key would invalidate every nextToken a client holds; rotate by hand (docs/deploying.md)")
 
-	logs := awslogs.NewLogGroup(stack, jsii.String("ResolverLogs"), &awslogs.LogGroupProps{
-		Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
-	})
-	fn := awslambda.NewFunction(stack, jsii.String("Resolver"), &awslambda.FunctionProps{
+	fn := goFunction(stack, "Resolver", &awslambda.FunctionProps{
 		Description:                  jsii.String("Every AppSync direct resolver of the API"),
-		Runtime:                      awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture:                 awslambda.Architecture_ARM_64(),
-		Handler:                      jsii.String("bootstrap"),
 		Code:                         awslambda.Code_FromAsset(jsii.String(props.LambdaDir), nil),
-		MemorySize:                   jsii.Number(MemoryMB),
 		Timeout:                      awscdk.Duration_Seconds(jsii.Number(TimeoutSeconds)),
-		Tracing:                      awslambda.Tracing_ACTIVE,
-		LogGroup:                     logs,
-		LoggingFormat:                awslambda.LoggingFormat_JSON, // with a level on every line
-		ApplicationLogLevelV2:        awslambda.ApplicationLogLevel_INFO,
-		SystemLogLevelV2:             awslambda.SystemLogLevel_WARN,
 		ReservedConcurrentExecutions: props.ReservedConcurrency,
 		Environment: &map[string]*string{
 			"TABLE_NAME": table.TableName(),
@@ -239,28 +227,31 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	return stack
 }
 
+// goFunction defines a Go function of the stack from props (its description,
+// code, timeout, environment): provided.al2023 on arm64, handler bootstrap,
+// MemoryMB, active tracing, JSON logs with a level on every line into a log
+// group of its own (id+"Logs", kept LogRetention).
+func goFunction(stack awscdk.Stack, id string, props *awslambda.FunctionProps) awslambda.Function {
+	props.Runtime, props.Architecture, props.Handler = awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64(), jsii.String("bootstrap")
+	props.MemorySize, props.Tracing = jsii.Number(MemoryMB), awslambda.Tracing_ACTIVE
+	props.LogGroup = awslogs.NewLogGroup(stack, jsii.String(id+"Logs"), &awslogs.LogGroupProps{
+		Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	props.LoggingFormat = awslambda.LoggingFormat_JSON
+	props.ApplicationLogLevelV2, props.SystemLogLevelV2 = awslambda.ApplicationLogLevel_INFO, awslambda.SystemLogLevel_WARN
+	return awslambda.NewFunction(stack, jsii.String(id), props)
+}
+
 // feedProjector defines the feed's projector (lambda/cmd/projector) on the
 // table's stream: the event source with the projector's own settings and
 // filters (store.FeedStreamFilters), partial batch responses, bisection, bounded
 // retries and record age, and an encrypted on-failure queue.
 func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) {
-	logs := awslogs.NewLogGroup(stack, jsii.String("ProjectorLogs"), &awslogs.LogGroupProps{
-		Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
-	})
-	fn := awslambda.NewFunction(stack, jsii.String("Projector"), &awslambda.FunctionProps{
-		Description:           jsii.String("Keeps the readers' feeds from the table's stream"),
-		Runtime:               awslambda.Runtime_PROVIDED_AL2023(),
-		Architecture:          awslambda.Architecture_ARM_64(),
-		Handler:               jsii.String("bootstrap"),
-		Code:                  awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
-		MemorySize:            jsii.Number(MemoryMB),
-		Timeout:               awscdk.Duration_Seconds(jsii.Number(60)), // a batch's fan-outs, not a GraphQL request
-		Tracing:               awslambda.Tracing_ACTIVE,
-		LogGroup:              logs,
-		LoggingFormat:         awslambda.LoggingFormat_JSON,
-		ApplicationLogLevelV2: awslambda.ApplicationLogLevel_INFO,
-		SystemLogLevelV2:      awslambda.SystemLogLevel_WARN,
-		Environment:           &map[string]*string{"TABLE_NAME": table.TableName()},
+	fn := goFunction(stack, "Projector", &awslambda.FunctionProps{
+		Description: jsii.String("Keeps the readers' feeds from the table's stream"),
+		Code:        awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
+		Timeout:     awscdk.Duration_Seconds(jsii.Number(60)), // a batch's fan-outs, not a GraphQL request
+		Environment: &map[string]*string{"TABLE_NAME": table.TableName()},
 	})
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings(ProjectorActions...),

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -122,18 +123,30 @@ func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error
 		return nil, err
 	}
 	var ids []string
+	err := s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+		if sk, ok := item[AttrGSI2SK].(*types.AttributeValueMemberS); ok {
+			ids = append(ids, strings.TrimPrefix(sk.Value, prefixFollower))
+		}
+		return true
+	})
+	return ids, err
+}
+
+// queryAll runs in page after page, handing each item to each until each
+// returns false or the range ends.
+func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) error {
 	for {
 		out, err := s.api.Query(ctx, in)
 		if err != nil {
-			return nil, fail(op, err)
+			return fail(op, err)
 		}
 		for _, item := range out.Items {
-			if sk, ok := item[AttrGSI2SK].(*types.AttributeValueMemberS); ok {
-				ids = append(ids, strings.TrimPrefix(sk.Value, prefixFollower))
+			if !each(item) {
+				return nil
 			}
 		}
 		if len(out.LastEvaluatedKey) == 0 {
-			return ids, nil
+			return nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
@@ -156,29 +169,19 @@ func (s *Store) PublishedSince(ctx context.Context, authorID string, since time.
 		return nil, err
 	}
 	var out []FeedEntry
-	for {
-		page, err := s.api.Query(ctx, in)
-		if err != nil {
-			return nil, fail(op, err)
+	var bad error
+	err := s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+		var p struct {
+			Place string `dynamodbav:"gsi1sk"`
+			ID    string `dynamodbav:"id"`
 		}
-		for _, item := range page.Items {
-			var p struct {
-				Place string `dynamodbav:"gsi1sk"`
-				ID    string `dynamodbav:"id"`
-			}
-			if err := unmarshal(op, item, &p); err != nil {
-				return nil, err
-			}
-			out = append(out, FeedEntry{Place: p.Place, PostID: p.ID, AuthorID: authorID})
-			if limit > 0 && len(out) == limit {
-				return out, nil
-			}
+		if bad = unmarshal(op, item, &p); bad != nil {
+			return false
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return out, nil
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
+		out = append(out, FeedEntry{Place: p.Place, PostID: p.ID, AuthorID: authorID})
+		return limit == 0 || len(out) < limit
+	})
+	return out, cmp.Or(bad, err)
 }
 
 // FeedEntriesBy returns the entries of the author's posts in the reader's
@@ -198,21 +201,13 @@ func (s *Store) FeedEntriesBy(ctx context.Context, readerID, authorID string) ([
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
 		ProjectionExpression: expr.Projection(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}
 	var out []FeedEntry
-	for {
-		page, err := s.api.Query(ctx, in)
-		if err != nil {
-			return nil, fail(op, err)
+	err = s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+		if k, ok := keyOf(item); ok {
+			out = append(out, FeedEntry{Reader: readerID, Place: k.sk, AuthorID: authorID})
 		}
-		for _, item := range page.Items {
-			if k, ok := keyOf(item); ok {
-				out = append(out, FeedEntry{Reader: readerID, Place: k.sk, AuthorID: authorID})
-			}
-		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return out, nil
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
+		return true
+	})
+	return out, err
 }
 
 // Follows reports whether followerID follows followedID (strongly
