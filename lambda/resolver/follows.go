@@ -47,7 +47,7 @@ func (h *Handler) userConnection(
 		counts := false
 		for _, ev := range distinctSelections(evs) {
 			needs[selectionKey(ev)] = needsUserItems(ev)
-			counts = counts || selectsCount(itemAttributes(ev), userCounts)
+			counts = counts || selectsUserCount(ev, "items")
 		}
 		need := make([]bool, len(evs))
 		for i, r := range out {

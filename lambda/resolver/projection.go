@@ -6,7 +6,7 @@ package resolver
 
 import (
 	"context"
-	"slices"
+	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -66,17 +66,15 @@ func needsUserItems(ev *appsync.Event) bool {
 	return false
 }
 
-// The count fields of a User and of a Post: read from counter items, which
-// a BatchGetItem asks for only when one of them is selected.
-var (
-	userCounts = []string{"postCount", "followerCount", "followingCount"}
-	postCounts = []string{"commentCount", "likeCount"}
-)
-
-// selectsCount reports whether attrs (a selection's names; nil when it
-// cannot be read in full) may select one of counts.
-func selectsCount(attrs, counts []string) bool {
-	return attrs == nil || slices.ContainsFunc(attrs, func(a string) bool { return slices.Contains(counts, a) })
+// selectsUserCount reports whether ev's selection (under the field named
+// under, "" for its own) may select a user's count, which costs reading the
+// users' counter items. Most selections name none and spread no named
+// fragment: a look at the text spares parsing them.
+func selectsUserCount(ev *appsync.Event, under string) bool {
+	if text := ev.Info.SelectionSetGraphQL; text != "" && !strings.Contains(text, "Count") && !strings.Contains(text, "...") {
+		return false
+	}
+	return store.SelectsCount(selectedAttributes(ev, under), store.UserCounts)
 }
 
 // users is store.Users for a batch of events selecting users: their counts
@@ -84,7 +82,7 @@ func selectsCount(attrs, counts []string) bool {
 func (h *Handler) users(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]store.User, error) {
 	counts := false
 	for _, ev := range distinctSelections(evs) {
-		if counts = selectsCount(selectedAttributes(ev, ""), userCounts); counts {
+		if counts = selectsUserCount(ev, ""); counts {
 			break
 		}
 	}

@@ -91,6 +91,19 @@ func TestPostAuthorBatchIsOneBatchGetItem(t *testing.T) {
 	if err := json.Unmarshal(out, &items); err != nil || len(items) != 50 || items[7].Data.FollowerCount != 7 {
 		t.Fatalf("reply: %d items, %v; the 8th: %+v", len(items), err, items[7])
 	}
+
+	// A count under an alias, an inline fragment, or a named fragment's spread
+	// (whose fields the text does not show): the counters are read too.
+	for _, sel := range []string{"{\n  id\n  n: followerCount\n}", "{\n  id\n  ... on User {\n    postCount\n  }\n}", "{\n  id\n  ...UserFields\n}"} {
+		batch[7] = withSelection(batch[7], sel, "id")
+		_, ierr, m = invoke(t, h, mustJSON(t, batch))
+		if ierr != nil {
+			t.Fatal(ierr)
+		}
+		if calls := m.Calls(); len(calls) != 1 || calls[0].Keys != 60 {
+			t.Errorf("selection %q: calls = %+v, want one BatchGetItem of the users and their counters (60 keys)", sel, calls)
+		}
+	}
 }
 
 func TestQueryPostsKeepsOrderAndLimits(t *testing.T) {

@@ -81,12 +81,16 @@ func decodeCounted[T any, PT counted[T]](op string, items []map[string]types.Att
 	return found, nil
 }
 
-func sortKey(item map[string]types.AttributeValue) string {
-	sk, _ := item[AttrSK].(*types.AttributeValueMemberS)
-	if sk == nil {
+// sortKey is the item's sort key ("" when it has none).
+func sortKey(item map[string]types.AttributeValue) string { return stringAttr(item, AttrSK) }
+
+// stringAttr is the item's string attribute name ("" when it has none).
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	v, _ := item[name].(*types.AttributeValueMemberS)
+	if v == nil {
 		return ""
 	}
-	return sk.Value
+	return v.Value
 }
 
 // addCounter adds to v the counts of the counter item of partition pk, read
@@ -110,15 +114,16 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 }
 
 // Count names: the counts of a user and of a post, as attributes and as
-// the schema's fields.
+// the schema's fields. A read asks for counter items only when it may read
+// one of them (SelectsCount).
 var (
-	userCounts = []string{"postCount", "followerCount", "followingCount"}
-	postCounts = []string{"commentCount", "likeCount"}
+	UserCounts = []string{"postCount", "followerCount", "followingCount"}
+	PostCounts = []string{"commentCount", "likeCount"}
 )
 
-// selectsCount reports whether a read of attrs (nil: everything) reads one
+// SelectsCount reports whether a read of attrs (nil: everything) reads one
 // of counts.
-func selectsCount(attrs []string, counts []string) bool {
+func SelectsCount(attrs []string, counts []string) bool {
 	return attrs == nil || slices.ContainsFunc(attrs, func(a string) bool { return slices.Contains(counts, a) })
 }
 
@@ -132,7 +137,7 @@ func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error 
 	for i, p := range posts {
 		keys[i] = itemKey{PostPK(p.ID), SKCount}
 	}
-	items, err := s.batchGet(ctx, op, keys, postCounts)
+	items, err := s.batchGet(ctx, op, keys, PostCounts)
 	if err != nil {
 		return err
 	}
@@ -238,13 +243,13 @@ func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 		} else {
 			cond = cond.And(expression.Name("status").Equal(expression.Value(p.Status)))
 		}
-		counter, counts = newPostCounter(p), postCounts
+		counter, counts = newPostCounter(p), PostCounts
 	} else {
 		var u User
 		if err := attributevalue.UnmarshalMap(out.Item, &u); err != nil {
 			return false, errs.Wrap(op, errs.Internal, "internal error", err)
 		}
-		counter, counts = newUserCounter(u), userCounts
+		counter, counts = newUserCounter(u), UserCounts
 	}
 	av, err := marshal(op, counter)
 	if err != nil {

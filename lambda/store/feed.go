@@ -303,7 +303,7 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 	}
 
 	// 2: the entries' posts and the follows, and the pulled authors' posts.
-	counts := selectsCount(page.Attributes, postCounts)
+	counts := SelectsCount(page.Attributes, PostCounts)
 	now := s.now().Unix()
 	keys := make([]itemKey, 0, 3*len(entries.Items)+len(pulled))
 	for _, e := range entries.Items {
@@ -373,7 +373,7 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 	var pulledPosts []int // indexes in cands of posts read from GSI1
 	for i, a := range pulled {
 		if more[i] && len(byAuthor[i]) > 0 {
-			bound = max(bound, sortKeyOf(byAuthor[i][len(byAuthor[i])-1], AttrGSI1SK))
+			bound = max(bound, stringAttr(byAuthor[i][len(byAuthor[i])-1], AttrGSI1SK))
 		}
 		if !follows(a) {
 			continue
@@ -385,7 +385,7 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 			}
 			readOnly(&p, attrs)
 			pulledPosts = append(pulledPosts, len(cands))
-			cands = append(cands, candidate{sortKeyOf(item, AttrGSI1SK), p})
+			cands = append(cands, candidate{stringAttr(item, AttrGSI1SK), p})
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return strings.Compare(b.place, a.place) })
@@ -434,14 +434,6 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 	return out, nil
 }
 
-func sortKeyOf(item map[string]types.AttributeValue, attr string) string {
-	v, _ := item[attr].(*types.AttributeValueMemberS)
-	if v == nil {
-		return ""
-	}
-	return v.Value
-}
-
 // pullMarkers returns the high-follower authors the reader's feed reads at
 // read time, at most MaxPulled, by author ID.
 func (s *Store) pullMarkers(ctx context.Context, readerID string) ([]string, error) {
@@ -456,7 +448,7 @@ func (s *Store) pullMarkers(ctx context.Context, readerID string) ([]string, err
 	}
 	authors := make([]string, 0, len(out.Items))
 	for _, item := range out.Items {
-		if a := sortKeyOf(item, "authorId"); ValidID(a) {
+		if a := stringAttr(item, "authorId"); ValidID(a) {
 			authors = append(authors, a)
 		}
 	}
@@ -484,7 +476,7 @@ func (s *Store) postsBefore(ctx context.Context, authorID, place string, limit i
 	if err != nil {
 		return nil, false, fail(op, err)
 	}
-	items := slices.DeleteFunc(out.Items, func(item map[string]types.AttributeValue) bool { return sortKeyOf(item, AttrGSI1SK) == place })
+	items := slices.DeleteFunc(out.Items, func(item map[string]types.AttributeValue) bool { return stringAttr(item, AttrGSI1SK) == place })
 	return items, len(out.LastEvaluatedKey) > 0, nil
 }
 

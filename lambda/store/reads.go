@@ -90,7 +90,7 @@ func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[s
 	if attrs != nil {
 		attrs = append([]string{"id"}, attrs...)
 	}
-	return getMany(ctx, s, "store.Posts", ids, attrs, selectsCount(attrs, postCounts), PostPK, func(p Post) string { return p.ID })
+	return getMany(ctx, s, "store.Posts", ids, attrs, SelectsCount(attrs, PostCounts), PostPK, func(p Post) string { return p.ID })
 }
 
 // PostsExist reports which of the posts exist: one BatchGetItem of their
@@ -173,7 +173,7 @@ func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool,
 		status = "status=" + StatusDraft
 	}
 	p, err := queryPage[Post](ctx, s, postsByAuthor(authorID, drafts).shaped(page, status), page)
-	if err == nil && selectsCount(page.Attributes, postCounts) {
+	if err == nil && SelectsCount(page.Attributes, PostCounts) {
 		err = s.addCounters(ctx, "store.User.posts", p.Items)
 	}
 	return p, err

@@ -6,13 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
@@ -44,13 +39,11 @@ const four = "\U0001F600"
 // and the largest profile. Each runs on a fresh table of DynamoDB Local at
 // endpoint; the figures depend only on the items' sizes.
 func Writes(ctx context.Context, endpoint string) ([]WriteCost, error) {
-	client := ddblocal.Client(endpoint)
-	table := fmt.Sprintf("bench-writes-%d", time.Now().UnixNano())
-	if _, err := client.CreateTable(ctx, store.Schema.WithoutStream().CreateTableInput(table)); err != nil { // the figures are the same with it
+	s, drop, err := benchStore(ctx, ddblocal.Client(endpoint), "bench-writes")
+	if err != nil {
 		return nil, err
 	}
-	defer client.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-	s := store.New(client, table, cursor.New([]byte("bench-token-key")))
+	defer drop()
 	m := &writes{ctx: ctx, s: s}
 	m.run()
 	return m.out, m.err
