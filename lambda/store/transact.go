@@ -44,7 +44,10 @@ func (a txAction) item(table string) (types.TransactWriteItem, error) {
 			return types.TransactWriteItem{}, err
 		}
 	}
-	allOld := types.ReturnValuesOnConditionCheckFailureAllOld
+	var allOld types.ReturnValuesOnConditionCheckFailure // what a failed condition returns: none without one
+	if a.cond.IsSet() {
+		allOld = types.ReturnValuesOnConditionCheckFailureAllOld
+	}
 	switch {
 	case a.put != nil:
 		return types.TransactWriteItem{Put: &types.Put{TableName: &table, Item: a.put, ConditionExpression: expr.Condition(),

@@ -43,6 +43,11 @@ func newDifferential(tb testing.TB) *differential {
 	// Posts of 6 comments, pages of 1-5 and the default 20: first pages that
 	// end inside and past a connection, on every connection of the schema.
 	d := sample.Blog(3, 6, 3)
+	// Feeds (fixed expiry, far ahead): carol's holds alice's posts and the
+	// entry of a post deleted since; alice follows carol, who posts nothing.
+	sample.FollowWithFeed(&d, sample.Carol, sample.Alice, 4102444800)
+	d.Feed = append(d.Feed, store.FeedEntry{Reader: sample.Carol, Place: store.PublishedSK("01HZZZZZZZZZZZZZZZZZZZZZZZ"),
+		PostID: "01HZZZZZZZZZZZZZZZZZZZZZZZ", AuthorID: sample.Alice, Expires: 4102444800})
 	s, _ := storetest.NewStore(tb, d)
 	sch, err := schema.Load()
 	if err != nil {

@@ -64,3 +64,24 @@ func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// FollowWithFeed makes reader follow author in d (the counts kept) and gives
+// reader's feed the entries the projector would write for author's posts,
+// expiring at expires (seconds since the epoch): the feed of a test, without
+// a stream.
+func FollowWithFeed(d *store.Dataset, reader, author string, expires int64) {
+	d.Follows = append(d.Follows, store.Follow{FollowerID: reader, FollowedID: author, CreatedAt: "2024-05-01T00:00:00.000Z"})
+	for i := range d.Users {
+		switch d.Users[i].ID {
+		case reader:
+			d.Users[i].FollowingCount++
+		case author:
+			d.Users[i].FollowerCount++
+		}
+	}
+	for _, p := range d.Posts {
+		if p.AuthorID == author && p.Published() {
+			d.Feed = append(d.Feed, store.FeedEntry{Reader: reader, Place: store.PublishedSK(p.ID), PostID: p.ID, AuthorID: author, Expires: expires})
+		}
+	}
+}
