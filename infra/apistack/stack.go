@@ -27,6 +27,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -80,12 +81,14 @@ var Actions = []string{
 // IndexActions are what the Lambda does on the table's indexes: Query only.
 var IndexActions = []string{"dynamodb:Query"}
 
-// ProjectorActions are what the feed's projector does on the table: reads
-// of a post's counter, a follow and a profile (GetItem), the entries it
-// writes and deletes (BatchWriteItem); on the indexes, Query (a post's
-// followers on GSI2, an author's posts on GSI1). Its stream reads are the
-// event source's grant.
-var ProjectorActions = []string{"dynamodb:GetItem", "dynamodb:BatchWriteItem"}
+// ProjectorActions and ProjectorIndexActions are what the feed's projector
+// does on the table and on its indexes (projector.TableActions and
+// IndexActions, which its tests record). Its stream reads are the event
+// source's grant.
+var (
+	ProjectorActions      = projector.TableActions
+	ProjectorIndexActions = projector.IndexActions
+)
 
 // The projector's event source: records older than MaxRecordAge (the
 // stream keeps 24 hours) go to the on-failure queue unapplied, as do those
@@ -258,7 +261,7 @@ func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) 
 		Resources: jsii.Strings(*table.TableArn()),
 	}))
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings(IndexActions...),
+		Actions:   jsii.Strings(ProjectorIndexActions...),
 		Resources: jsii.Strings(*table.TableArn() + "/index/*"),
 	}))
 	failed := awssqs.NewQueue(stack, jsii.String("ProjectorFailures"), &awssqs.QueueProps{

@@ -351,7 +351,7 @@ func TestLeastPrivilege(t *testing.T) {
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 	for fn, want := range map[string]grants{
 		"Resolver":  {table: apistack.Actions, indexes: apistack.IndexActions},
-		"Projector": {table: apistack.ProjectorActions, indexes: apistack.IndexActions, stream: []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}},
+		"Projector": {table: apistack.ProjectorActions, indexes: apistack.ProjectorIndexActions, stream: []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}},
 	} {
 		got := byFunction[fn]
 		if !slices.Equal(sorted(got.table), sorted(want.table)) || !slices.Equal(sorted(got.indexes), sorted(want.indexes)) || !slices.Equal(sorted(got.stream), sorted(want.stream)) {

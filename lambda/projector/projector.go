@@ -29,6 +29,18 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
+// TableActions are the DynamoDB operations the projector performs on the
+// table (a post's counter, a follow: GetItem; an author's reach and the
+// entries of a reader's feed: Query; the entries and markers it writes and
+// deletes: BatchWriteItem; an author's mark and the counters it puts on
+// GSI1: UpdateItem), and IndexActions those on its indexes (an author's
+// followers on GSI2, posts on GSI1). The stack grants exactly these;
+// TestTheProjectorDoesWhatItsRoleGrants records them.
+var (
+	TableActions = []string{"dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
+	IndexActions = []string{"dynamodb:Query"}
+)
+
 // Store is what the projector needs of the table.
 type Store interface {
 	FollowerIDs(ctx context.Context, userID string) ([]string, error)
@@ -40,6 +52,7 @@ type Store interface {
 	PublishedPost(ctx context.Context, postID string) (bool, error)
 	Reach(ctx context.Context, authorID string) (store.AuthorReach, error)
 	MarkPulled(ctx context.Context, authorID string) error
+	IndexCounters(ctx context.Context, authorID string, posts []store.FeedEntry) error
 	PutPullMarkers(ctx context.Context, authorID string, readers []string) error
 	DeletePullMarker(ctx context.Context, readerID, authorID string) error
 }
@@ -175,12 +188,19 @@ func (p *Projector) post(ctx context.Context, old, new map[string]events.DynamoD
 
 // fanOut writes (or deletes) entry in the feed of each of author's
 // followers, unless the author is read at read time (a high-follower
-// author: the feeds merge its posts; entries of its posts from before it was
-// marked are left to the feeds' read checks and TTL).
+// author: the feeds merge its posts, and a new post's counter goes on GSI1
+// beside it, where they read its counts; entries of its posts from before
+// it was marked are left to the feeds' read checks and TTL).
 func (p *Projector) fanOut(ctx context.Context, author string, entry store.FeedEntry, add bool) error {
 	reach, err := p.store.Reach(ctx, author)
-	if err != nil || reach.Pulled {
+	if err != nil {
 		return err
+	}
+	if reach.Pulled {
+		if add {
+			return p.store.IndexCounters(ctx, author, []store.FeedEntry{entry})
+		}
+		return nil // its counter went with it
 	}
 	followers, err := p.store.FollowerIDs(ctx, author)
 	if err != nil {
@@ -240,24 +260,55 @@ func (p *Projector) follow(ctx context.Context, event string, old, new map[strin
 		if err != nil || len(held) == 0 {
 			return err
 		}
-		if ok, err := p.store.Follows(ctx, str(old, "followerId"), str(old, "followedId")); err != nil || ok {
-			return err // followed again since: its INSERT, later in the stream, brings them back anyway
+		again, err := p.store.Follows(ctx, str(old, "followerId"), str(old, "followedId"))
+		if err != nil {
+			return err
+		}
+		if again { // followed again since: what is still published stays, but a post deleted meanwhile goes
+			if held, err = p.unpublished(ctx, held); err != nil || len(held) == 0 {
+				return err
+			}
 		}
 		return p.store.DeleteFeedEntries(ctx, held)
 	}
 	return nil
 }
 
+// unpublished returns the entries whose post is gone or no longer
+// published (strongly consistent reads: a deletion that was fanned out
+// while the reader did not follow its author never reached this feed).
+func (p *Projector) unpublished(ctx context.Context, entries []store.FeedEntry) ([]store.FeedEntry, error) {
+	var out []store.FeedEntry
+	for _, e := range entries {
+		published, err := p.store.PublishedPost(ctx, e.PostID)
+		if err != nil {
+			return nil, err
+		}
+		if !published {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
 // pull turns the author's feeds to read time: a marker in each follower's
-// feed, then the author's mark (last, so that a redelivery after a crash
-// writes the markers again; until the mark, posts are still fanned out,
-// and the feeds drop the duplicates).
+// feed, the counters of the author's posts in the feed's window on GSI1,
+// then the author's mark (last, so that a redelivery after a crash writes
+// the markers and counters again; until the mark, posts are still fanned
+// out, and the feeds drop the duplicates).
 func (p *Projector) pull(ctx context.Context, author string) error {
 	followers, err := p.store.FollowerIDs(ctx, author)
 	if err != nil {
 		return err
 	}
 	if err := p.store.PutPullMarkers(ctx, author, followers); err != nil {
+		return err
+	}
+	posts, err := p.store.PublishedSince(ctx, author, p.now().Add(-store.FeedTTL), 0)
+	if err != nil {
+		return err
+	}
+	if err := p.store.IndexCounters(ctx, author, posts); err != nil {
 		return err
 	}
 	return p.store.MarkPulled(ctx, author)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -34,6 +37,8 @@ type feedTest struct {
 	api    streams.API
 	arn    string
 	fn     streams.Function
+	calls  *recorder // what the projector asked of DynamoDB
+	done   *streams.Checkpoints
 }
 
 func newFeedTest(t *testing.T, opts ...projector.Option) *feedTest {
@@ -43,10 +48,96 @@ func newFeedTest(t *testing.T, opts ...projector.Option) *feedTest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fn := lambda.NewHandler(projector.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
+	calls := &recorder{Client: client, actions: map[string]bool{}}
+	ps := store.New(calls, s.Table(), cursor.New(storetest.TokenKey))
+	fn := lambda.NewHandler(projector.New(ps, slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
 	api := ddblocal.StreamsClient(storetest.Endpoint(t))
-	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
-	return &feedTest{t: t, s: s, poller: p, api: api, arn: arn, fn: fn}
+	done := &streams.Checkpoints{}
+	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(store.FeedStreamFilters)}, done)
+	return &feedTest{t: t, s: s, poller: p, api: api, arn: arn, fn: fn, calls: calls, done: done}
+}
+
+// recorder is a DynamoDB client that records the IAM action of each
+// request, by where it went: "table dynamodb:Query", "index dynamodb:Query".
+type recorder struct {
+	*dynamodb.Client
+	mu      sync.Mutex
+	actions map[string]bool
+}
+
+func (r *recorder) record(action, index string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	where := "table"
+	if index != "" {
+		where = "index"
+	}
+	r.actions[where+" dynamodb:"+action] = true
+}
+
+func (r *recorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	r.record("GetItem", "")
+	return r.Client.GetItem(ctx, in, opts...)
+}
+
+func (r *recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	r.record("Query", aws.ToString(in.IndexName))
+	return r.Client.Query(ctx, in, opts...)
+}
+
+func (r *recorder) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	r.record("BatchGetItem", "")
+	return r.Client.BatchGetItem(ctx, in, opts...)
+}
+
+func (r *recorder) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	r.record("BatchWriteItem", "")
+	return r.Client.BatchWriteItem(ctx, in, opts...)
+}
+
+func (r *recorder) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	r.record("UpdateItem", "")
+	return r.Client.UpdateItem(ctx, in, opts...)
+}
+
+func (r *recorder) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	r.record("TransactWriteItems", "")
+	return r.Client.TransactWriteItems(ctx, in, opts...)
+}
+
+// The projector asks DynamoDB for exactly what its role grants
+// (projector.TableActions, IndexActions), over every kind of record it
+// applies: posts published, drafts published, posts deleted, follows,
+// unfollows, an author passing the threshold and posting after.
+func TestTheProjectorDoesWhatItsRoleGrants(t *testing.T) {
+	f := newFeedTest(t, projector.WithPullThreshold(2))
+	ctx := t.Context()
+	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
+	gone, err := f.s.CreatePost(ctx, sample.Alice, "gone", "g", false)
+	f.must(gone, err)
+	draft, err := f.s.CreatePost(ctx, sample.Alice, "draft", "d", true)
+	f.must(draft, err)
+	f.must(f.s.PublishPost(ctx, sample.Alice, draft.ID))
+	f.must(f.s.DeletePost(ctx, sample.Alice, gone.ID))
+	f.must(f.s.Unfollow(ctx, sample.Carol, sample.Alice))
+	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
+	f.must(f.s.Follow(ctx, sample.Bob, sample.Alice)) // past the threshold
+	f.drain()
+	f.must(f.s.CreatePost(ctx, sample.Alice, "after", "a", false))
+	f.drain()
+	f.want(sample.Carol, "after", "draft")
+
+	var want []string
+	for _, a := range projector.TableActions {
+		want = append(want, "table "+a)
+	}
+	for _, a := range projector.IndexActions {
+		want = append(want, "index "+a)
+	}
+	slices.Sort(want)
+	if got := slices.Sorted(maps.Keys(f.calls.actions)); !slices.Equal(got, want) {
+		t.Errorf("the projector asked for %q; its role grants %q", got, want)
+	}
 }
 
 // drain applies everything written so far.
@@ -138,6 +229,53 @@ func TestTheFeedFollowsTheTable(t *testing.T) {
 	}
 	f.want(sample.Carol)
 	f.want("u_dave", "alice 2", "alice 1")
+}
+
+// between is a function that runs then once, after the first invocation
+// whose event holds mark.
+type between struct {
+	streams.Function
+	mark string
+	then func()
+}
+
+func (b *between) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	out, err := b.Function.Invoke(ctx, payload)
+	if b.then != nil && strings.Contains(string(payload), b.mark) {
+		b.then()
+		b.then = nil
+	}
+	return out, err
+}
+
+// A post deleted while a reader did not follow its author, the reader
+// following again before the projector reads the unfollow: the deletion's
+// fan-out missed the reader, and the unfollow, finding the reader a
+// follower again, still takes the deleted post's entry out (and keeps the
+// others).
+func TestAnEntryOfAPostDeletedWhileUnfollowedGoes(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
+	gone, err := f.s.CreatePost(ctx, sample.Alice, "gone", "g", false)
+	f.must(gone, err)
+	f.must(f.s.CreatePost(ctx, sample.Alice, "kept", "k", false))
+	f.drain()
+	f.must(f.s.DeletePost(ctx, sample.Alice, gone.ID))
+	f.must(f.s.Unfollow(ctx, sample.Carol, sample.Alice))
+	// One record an invocation: once the deletion is applied (to nobody:
+	// carol follows no more), carol follows again, before her unfollow is read.
+	fn := &between{Function: f.fn, mark: gone.ID, then: func() { f.must(f.s.Follow(ctx, sample.Carol, sample.Alice)) }}
+	f.poller = streams.New(f.api, f.arn, fn, streams.Config{BatchSize: 1, Filter: streams.Matches(store.FeedStreamFilters)}, f.done)
+	f.drain()
+	if fn.then != nil {
+		t.Fatal("the deletion's record was never delivered")
+	}
+	f.drain()
+	if got := feedEntries(t, f, sample.Carol); len(got) != 1 {
+		t.Errorf("carol's feed holds %d entries, want 1 (the kept post's)", len(got))
+	}
+	f.want(sample.Carol, "kept")
 }
 
 func entries(t *testing.T, f *feedTest, reader string) int {
@@ -279,20 +417,50 @@ func TestPastTheThresholdTheFeedsReadTheAuthor(t *testing.T) {
 	f := newFeedTest(t, projector.WithPullThreshold(2))
 	ctx := t.Context()
 	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
-	f.must(f.s.CreatePost(ctx, sample.Alice, "before", "b", false))
+	before, err := f.s.CreatePost(ctx, sample.Alice, "before", "b", false)
+	f.must(before, err)
+	draft, err := f.s.CreatePost(ctx, sample.Alice, "draft", "d", true)
+	f.must(draft, err)
 	f.drain()
 	f.must(f.s.Follow(ctx, sample.Bob, sample.Alice)) // the second follower: past the threshold
 	f.drain()
-	f.must(f.s.CreatePost(ctx, sample.Alice, "after", "a", false))
+	after, err := f.s.CreatePost(ctx, sample.Alice, "after", "a", false)
+	f.must(after, err)
+	f.must(f.s.PublishPost(ctx, sample.Alice, draft.ID))
 	f.drain()
 	if n := entries(t, f, sample.Carol); n != 2 { // "before", and alice's marker
 		t.Errorf("carol's feed holds %d items; want the entry from before and the marker", n)
 	}
-	f.want(sample.Carol, "after", "before")
-	f.want(sample.Bob, "after", "before")
+	f.want(sample.Carol, "draft", "after", "before")
+	f.want(sample.Bob, "draft", "after", "before")
+	// The counts of a page: the author's counters are on GSI1 (those of its
+	// posts from before the mark, and of those published since), read in
+	// the page's second round trip.
+	for i, id := range []string{before.ID, after.ID, after.ID, draft.ID, draft.ID, draft.ID} {
+		f.must(f.s.CreateComment(ctx, []string{sample.Alice, sample.Bob, sample.Carol}[i%3], id, "c"))
+	}
+	counts := func(reader string) {
+		t.Helper()
+		mctx, m := cost.WithMeter(ctx)
+		page, err := f.s.Feed(mctx, reader, store.PageRequest{Limit: 10, Attributes: []string{"title", "commentCount"}})
+		f.must(page, err)
+		got := map[string]int{}
+		for _, p := range page.Items {
+			got[p.Title] = p.CommentCount
+		}
+		if want := map[string]int{"before": 1, "after": 2, "draft": 3}; !maps.Equal(got, want) {
+			t.Errorf("%s's feed counts %v, want %v", reader, got, want)
+		}
+		if rt := m.RoundTrips(); rt != 2 {
+			t.Errorf("%s's feed page with counts: %d round trips, want 2", reader, rt)
+		}
+	}
+	counts(sample.Carol)
+	counts(sample.Bob)
 	f.must(f.s.Follow(ctx, "u_dave", sample.Alice))
 	f.drain()
-	f.want("u_dave", "after", "before")
+	f.want("u_dave", "draft", "after", "before") // no entry: all three read at read time
+	counts("u_dave")
 	f.must(f.s.Unfollow(ctx, sample.Bob, sample.Alice))
 	f.want(sample.Bob) // at once
 	f.drain()

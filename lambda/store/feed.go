@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -194,7 +195,7 @@ func (s *Store) FeedEntriesBy(ctx context.Context, readerID, authorID string) ([
 	}
 	expr, err := expression.NewBuilder().WithKeyCondition(partition(AttrPK, FeedPK(readerID))).
 		WithFilter(expression.Name("authorId").Equal(expression.Value(authorID))).
-		WithProjection(namesList([]string{AttrPK, AttrSK})).Build()
+		WithProjection(namesList([]string{AttrPK, AttrSK, "postId"})).Build()
 	if err != nil {
 		return nil, errs.Wrap(op, errs.Internal, "internal error", err)
 	}
@@ -203,7 +204,7 @@ func (s *Store) FeedEntriesBy(ctx context.Context, readerID, authorID string) ([
 	var out []FeedEntry
 	err = s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
 		if k, ok := keyOf(item); ok {
-			out = append(out, FeedEntry{Reader: readerID, Place: k.sk, AuthorID: authorID})
+			out = append(out, FeedEntry{Reader: readerID, Place: k.sk, PostID: stringAttr(item, "postId"), AuthorID: authorID})
 		}
 		return true
 	})
@@ -246,10 +247,13 @@ func (s *Store) PublishedPost(ctx context.Context, postID string) (bool, error) 
 //
 // Round trips: the entries' Query and the markers' Query, sent together;
 // then one BatchGetItem of the entries' posts and of the reader's follows
-// of every author on the page, sent together with one Query on GSI1 per
-// high-follower author (whose items there are whole posts); a third, a
-// BatchGetItem of those posts' counters, only when a count is selected and
-// such posts are on the page. An entry whose post is gone or no longer
+// of every author on the page (and the posts' counters, when a count is
+// selected), sent together with one Query on GSI1 per high-follower author
+// (whose items there are whole posts) and, when a count is selected, one
+// of its counters there (CountedSK). A third, a BatchGetItem of counters,
+// only for such posts on the page whose counter the projector has not put
+// on GSI1 (IndexCounters): published in the moment the author was being
+// marked, or older than counters. An entry whose post is gone or no longer
 // published, an author the reader no longer follows, and an expired entry
 // are left out at once, before the projector or TTL has removed them: a
 // page may hold fewer posts than its limit, and its nextToken still resumes
@@ -318,24 +322,29 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 		keys = append(keys, itemKey{UserPK(readerID), FollowsSK(a)})
 	}
 	var (
-		items    map[itemKey]map[string]types.AttributeValue
-		itemsErr error
-		byAuthor = make([][]map[string]types.AttributeValue, len(pulled))
-		more     = make([]bool, len(pulled))
-		authErr  = make([]error, len(pulled))
+		items     map[itemKey]map[string]types.AttributeValue
+		itemsErr  error
+		byAuthor  = make([][]map[string]types.AttributeValue, len(pulled))
+		more      = make([]bool, len(pulled))
+		counters  = make([]map[string]Post, len(pulled))
+		authorErr = make([]error, 2*len(pulled))
 	)
 	branch = cost.Together(ctx)
 	itemsCtx := branch()
 	for i, a := range pulled {
 		ctx := branch()
-		wg.Go(func() { byAuthor[i], more[i], authErr[i] = s.postsBefore(ctx, a, cursor, page.Limit+1, attrs) })
+		wg.Go(func() { byAuthor[i], more[i], authorErr[2*i] = s.postsBefore(ctx, a, cursor, page.Limit+1, attrs) })
+		if counts {
+			ctx := branch()
+			wg.Go(func() { counters[i], authorErr[2*i+1] = s.countersBefore(ctx, a, cursor, page.Limit+1) })
+		}
 	}
 	items, itemsErr = s.batchGet(itemsCtx, op, keys, attrs)
 	wg.Wait()
 	if itemsErr != nil {
 		return Page[Post]{}, itemsErr
 	}
-	for _, err := range authErr {
+	for _, err := range authorErr {
 		if err != nil {
 			return Page[Post]{}, err
 		}
@@ -346,6 +355,9 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 	type candidate struct {
 		place string
 		post  Post
+		// uncounted: a high-follower author's post whose counts are not read
+		// yet (counts selected, its counter not on GSI1)
+		uncounted bool
 	}
 	var cands []candidate
 	bound := "" // the newest place below which a source may hold unread posts
@@ -367,10 +379,9 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 		}
 		if p.Published() && p.AuthorID == e.AuthorID {
 			readOnly(&p, attrs)
-			cands = append(cands, candidate{e.SK, p})
+			cands = append(cands, candidate{place: e.SK, post: p})
 		}
 	}
-	var pulledPosts []int // indexes in cands of posts read from GSI1
 	for i, a := range pulled {
 		if more[i] && len(byAuthor[i]) > 0 {
 			bound = max(bound, stringAttr(byAuthor[i][len(byAuthor[i])-1], AttrGSI1SK))
@@ -383,15 +394,19 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 			if err := unmarshal(op, item, &p); err != nil {
 				return Page[Post]{}, err
 			}
+			c, indexed := counters[i][p.ID]
+			p.add(c)
 			readOnly(&p, attrs)
-			pulledPosts = append(pulledPosts, len(cands))
-			cands = append(cands, candidate{stringAttr(item, AttrGSI1SK), p})
+			cands = append(cands, candidate{stringAttr(item, AttrGSI1SK), p, counts && !indexed})
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return strings.Compare(b.place, a.place) })
 
 	out := Page[Post]{Items: []Post{}}
-	var places []string
+	var (
+		places    []string
+		uncounted []int // indexes in out.Items
+	)
 	seen := map[string]bool{}
 	left := false // candidates not emitted
 	for _, c := range cands {
@@ -403,6 +418,9 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 			break
 		}
 		seen[c.post.ID] = true
+		if c.uncounted {
+			uncounted = append(uncounted, len(out.Items))
+		}
 		out.Items = append(out.Items, c.post)
 		places = append(places, c.place)
 	}
@@ -422,10 +440,18 @@ func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Pa
 		out.NextToken = &t
 	}
 
-	// 3: the counters of the pulled posts on the page, when counts are selected.
-	if counts && len(pulledPosts) > 0 {
-		if err := s.addCounters(ctx, op, out.Items); err != nil {
+	// 3: the counters of the pulled posts on the page that were not on GSI1,
+	// when counts are selected.
+	if len(uncounted) > 0 {
+		posts := make([]Post, len(uncounted))
+		for i, at := range uncounted {
+			posts[i] = out.Items[at]
+		}
+		if err := s.addCounters(ctx, op, posts); err != nil {
 			return Page[Post]{}, err
+		}
+		for i, at := range uncounted {
+			out.Items[at] = posts[i]
 		}
 	}
 	if page.MaxBytes > 0 && len(out.Items) > 0 {
@@ -455,16 +481,23 @@ func (s *Store) pullMarkers(ctx context.Context, readerID string) ([]string, err
 	return authors, nil
 }
 
-// postsBefore reads, on GSI1, up to limit of the author's published posts
-// older than place ("": the newest), newest first, and whether more may
-// follow.
+// feedWindow is the range of places a feed lists: the posts published in
+// the last FeedTTL (the entries' TTL, for the authors read at read time).
+func (s *Store) feedWindow() (lo, hi string) {
+	return timeRange(PostPrefix, s.now().Add(-FeedTTL), time.Time{})
+}
+
+// postsBefore reads, on GSI1, up to limit of the author's posts published
+// in the feed's window and before place ("": the newest), newest first, and
+// whether more may follow.
 func (s *Store) postsBefore(ctx context.Context, authorID, place string, limit int, attrs []string) ([]map[string]types.AttributeValue, bool, error) {
 	const op = "store.Feed"
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit))}
-	cond := partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).BeginsWith(PostPrefix))
+	lo, hi := s.feedWindow()
 	if place != "" {
-		cond = partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).Between(expression.Value(PostPrefix), expression.Value(place)))
+		hi = place
 	}
+	cond := partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).Between(expression.Value(lo), expression.Value(hi)))
 	var projection []string
 	if attrs != nil {
 		projection = append(keyAttrs(GSI1), attrs...)
@@ -550,6 +583,96 @@ func (s *Store) MarkPulled(ctx context.Context, authorID string) error {
 		return fail(op, err)
 	}
 	return nil
+}
+
+// indexWorkers is how many UpdateItems IndexCounters keeps in flight.
+const indexWorkers = 8
+
+// IndexCounters puts the counters of the author's published posts (by place
+// and ID; the entries' readers are not used) on GSI1 beside the posts, under
+// CountedSK, so that a feed reading the author at read time reads their
+// counts in the same round trip as the posts. Each is one UpdateItem of the
+// counter (a write unit, and one more on GSI1), conditioned on the counter
+// being there with that author: a post deleted meanwhile, or older than
+// counters, is left as it is, and a feed reads its counts in a third round
+// trip. Setting the same keys again writes the same item.
+func (s *Store) IndexCounters(ctx context.Context, authorID string, posts []FeedEntry) error {
+	const op = "store.IndexCounters"
+	if err := checkIDs(op, authorID); err != nil {
+		return err
+	}
+	failed := make([]error, len(posts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(indexWorkers, len(posts)) {
+		wg.Go(func() {
+			for i := range next {
+				failed[i] = s.indexCounter(ctx, op, authorID, posts[i])
+			}
+		})
+	}
+	for i := range posts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range failed {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) indexCounter(ctx context.Context, op, authorID string, p FeedEntry) error {
+	if err := checkIDs(op, p.PostID); err != nil {
+		return err
+	}
+	upd := expression.Set(expression.Name(AttrGSI1PK), expression.Value(AuthorPK(authorID))).
+		Set(expression.Name(AttrGSI1SK), expression.Value(CountedSK(p.Place)))
+	cond := itemExists.And(expression.Name("authorId").Equal(expression.Value(authorID)))
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(p.PostID), SKCount}.attributes(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil // no counter: the post is gone, or older than counters
+	}
+	if err != nil {
+		return fail(op, err)
+	}
+	return nil
+}
+
+// countersBefore reads, on GSI1, the counters that IndexCounters put there
+// of the posts postsBefore reads (up to limit), by post ID.
+func (s *Store) countersBefore(ctx context.Context, authorID, place string, limit int) (map[string]Post, error) {
+	const op = "store.Feed"
+	lo, hi := s.feedWindow()
+	if place != "" {
+		hi = place
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit))}
+	cond := partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).Between(expression.Value(CountedSK(lo)), expression.Value(CountedSK(hi))))
+	if err := keyQuery(in, cond, append([]string{AttrPK}, PostCounts...)); err != nil {
+		return nil, err
+	}
+	out, err := s.api.Query(ctx, in)
+	if err != nil {
+		return nil, fail(op, err)
+	}
+	counters := make(map[string]Post, len(out.Items))
+	for _, item := range out.Items {
+		var c Post
+		if err := unmarshal(op, item, &c); err != nil {
+			return nil, err
+		}
+		counters[strings.TrimPrefix(stringAttr(item, AttrPK), prefixPost)] = c
+	}
+	return counters, nil
 }
 
 // PutPullMarkers records in each reader's feed that it reads the author's

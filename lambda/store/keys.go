@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // This file is the one place that knows the table's key formats
 // (docs/table.md#keys). Every function is pure; the ID checks here run
 // before any caller-supplied value becomes part of a key, so no input can
@@ -36,6 +38,7 @@ const (
 	prefixLiked     = "LIKED#"
 	prefixFeed      = "FEED#"
 	prefixPull      = "#PULL#"
+	prefixCounted   = "COUNT#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
@@ -104,6 +107,14 @@ func FeedPK(readerID string) string { return prefixFeed + readerID }
 // before the entries.
 func PullSK(authorID string) string { return prefixPull + authorID }
 
+// CountedSK is the GSI1 sort key, under its author (AuthorPK), of the
+// counter item of a published post by a high-follower author:
+// "COUNT#<ULID of its place>", so the counters sort like their posts, in a
+// range of their own. Only the projector writes it (IndexCounters): the
+// counters of other posts carry no GSI1 key, and their comments and likes
+// write no index.
+func CountedSK(place string) string { return prefixCounted + strings.TrimPrefix(place, prefixPost) }
+
 // Sort-key prefixes for begins_with conditions.
 const (
 	CommentPrefix = prefixComment
@@ -111,6 +122,7 @@ const (
 	DraftPrefix   = prefixDraft
 	FollowsPrefix = prefixFollows
 	LikePrefix    = prefixLike
+	CountedPrefix = prefixCounted
 )
 
 // MaxIDLength is the longest ID accepted.

@@ -169,6 +169,26 @@ func (w *writes) run() {
 			return err
 		})
 	}
+
+	// A post of a high-follower author, whose counter the projector has put
+	// on GSI1 (store.IndexCounters): what its comments and likes cost.
+	const pulled = "a post read at read time (its counter on GSI1)"
+	var post store.Post
+	w.setup(func() error {
+		var err error
+		if post, err = w.s.CreatePost(w.ctx, author, "Title", strings.Repeat("b", smallBody), false); err != nil {
+			return err
+		}
+		return w.s.IndexCounters(w.ctx, author, []store.FeedEntry{{Place: store.PublishedSK(post.ID), PostID: post.ID}})
+	})
+	w.measure("createComment", pulled, func(ctx context.Context) error {
+		_, err := w.s.CreateComment(ctx, reader.ID, post.ID, "A comment.")
+		return err
+	})
+	w.measure("likePost", pulled, func(ctx context.Context) error {
+		_, err := w.s.LikePost(ctx, reader.ID, post.ID, []string{"id", "likeCount"})
+		return err
+	})
 }
 
 func ptr(s string) *string { return &s }
