@@ -123,8 +123,12 @@ bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), th
 	@# JVM (which the other benchmarks start) takes CPU from them on 2 cores.
 	$(GO) test -run '^$$' -bench Traffic -benchmem -count 3 ./lambda/resolver/
 	$(GO) run ./local/cmd/bench
+	$(GO) run ./local/cmd/capacity
 	$(GO) test -run '^$$' -bench 'PostAuthorBatch100' -benchmem -count 3 ./lambda/resolver/
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./local/jsonbench/
+
+capacity: check-tools dynamodb-local ## the capacity model: what a hot post or user sustains by DynamoDB's documented limits (.build/capacity.json, docs/capacity.svg)
+	$(GO) run ./local/cmd/capacity
 
 synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
 	$(CDK) synth --quiet

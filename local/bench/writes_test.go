@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/local/bench"
+	"github.com/example/appsync-dynamo/local/golden"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
@@ -43,17 +44,10 @@ func TestWhatEachProjectionCosts(t *testing.T) {
 // docs/table.md carries it.
 func wantTable(t *testing.T, got []byte, file, test string) {
 	t.Helper()
-	if *updateWrites {
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	golden.File(t, file, got, *updateWrites, "go test ./local/bench -run "+test+" -update")
 	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the figures differ (go test ./local/bench -run %s -update after a deliberate change):\n%s\nwant\n%s", test, got, want)
 	}
 	doc, err := os.ReadFile("../../docs/table.md")
 	if err != nil {

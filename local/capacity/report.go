@@ -1,0 +1,59 @@
+package capacity
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Print writes each workload's sustained rate against its goal, and its
+// hottest partition keys (at most top), as Markdown.
+func Print(w io.Writer, results []Result, top int) {
+	fmt.Fprintln(w, "| Workload | Goal /s | Sustained /s | Limited by | RCU, WCU per operation | $ per million |")
+	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|")
+	for _, r := range results {
+		fmt.Fprintf(w, "| %s | %s | %s | `%s` | %s, %s | %s |\n", r.Name, count(r.Goal), count(r.Sustained), r.LimitedBy, units(r.PerOp.Read), units(r.PerOp.Write), units(r.DollarsPerMillion))
+	}
+	for _, r := range results {
+		fmt.Fprintf(w, "\n%s, its hottest partition keys (units per operation, and at the goal's rate against the limits):\n\n", r.Name)
+		fmt.Fprintln(w, "| Partition key | RCU | WCU | At the goal: RCU/s, WCU/s | Sustains /s |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+		for i, l := range r.Loads {
+			if i == top {
+				break
+			}
+			fmt.Fprintf(w, "| `%s` | %s | %s | %s of 3,000, %s of 1,000 | %s |\n", l.Key, units(l.Read), units(l.Write), count(l.Read*r.Goal), count(l.Write*r.Goal), count(l.Rate()))
+		}
+	}
+}
+
+// count formats n as a whole number with thousands separators.
+func count(n float64) string {
+	if n > 1e15 {
+		return "unlimited"
+	}
+	s := fmt.Sprintf("%.0f", n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// units formats capacity units to two decimals, without trailing zeros.
+func units(u float64) string { return strconv.FormatFloat(math.Round(u*100)/100, 'f', -1, 64) }
+
+// WriteJSON writes the results to file, creating its directory.
+func WriteJSON(file string, results []Result) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,22 @@
+// Package prices holds the AWS prices the project turns its measured
+// counts into dollars with: one place, each with its source and the date it
+// was read. Region us-east-1 (N. Virginia); list prices, before free tiers
+// and discounts.
+package prices
+
+// Read on 2026-12-01 from the stored copy of the DynamoDB on-demand pricing
+// page (AWS, "Amazon DynamoDB pricing: on-demand capacity", Standard table
+// class), as reduced in November 2024: a read request unit is a strongly
+// consistent read of up to 4 KB (half for eventually consistent), a write
+// request unit a write of up to 1 KB (twice for transactional requests):
+// the same counting as capacity units.
+const (
+	DynamoDBReadRequestUnit  = 0.125 / 1e6 // dollars per read request unit
+	DynamoDBWriteRequestUnit = 0.625 / 1e6 // dollars per write request unit
+)
+
+// PerMillion is what a million operations cost in DynamoDB request units,
+// each operation consuming read and write units.
+func PerMillion(read, write float64) float64 {
+	return 1e6 * (read*DynamoDBReadRequestUnit + write*DynamoDBWriteRequestUnit)
+}
