@@ -19,12 +19,19 @@ export DYNAMODB_LOCAL_DIR := $(DDB_DIR)/emulator
 # The Lambda Runtime Interface Emulator (what `sam local invoke` runs), built
 # from its module, which the Go checksum database verifies.
 RIE_VERSION := v0.0.0-20261030222936-bef5c4ba774d
-RIE         := $(CACHE_DIR)/bin/aws-lambda-rie-$(RIE_VERSION)
+RIE         := $(CACHE_DIR)/bin/aws-lambda-rie-$(RIE_VERSION)-static
 export AWS_LAMBDA_RIE := $(RIE)
 
 # The Lambda, as AWS runs it: linux/arm64, no cgo, no RPC shim, named bootstrap.
-LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags='-s -w'
-LAMBDA_SRC   := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod go.sum
+# ARCH=x86_64 builds, synthesizes and deploys both functions for x86_64
+# instead (for sam local invoke on an x86_64 host without emulation); the
+# bootstraps are rebuilt when ARCH changes ($(BUILD_DIR)/arch records it).
+ARCH ?= arm64
+GOARCH_arm64  := arm64
+GOARCH_x86_64 := amd64
+LAMBDA_GOARCH := $(or $(GOARCH_$(ARCH)),$(error ARCH must be arm64 or x86_64, not $(ARCH)))
+LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
+LAMBDA_SRC    := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod go.sum
 
 # The linter of the APPSYNC_JS resolvers (eslint with AWS's plugin for that
 # runtime), installed from appsyncjs/package-lock.json, which npm checks
@@ -75,7 +82,7 @@ PORT  ?= 4000
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: help test check vet build dev token invoke bench synth sam-invoke smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools clean
+.PHONY: FORCE help test check vet build dev token invoke bench capacity synth sam-invoke sam-container smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -93,16 +100,24 @@ vet: ## go vet and gofmt, in both modules (the function and local tools; the CDK
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
-build: $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap ## build the Lambdas (linux/arm64) into .build/resolver/bootstrap and .build/projector/bootstrap
+build: $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap ## build the Lambdas (linux/arm64, or ARCH=x86_64) into .build/resolver/bootstrap and .build/projector/bootstrap
 	@ls -l $^
 
-$(BUILD_DIR)/resolver/bootstrap: $(LAMBDA_SRC)
+# The architecture the bootstraps were last built for: rewritten (and so
+# newer than them) only when ARCH changes.
+$(BUILD_DIR)/arch: FORCE
 	@mkdir -p $(@D)
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
+	@echo $(ARCH) | cmp -s - $@ || echo $(ARCH) > $@
 
-$(BUILD_DIR)/projector/bootstrap: $(LAMBDA_SRC)
+$(BUILD_DIR)/resolver/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
 	@mkdir -p $(@D)
-	GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/projector
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
+
+$(BUILD_DIR)/projector/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
+	@mkdir -p $(@D)
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/projector
+
+FORCE:
 
 # The same binary for this machine, to run under the emulator.
 $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
@@ -131,17 +146,22 @@ capacity: check-tools dynamodb-local ## the capacity model: what a hot post or u
 	$(GO) run ./local/cmd/capacity
 
 synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
-	$(CDK) synth --quiet
+	$(CDK) synth --quiet -c arch=$(ARCH)
 	@ls cdk.out/*.template.json
 
 deploy: check-tools cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack)
-	$(CDK) deploy $(if $(filter true,$(THROWAWAY)),-c throwaway=true)
+	$(CDK) deploy -c arch=$(ARCH) $(if $(filter true,$(THROWAWAY)),-c throwaway=true)
 
 destroy: check-tools cdk-cli ## delete the stack (a retained table and user pool stay unless THROWAWAY=true was deployed)
 	$(CDK) destroy
 
 sam-invoke: check-tools dynamodb-local synth ## replay an event with sam local invoke on the template (needs Docker and the SAM CLI): make sam-invoke EVENT=events/<file>.json
 	$(GO) run ./local/cmd/saminvoke -template cdk.out/AppSyncDynamo.template.json -event $(EVENT)
+
+sam-container: check-tools dynamodb-local rie ## run the function in a container as SAM does, on a user-defined network with DynamoDB Local, and compare every read event's reply with make invoke's (installs and starts Debian's Docker where there is none; CI runs it)
+	@command -v docker >/dev/null || { echo "installing Debian's docker.io (root)"; apt-get install -y -q docker.io >/dev/null; }
+	@docker info >/dev/null 2>&1 || { echo "starting dockerd"; (dockerd >/tmp/appsync-dynamo-dockerd.log 2>&1 &); for i in $$(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done; docker info >/dev/null; }
+	$(GO) test -count=1 -tags samcontainer -v -run . ./local/samcontainer
 
 STACK ?= AppSyncDynamo
 smoke: ## first-deploy check against the deployed stack (AWS CLI + credentials), or make dev: make smoke [STACK=...] [URL=http://127.0.0.1:4000/graphql]
@@ -212,7 +232,8 @@ rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache
 $(RIE):
 	@mkdir -p "$(CACHE_DIR)/bin"
 	rm -rf "$(CACHE_DIR)/bin/.rie-build" && mkdir -p "$(CACHE_DIR)/bin/.rie-build"
-	GOBIN="$(CACHE_DIR)/bin/.rie-build" $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	@# Static (no cgo), as AWS ships it: it runs in a container without a C library (make sam-container).
+	CGO_ENABLED=0 GOBIN="$(CACHE_DIR)/bin/.rie-build" $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
 	mv "$(CACHE_DIR)/bin/.rie-build/aws-lambda-rie" "$@"
 	rm -rf "$(CACHE_DIR)/bin/.rie-build"
 

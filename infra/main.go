@@ -3,7 +3,9 @@
 // cdk.json; make synth, make deploy), so paths are relative to the root. Context: -c throwaway=true for a stack
 // whose table and user pool are destroyed with it; -c stackName=... to name it;
 // apiKeyExpires (in cdk.json) is the date the public-read API key expires;
-// -c reservedConcurrency=N caps the function's concurrency.
+// -c reservedConcurrency=N caps the function's concurrency; -c arch=x86_64
+// builds the functions for x86_64 instead of arm64 (make ... ARCH=x86_64,
+// which builds the bootstraps to match).
 package main
 
 import (
@@ -41,7 +43,13 @@ func main() {
 		}
 		reserved = jsii.Number(n)
 	}
+	arch, _ := app.Node().TryGetContext(jsii.String("arch")).(string)
+	if _, ok := apistack.Architectures[arch]; arch != "" && !ok {
+		fmt.Fprintf(os.Stderr, "arch must be arm64 or x86_64, got %q\n", arch)
+		os.Exit(1)
+	}
 	apistack.New(app, name, &apistack.Props{
+		Architecture:        arch,
 		ReservedConcurrency: reserved,
 		SchemaFile:          "schema/schema.graphql",
 		LambdaDir:           ".build/resolver",

@@ -48,6 +48,11 @@ type Props struct {
 	// ReservedConcurrency, when set (-c reservedConcurrency=N), caps the
 	// function's concurrent executions.
 	ReservedConcurrency *float64
+	// Architecture is the functions' instruction set: "arm64" (the default,
+	// as deployed) or "x86_64" (to run them natively on an x86_64 host with
+	// sam local invoke; -c arch=x86_64, make ... ARCH=x86_64). The
+	// bootstraps in LambdaDir and ProjectorDir must be built for it.
+	Architecture string
 	// APIKeyExpires is when the public-read API key expires: a fixed date (the
 	// app reads it from cdk.json), so that every synth writes the same
 	// template. AppSync takes 1 to 365 days from the deploy; redeploying
@@ -169,7 +174,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	})
 	suppress(tokenKey, "AwsSolutions-SMG4", "rotating the signing key would invalidate every nextToken a client holds; rotate by hand (docs/deploying.md)")
 
-	fn := goFunction(stack, "Resolver", &awslambda.FunctionProps{
+	fn := goFunction(stack, "Resolver", architecture(props), &awslambda.FunctionProps{
 		Description:                  jsii.String("Every AppSync direct resolver of the API"),
 		Code:                         awslambda.Code_FromAsset(jsii.String(props.LambdaDir), nil),
 		Timeout:                      awscdk.Duration_Seconds(jsii.Number(TimeoutSeconds)),
@@ -230,12 +235,28 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	return stack
 }
 
+// architecture is props' Architecture ("": arm64); New refuses another.
+func architecture(props *Props) awslambda.Architecture {
+	if props.Architecture == "" {
+		return Architectures["arm64"]
+	}
+	arch, ok := Architectures[props.Architecture]
+	if !ok {
+		panic(fmt.Sprintf("apistack: architecture %q is neither arm64 nor x86_64", props.Architecture))
+	}
+	return arch
+}
+
+// Architectures are the functions' instruction sets the stack takes
+// (Props.Architecture), by name.
+var Architectures = map[string]awslambda.Architecture{"arm64": awslambda.Architecture_ARM_64(), "x86_64": awslambda.Architecture_X86_64()}
+
 // goFunction defines a Go function of the stack from props (its description,
-// code, timeout, environment): provided.al2023 on arm64, handler bootstrap,
+// code, timeout, environment): provided.al2023 on arch, handler bootstrap,
 // MemoryMB, active tracing, JSON logs with a level on every line into a log
 // group of its own (id+"Logs", kept LogRetention).
-func goFunction(stack awscdk.Stack, id string, props *awslambda.FunctionProps) awslambda.Function {
-	props.Runtime, props.Architecture, props.Handler = awslambda.Runtime_PROVIDED_AL2023(), awslambda.Architecture_ARM_64(), jsii.String("bootstrap")
+func goFunction(stack awscdk.Stack, id string, arch awslambda.Architecture, props *awslambda.FunctionProps) awslambda.Function {
+	props.Runtime, props.Architecture, props.Handler = awslambda.Runtime_PROVIDED_AL2023(), arch, jsii.String("bootstrap")
 	props.MemorySize, props.Tracing = jsii.Number(MemoryMB), awslambda.Tracing_ACTIVE
 	props.LogGroup = awslogs.NewLogGroup(stack, jsii.String(id+"Logs"), &awslogs.LogGroupProps{
 		Retention: LogRetention, RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
@@ -250,7 +271,7 @@ func goFunction(stack awscdk.Stack, id string, props *awslambda.FunctionProps) a
 // filters (store.FeedStreamFilters), partial batch responses, bisection, bounded
 // retries and record age, and an encrypted on-failure queue.
 func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) {
-	fn := goFunction(stack, "Projector", &awslambda.FunctionProps{
+	fn := goFunction(stack, "Projector", architecture(props), &awslambda.FunctionProps{
 		Description: jsii.String("Keeps the readers' feeds from the table's stream"),
 		Code:        awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
 		Timeout:     awscdk.Duration_Seconds(jsii.Number(60)), // a batch's fan-outs, not a GraphQL request

@@ -85,7 +85,7 @@ func appContext(tb testing.TB) *map[string]any {
 var keyExpires = time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 90)
 
 var (
-	synthOnce sync.Map // throwaway bool -> template
+	synthOnce sync.Map // synthKey -> template
 	scratch   string   // holds the synthesized outputs until the tests end
 )
 
@@ -103,9 +103,23 @@ func TestMain(m *testing.M) {
 
 // synth synthesizes the stack in this process (no AWS credentials needed)
 // with the function built for linux/arm64 as its code.
+// synthKey is what a synthesized template was made with.
+type synthKey struct {
+	throwaway bool
+	arch      string
+}
+
 func synth(tb testing.TB, throwaway bool) template {
 	tb.Helper()
-	if t, ok := synthOnce.Load(throwaway); ok {
+	return synthFor(tb, throwaway, "arm64")
+}
+
+// synthFor synthesizes the stack with its functions built for arch
+// ("arm64", "x86_64").
+func synthFor(tb testing.TB, throwaway bool, arch string) template {
+	tb.Helper()
+	key := synthKey{throwaway, arch}
+	if t, ok := synthOnce.Load(key); ok {
 		return t.(template)
 	}
 	// The real functions, built as make build builds them, so that the
@@ -118,7 +132,7 @@ func synth(tb testing.TB, throwaway bool) template {
 		build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w",
 			"-o", filepath.Join(dir, "bootstrap"), "./lambda/cmd/"+cmd)
 		build.Dir = "../.." // in the function's module
-		build.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+		build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+map[string]string{"arm64": "arm64", "x86_64": "amd64"}[arch], "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			tb.Fatalf("build %s's bootstrap: %v\n%s", cmd, err, out)
 		}
@@ -131,7 +145,7 @@ func synth(tb testing.TB, throwaway bool) template {
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: appContext(tb)})
 	stack := apistack.New(app, "TestStack", &apistack.Props{
-		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, ProjectorDir: projectorDir, Throwaway: throwaway, APIKeyExpires: keyExpires,
+		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, ProjectorDir: projectorDir, Throwaway: throwaway, APIKeyExpires: keyExpires, Architecture: arch,
 	})
 	// The linters the ecosystem uses: cdk-nag's AwsSolutions and Serverless packs.
 	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
@@ -156,7 +170,7 @@ func synth(tb testing.TB, throwaway bool) template {
 		tb.Fatal(err)
 	}
 	t.outdir, t.findings = outdir, findings
-	synthOnce.Store(throwaway, t)
+	synthOnce.Store(key, t)
 	return t
 }
 
@@ -520,7 +534,18 @@ func logGroupRef(tpl template, name string) string {
 // holds an executable bootstrap for the architecture the template names, and
 // the logical ID docs/local.md gives is the template's.
 func TestSamLocalInvoke(t *testing.T) {
-	tpl := synth(t, false)
+	for _, arch := range []string{"arm64", "x86_64"} {
+		t.Run(arch, func(t *testing.T) { samLocalInvoke(t, arch) })
+	}
+}
+
+func samLocalInvoke(t *testing.T, arch string) {
+	tpl := synthFor(t, false, arch)
+	for id, fn := range tpl.ofType("AWS::Lambda::Function") {
+		if got := str(fn.Properties["Architectures"]); got != `["`+arch+`"]` {
+			t.Errorf("%s: architectures %s, want [%q]", id, got, arch)
+		}
+	}
 	raw, err := os.ReadFile(filepath.Join(tpl.outdir, "TestStack.template.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,9 @@ func NewEnv(ctx context.Context, client *dynamodb.Client, table string) (*Env, e
 	d := sample.Blog(50, 20, 30)
 	const four, stamp = "\U0001F600", "2006-01-02T15:04:05.000Z"
 	at := time.Date(2024, 6, 1, 8, 0, 0, 0, time.UTC)
-	id := func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(make([]byte, 10))).String() }
+	id := func(t time.Time) string {
+		return ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(make([]byte, 10))).String()
+	}
 	largest := store.Post{ID: id(at), AuthorID: sample.Bob, Title: strings.Repeat(four, 200), Body: strings.Repeat(four, 20000),
 		CreatedAt: at.Format(stamp), UpdatedAt: at.Format(stamp), Status: store.StatusPublished, CommentCount: 20}
 	d.Posts = append(d.Posts, largest)
@@ -218,7 +220,9 @@ func size(w Workload, byKey map[Key]Units) Result {
 	}
 	r.PerOp = Units{round(r.PerOp.Read), round(r.PerOp.Write)}
 	r.DollarsPerMillion = round(prices.PerMillion(r.PerOp.Read, r.PerOp.Write))
-	slices.SortFunc(r.Loads, func(a, b Load) int { return cmp.Or(cmp.Compare(a.Rate(), b.Rate()), strings.Compare(a.Key.String(), b.Key.String())) })
+	slices.SortFunc(r.Loads, func(a, b Load) int {
+		return cmp.Or(cmp.Compare(a.Rate(), b.Rate()), strings.Compare(a.Key.String(), b.Key.String()))
+	})
 	if len(r.Loads) > 0 {
 		r.Sustained, r.LimitedBy = round(r.Loads[0].Rate()), r.Loads[0].Key.String()
 	}

@@ -1,8 +1,10 @@
-// LoopbackDynamoDBLocal starts DynamoDB Local bound to 127.0.0.1 only.
+// LoopbackDynamoDBLocal starts DynamoDB Local bound to 127.0.0.1 only, or to
+// the one address the system property ddblocal.host names (a Docker
+// network's gateway, for a container to reach it: make sam-invoke).
 //
 // DynamoDB Local has no host option and listens on every interface. This
 // launcher builds the server from the usual command line, points its Jetty
-// connectors at the loopback address before starting it, and exits when its
+// connectors at that address before starting it, and exits when its
 // standard input closes, so the server never outlives the process that
 // started it (a test binary, make dev).
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
@@ -14,6 +16,7 @@ import org.eclipse.jetty.server.ServerConnector;
 
 public final class LoopbackDynamoDBLocal {
     public static void main(String[] args) throws Exception {
+        String host = System.getProperty("ddblocal.host", "127.0.0.1");
         DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
         Field f = DynamoDBProxyServer.class.getDeclaredField("server");
         f.setAccessible(true);
@@ -21,12 +24,12 @@ public final class LoopbackDynamoDBLocal {
         int bound = 0;
         for (Connector c : jetty.getConnectors()) {
             if (c instanceof ServerConnector) {
-                ((ServerConnector) c).setHost("127.0.0.1");
+                ((ServerConnector) c).setHost(host);
                 bound++;
             }
         }
         if (bound == 0) {
-            System.err.println("LoopbackDynamoDBLocal: no connector to bind to 127.0.0.1");
+            System.err.println("LoopbackDynamoDBLocal: no connector to bind to " + host);
             System.exit(2);
         }
         Thread watchdog = new Thread(() -> {
@@ -41,7 +44,7 @@ public final class LoopbackDynamoDBLocal {
         watchdog.setDaemon(true);
         watchdog.start();
         proxy.start();
-        System.out.println("LoopbackDynamoDBLocal: listening on 127.0.0.1");
+        System.out.println("LoopbackDynamoDBLocal: listening on " + host);
         proxy.join();
     }
 }

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,11 +61,18 @@ func Dir() (string, error) {
 
 // StartInstalled starts the DynamoDB Local installed in Dir on a free port.
 func StartInstalled(ctx context.Context) (*Server, error) {
+	return StartInstalledOn(ctx, "127.0.0.1")
+}
+
+// StartInstalledOn is StartInstalled bound to host, one local address (a
+// Docker network's gateway, where containers on that network reach it)
+// instead of the loopback one.
+func StartInstalledOn(ctx context.Context, host string) (*Server, error) {
 	dir, err := Dir()
 	if err != nil {
 		return nil, err
 	}
-	return Start(ctx, dir, 0)
+	return start(ctx, dir, host, 0)
 }
 
 // Server is a running DynamoDB Local, in memory.
@@ -82,6 +90,10 @@ type Server struct {
 // Start runs DynamoDB Local from dir on a free loopback port, in memory, with
 // telemetry off, and returns once it answers HTTP. port 0 picks a free port.
 func Start(ctx context.Context, dir string, port int) (*Server, error) {
+	return start(ctx, dir, "127.0.0.1", port)
+}
+
+func start(ctx context.Context, dir, host string, port int) (*Server, error) {
 	classes, err := compileLauncher(dir)
 	if err != nil {
 		return nil, err
@@ -94,7 +106,7 @@ func Start(ctx context.Context, dir string, port int) (*Server, error) {
 	sep := string(os.PathListSeparator)
 	cmd := exec.Command("java",
 		"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx512m",
-		"-Djava.library.path="+filepath.Join(dir, "DynamoDBLocal_lib"),
+		"-Djava.library.path="+filepath.Join(dir, "DynamoDBLocal_lib"), "-Dddblocal.host="+host,
 		"-cp", strings.Join([]string{classes, filepath.Join(dir, "DynamoDBLocal.jar"), filepath.Join(dir, "DynamoDBLocal_lib", "*")}, sep),
 		launcherClass, "-inMemory", "-port", fmt.Sprint(port))
 	cmd.Env = append(os.Environ(), "DDB_LOCAL_TELEMETRY=0")
@@ -107,7 +119,7 @@ func Start(ctx context.Context, dir string, port int) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start DynamoDB Local (is java on PATH?): %w", err)
 	}
-	s := &Server{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, stdin: stdin, output: out, done: make(chan struct{})}
+	s := &Server{Endpoint: "http://" + net.JoinHostPort(host, fmt.Sprint(port)), cmd: cmd, stdin: stdin, output: out, done: make(chan struct{})}
 	go func() { s.err = cmd.Wait(); close(s.done) }()
 	if err := s.waitReady(ctx, 60*time.Second); err != nil {
 		s.Stop()

@@ -79,3 +79,64 @@ func Local(endpoint, table string) map[string]string {
 		"METRICS_NAMESPACE":         "AppSyncDynamoLocal",
 	}
 }
+
+// NoResponse is what SAM prints when the function's container answered
+// nothing (and it still exits 0).
+const NoResponse = "No response from invoke container"
+
+// CheckReply returns an error unless reply is a function's answer to event:
+// for a batch event (a JSON array of n events), a JSON array of n results;
+// for a single event, any JSON value but the runtime's own failure (an
+// errorType of Runtime.* or Sandbox.*: the process exited, timed out, ran
+// out of memory). A field's error ({"errorType":"NotFound",...}) is an
+// answer: it is how a direct Lambda resolver reports one to AppSync.
+func CheckReply(event, reply []byte) error {
+	var failure struct{ ErrorType, ErrorMessage string }
+	if json.Unmarshal(reply, &failure) == nil && (strings.HasPrefix(failure.ErrorType, "Runtime.") || strings.HasPrefix(failure.ErrorType, "Sandbox.")) {
+		return fmt.Errorf("the function failed: %s", clip(reply))
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(event, &batch) == nil {
+		var got []json.RawMessage
+		if err := json.Unmarshal(reply, &got); err != nil {
+			return fmt.Errorf("the reply to a batch of %d events is not a JSON array: %q", len(batch), clip(reply))
+		}
+		if len(got) != len(batch) {
+			return fmt.Errorf("the reply holds %d results for a batch of %d events", len(got), len(batch))
+		}
+		return nil
+	}
+	if !json.Valid(reply) || len(strings.TrimSpace(string(reply))) == 0 {
+		return fmt.Errorf("the reply is not JSON: %q", clip(reply))
+	}
+	return nil
+}
+
+func clip(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
+
+// Image is the image SAM runs a provided.al2023 function of arch in.
+func Image(arch string) string { return "*/lambda/provided:al2023-" + arch }
+
+// Network is the user-defined Docker network make sam-invoke attaches the
+// function's container to (--docker-network): SAM connects the container
+// to it, and the container reaches the host, where DynamoDB Local listens,
+// at the network's gateway.
+const Network = "appsync-dynamo-sam"
+
+// HostEndpoint is the URL at which a container on a user-defined network
+// reaches port on the host: the network's gateway on Linux; Docker
+// Desktop's host.docker.internal on macOS and Windows, where the gateway
+// is inside Docker's VM.
+func HostEndpoint(goos, gateway string, port int) string {
+	host := gateway
+	if goos != "linux" {
+		host = "host.docker.internal"
+	}
+	return fmt.Sprintf("http://%s:%d", host, port)
+}

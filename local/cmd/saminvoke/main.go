@@ -1,22 +1,34 @@
 // Command saminvoke replays an AppSync event with `sam local invoke` on the
 // synthesized template (make sam-invoke EVENT=events/<file>.json): it starts
-// DynamoDB Local with the sample data, writes the env-vars file that points
-// the function at it, runs SAM on the host's network (so the container
-// reaches 127.0.0.1) and stops DynamoDB Local. It needs Docker and the SAM
-// CLI; on an x86_64 host the arm64 function runs under emulation (qemu's
-// binfmt handlers) unless the template is synthesized for x86_64.
+// DynamoDB Local with the sample data on the host, attaches the function's
+// container to a user-defined Docker network (samenv.Network; SAM ignores
+// --docker-network host), points the function at the host through that
+// network's gateway (Docker Desktop's host.docker.internal on macOS), runs
+// SAM, and fails when SAM printed that the container gave no response or
+// the reply is not the function's answer to the event (SAM exits 0 for
+// both). SAM pulls nothing when the image is there (--skip-pull-image) and
+// sends no telemetry. It needs Docker and the SAM CLI; the template's
+// architecture (make ... ARCH=x86_64) should be the host's, or Docker runs
+// the function under emulation.
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/docker"
 	"github.com/example/appsync-dynamo/local/samenv"
 	"github.com/example/appsync-dynamo/local/sample"
 )
@@ -33,8 +45,10 @@ func main() {
 }
 
 func run(template, event, envFile string) error {
-	if _, err := exec.LookPath("sam"); err != nil {
-		return fmt.Errorf("the SAM CLI is not installed (and needs Docker): see docs/local.md")
+	for _, tool := range []string{"sam", "docker"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%s is not installed (make sam-invoke needs Docker and the SAM CLI): see docs/local.md", tool)
+		}
 	}
 	raw, err := os.ReadFile(template)
 	if err != nil {
@@ -44,9 +58,24 @@ func run(template, event, envFile string) error {
 	if err != nil {
 		return err
 	}
+	payload, err := os.ReadFile(event)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	db, err := ddblocal.StartInstalled(ctx)
+	gateway, err := docker.Network(ctx, samenv.Network)
+	if err != nil {
+		return err
+	}
+	// On Linux, DynamoDB Local listens on the network's gateway, where the
+	// container reaches the host; Docker Desktop (macOS) forwards
+	// host.docker.internal to the host's loopback.
+	bind := "127.0.0.1"
+	if runtime.GOOS == "linux" {
+		bind = gateway
+	}
+	db, err := ddblocal.StartInstalledOn(ctx, bind)
 	if err != nil {
 		return err
 	}
@@ -55,7 +84,15 @@ func run(template, event, envFile string) error {
 	if err := ddblocal.Seed(ctx, db.Endpoint, table, sample.Data()); err != nil {
 		return err
 	}
-	vars, err := samenv.EnvVars(fn, samenv.Local(db.Endpoint, table))
+	u, err := url.Parse(db.Endpoint)
+	if err != nil {
+		return err
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		return err
+	}
+	vars, err := samenv.EnvVars(fn, samenv.Local(samenv.HostEndpoint(runtime.GOOS, gateway, port), table))
 	if err != nil {
 		return err
 	}
@@ -65,10 +102,23 @@ func run(template, event, envFile string) error {
 	if err := os.WriteFile(envFile, vars, 0o644); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "sam", "local", "invoke", "-t", template, fn.LogicalID, "-e", event,
-		"--env-vars", envFile, "--docker-network", "host")
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	args := []string{"local", "invoke", "-t", template, fn.LogicalID, "-e", event, "--env-vars", envFile, "--docker-network", samenv.Network}
+	if image := samenv.Image(fn.Architecture); docker.HasImage(ctx, image) {
+		args = append(args, "--skip-pull-image")
+		fmt.Fprintf(os.Stderr, "sam-invoke: %s is here: SAM pulls nothing\n", image)
+	} else {
+		fmt.Fprintf(os.Stderr, "sam-invoke: SAM pulls %s first (once)\n", image)
+	}
+	var reply, logs bytes.Buffer
+	cmd := exec.CommandContext(ctx, "sam", args...)
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, &reply), io.MultiWriter(os.Stderr, &logs)
 	// DynamoDB Local takes any credentials; SAM passes these into the container.
-	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_DEFAULT_REGION=us-east-1")
-	return cmd.Run()
+	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_DEFAULT_REGION=us-east-1", "SAM_CLI_TELEMETRY=0")
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	if strings.Contains(logs.String(), samenv.NoResponse) {
+		return fmt.Errorf("SAM printed %q (and exited 0)", samenv.NoResponse)
+	}
+	return samenv.CheckReply(payload, reply.Bytes())
 }
