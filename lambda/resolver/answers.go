@@ -13,6 +13,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // The zero-invocation short-circuit. The Lambda resolving a field reads the
@@ -203,6 +204,10 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	if tops[0].route.Type == "Mutation" { // never batched: the write has committed
 		stopAt = time.Now().Add(mutationAnswerTime)
 		answerBy = stopAt
+		// The answers read what the write just wrote: an eventually
+		// consistent read may not see it yet (the post's commentCount
+		// before the comment). Reads of an index cannot be consistent.
+		ctx = store.WithConsistentReads(ctx)
 	}
 	actx, cancel := context.WithDeadline(ctx, answerBy)
 	defer cancel()

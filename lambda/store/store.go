@@ -60,7 +60,7 @@ func WithIDs(newID func(time.Time) string) Option { return func(s *Store) { s.ne
 // with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
 // sort by creation.
 func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
-	s := &Store{api: api, table: table, tokens: tokens, now: time.Now, newID: NewULID}
+	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID}
 	for _, o := range opts {
 		o(s)
 	}

@@ -1,0 +1,49 @@
+package store
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+type consistentKey struct{}
+
+// WithConsistentReads returns ctx under which every read the store makes of
+// the table is strongly consistent (GetItem, BatchGetItem, a Query of the
+// table), whatever the read asks for: the reads that answer a write in the
+// same request (a mutation's selection), which must see what it wrote. An
+// index can only be read eventually consistent: a Query of GSI1 or GSI2
+// stays so.
+func WithConsistentReads(ctx context.Context) context.Context {
+	return context.WithValue(ctx, consistentKey{}, true)
+}
+
+func consistentReads(ctx context.Context) bool { v, _ := ctx.Value(consistentKey{}).(bool); return v }
+
+// reads is the store's API, with WithConsistentReads applied to every read.
+type reads struct{ API }
+
+func (r reads) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if consistentReads(ctx) {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return r.API.GetItem(ctx, in, opts...)
+}
+
+func (r reads) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if consistentReads(ctx) && in.IndexName == nil {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return r.API.Query(ctx, in, opts...)
+}
+
+func (r reads) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	if consistentReads(ctx) {
+		for table, ka := range in.RequestItems {
+			ka.ConsistentRead = aws.Bool(true)
+			in.RequestItems[table] = ka
+		}
+	}
+	return r.API.BatchGetItem(ctx, in, opts...)
+}
