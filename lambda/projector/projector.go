@@ -19,6 +19,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -53,6 +55,7 @@ type Store interface {
 	Reach(ctx context.Context, authorID string) (store.AuthorReach, error)
 	MarkPulled(ctx context.Context, authorID string) error
 	IndexCounters(ctx context.Context, authorID string, posts []store.FeedEntry) error
+	ApplyTallies(ctx context.Context, postID string, tallies map[int]store.ShardTally) error
 	PutPullMarkers(ctx context.Context, authorID string, readers []string) error
 	DeletePullMarker(ctx context.Context, readerID, authorID string) error
 }
@@ -97,7 +100,18 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 	applied := 0
 	defer func() { p.logCost(len(ev.Records), applied, meter.Summary(), time.Since(start)) }()
 	deadline, hasDeadline := ctx.Deadline()
-	for _, r := range ev.Records {
+	// Hot posts' shard counts first, one write per post for the whole batch
+	// (a record each would put a write unit per like on the post's
+	// partition): a failure is reported at that post's first record.
+	failAt := len(ev.Records)
+	tallies, first := tallies(ev.Records)
+	for _, post := range slices.Sorted(maps.Keys(tallies)) {
+		if err := p.store.ApplyTallies(ctx, post, tallies[post]); err != nil {
+			p.log.Error("shard counts not applied", "post", post, "cause", err.Error())
+			failAt = min(failAt, first[post])
+		}
+	}
+	for _, r := range ev.Records[:failAt] {
 		if hasDeadline && time.Until(deadline) < reserve {
 			p.log.Warn("stopping before the deadline", "unapplied", r.Change.SequenceNumber)
 			return failedFrom(r), nil
@@ -108,7 +122,47 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 		}
 		applied++
 	}
+	if failAt < len(ev.Records) {
+		return failedFrom(ev.Records[failAt]), nil
+	}
 	return events.DynamoDBEventResponse{}, nil
+}
+
+// tallies reads the batch's records of hot posts' shard counters: by post,
+// each shard's latest counts (the highest version), and the index of the
+// post's first such record.
+func tallies(records []events.DynamoDBEventRecord) (map[string]map[int]store.ShardTally, map[string]int) {
+	out, first := map[string]map[int]store.ShardTally{}, map[string]int{}
+	for i, r := range records {
+		img := r.Change.NewImage
+		if str(r.Change.Keys, "sk") != store.SKShard || img == nil {
+			continue // not a shard counter, or its deletion (with its post)
+		}
+		post := str(img, "postId")
+		shard, ok1 := num(img, "shard")
+		likes, ok2 := num(img, "likeCount")
+		comments, ok3 := num(img, "commentCount")
+		version, ok4 := num(img, "version")
+		if post == "" || !ok1 || !ok2 || !ok3 || !ok4 {
+			continue
+		}
+		if out[post] == nil {
+			out[post], first[post] = map[int]store.ShardTally{}, i
+		}
+		if t, seen := out[post][int(shard)]; !seen || t.Version < version {
+			out[post][int(shard)] = store.ShardTally{Likes: int(likes), Comments: int(comments), Version: version}
+		}
+	}
+	return out, first
+}
+
+func num(img map[string]events.DynamoDBAttributeValue, name string) (int64, bool) {
+	v, ok := img[name]
+	if !ok || v.DataType() != events.DataTypeNumber {
+		return 0, false
+	}
+	n, err := v.Integer()
+	return n, err == nil
 }
 
 // MetricsNamespace is the CloudWatch namespace of the projector's cost
@@ -153,7 +207,7 @@ func (p *Projector) apply(ctx context.Context, r events.DynamoDBEventRecord) err
 	case strings.HasPrefix(pk, "USER#") && strings.HasPrefix(sk, store.FollowsPrefix):
 		return p.follow(ctx, r.EventName, r.Change.OldImage, r.Change.NewImage)
 	}
-	return nil // comments, likes, counters, profiles: not the feed's
+	return nil // comments, likes, counters, profiles: not the feed's; shard counters: applied by batch (tallies)
 }
 
 // place returns a post image's place in its author's posts when it is

@@ -115,7 +115,7 @@ func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey, at
 		request.Keys[i] = k.attributes()
 	}
 	if attrs != nil {
-		expr, err := expression.NewBuilder().WithProjection(namesList(append([]string{AttrPK, AttrSK}, attrs...))).Build()
+		expr, err := expression.NewBuilder().WithProjection(namesList(append([]string{AttrPK, AttrSK}, withTallies(attrs)...))).Build()
 		if err != nil {
 			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
 		}

@@ -40,9 +40,9 @@ const FollowBackfill = 20
 // failed batch bisected and retried FeedStreamRetries times, then left to
 // the on-failure destination; and FeedStreamFilters, its filter criteria,
 // as Lambda's event filtering reads them (one pattern per filter; a record
-// matching any is delivered): a post's own item, and a follow. The rest
-// (comments, likes, counters, profiles, the feed's own entries and their TTL
-// deletions) never invoke the projector.
+// matching any is delivered): a post's own item, a follow, and a hot post's
+// shard counter. The rest (comments, likes, counters, profiles, the feed's
+// own entries and their TTL deletions) never invoke the projector.
 const (
 	FeedStreamBatchSize = 100
 	FeedStreamRetries   = 5
@@ -56,6 +56,10 @@ var FeedStreamFilters = []map[string]any{
 	{"dynamodb": map[string]any{"Keys": map[string]any{
 		AttrPK: map[string]any{"S": []any{map[string]any{"prefix": prefixUser}}},
 		AttrSK: map[string]any{"S": []any{map[string]any{"prefix": prefixFollows}}},
+	}}},
+	{"dynamodb": map[string]any{"Keys": map[string]any{ // a hot post's shard counter: its counts to copy (hot.go)
+		AttrPK: map[string]any{"S": []any{map[string]any{"prefix": prefixPost}}},
+		AttrSK: map[string]any{"S": []any{SKShard}},
 	}}},
 }
 
@@ -657,7 +661,7 @@ func (s *Store) countersBefore(ctx context.Context, authorID, place string, limi
 	}
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit))}
 	cond := partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).Between(expression.Value(CountedSK(lo)), expression.Value(CountedSK(hi))))
-	if err := keyQuery(in, cond, append([]string{AttrPK}, PostCounts...)); err != nil {
+	if err := keyQuery(in, cond, append([]string{AttrPK}, withTallies(PostCounts)...)); err != nil {
 		return nil, err
 	}
 	out, err := s.api.Query(ctx, in)

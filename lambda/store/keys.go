@@ -50,6 +50,14 @@ const (
 	// rewriting a 20,000-character body. It sorts before SKMetadata, so the
 	// two are the first items of their partition, read by one Query.
 	SKCount = "#COUNT"
+	// SKShard is the sort key of a hot post's shard counter, in the shard's
+	// partition (ShardPK): its own, so that the projector's filter selects
+	// the shard counters' records and nothing else.
+	SKShard = "#SHARD"
+	// SKHotMarker is the sort key of the marker, in a hot post's own
+	// partition, that its likes are in shards: "LIKE#~" sorts after every
+	// like, so a newest-first Query of the likes reads it first.
+	SKHotMarker = prefixLike + "~"
 )
 
 // UserPK is the partition of a user and the follows it made: "USER#<id>".
@@ -57,6 +65,13 @@ func UserPK(id string) string { return prefixUser + id }
 
 // PostPK is the partition of a post and its comments: "POST#<id>".
 func PostPK(id string) string { return prefixPost + id }
+
+// ShardPK is the partition of shard n of a hot post: "POST#<id>#<nn>", where
+// the post's new likes land instead of its own partition (hot.go). An ID
+// holds no "#", so it is no post's partition.
+func ShardPK(postID string, n int) string {
+	return prefixPost + postID + "#" + string(rune('0'+n/10)) + string(rune('0'+n%10))
+}
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }

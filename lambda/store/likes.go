@@ -37,19 +37,34 @@ func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []str
 		return Post{}, err
 	}
 	postPK, userPK := PostPK(postID), UserPK(userID)
-	err = s.counting(ctx, op, func() error {
-		return s.transact(ctx, op,
-			s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
-			s.put(like, func(map[string]types.AttributeValue) error {
-				return errs.E(op, errs.Conflict, "like ID collision; retry")
-			}),
-			published(s.addCount(postPK, SKCount, "likeCount", countUp, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil))),
-			s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
-	})
+	if shards := s.hot.of(postID); shards > 0 {
+		err = s.likeHot(ctx, op, l, shards)
+	} else {
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op,
+				s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
+				s.put(like, func(map[string]types.AttributeValue) error {
+					return errs.E(op, errs.Conflict, "like ID collision; retry")
+				}),
+				notHot(published(s.addCount(postPK, SKCount, "likeCount", countUp, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil)))),
+				s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
+		})
+		var hot *errHot
+		if errors.As(err, &hot) { // turned hot since this store last knew
+			s.hot.learn(postID, hot.shards)
+			err = s.likeHot(ctx, op, l, hot.shards)
+		}
+	}
 	if err != nil && !errors.Is(err, errExists) { // liked already: nothing to change
 		return Post{}, err
 	}
-	return s.postAfterWrite(ctx, op, userID, postID, attrs)
+	p, err := s.postAfterWrite(ctx, op, userID, postID, attrs)
+	if err == nil && p.Shards == 0 && s.hot.of(postID) == 0 && p.LikeCount+p.CommentCount >= HotThreshold {
+		// Past the threshold: later likes go to shards. A failure leaves the
+		// post as it was, its like counted; the next like tries again.
+		_ = s.MakeHot(ctx, postID)
+	}
+	return p, err
 }
 
 // UnlikePost removes userID's like of the post and decrements its likeCount,
@@ -68,14 +83,18 @@ func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []s
 	}
 	if found {
 		postPK := PostPK(postID)
-		err = s.counting(ctx, op, func() error {
-			return s.transact(ctx, op,
-				// The guard of the like read: another one (unliked and liked
-				// again meanwhile) is another like, not this one to undo.
-				onlyIf(s.remove(UserPK(userID), LikedSK(postID), func(map[string]types.AttributeValue) error { return errExists }), "id", l.ID),
-				always(s.remove(postPK, LikeSK(l.ID), nil)),
-				s.addCount(postPK, SKCount, "likeCount", countDown, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil)))
-		})
+		// The guard of the like read: another one (unliked and liked again
+		// meanwhile) is another like, not this one to undo.
+		guard := onlyIf(s.remove(UserPK(userID), LikedSK(postID), func(map[string]types.AttributeValue) error { return errExists }), "id", l.ID)
+		if l.Partition != "" { // in a hot post's shard, counted on the shard's counter
+			err = s.transact(ctx, op, guard, always(s.remove(l.Partition, LikeSK(l.ID), nil)),
+				s.shardCount(l.Partition, "likeCount", countDown, errs.E(op, errs.NotFound, "post not found")))
+		} else {
+			err = s.counting(ctx, op, func() error {
+				return s.transact(ctx, op, guard, always(s.remove(postPK, LikeSK(l.ID), nil)),
+					s.addCount(postPK, SKCount, "likeCount", countDown, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil)))
+			})
+		}
 		if err != nil && !errors.Is(err, errExists) { // undone by a concurrent unlike: done
 			return Post{}, err
 		}
@@ -96,12 +115,21 @@ func (s *Store) postAfterWrite(ctx context.Context, op, caller, id string, attrs
 	var p Post
 	found := false
 	if attrs != nil && !slices.ContainsFunc(attrs, func(a string) bool { return isPostAttribute(a) && !slices.Contains(onCounterItem, a) }) {
-		var c postCounterItem
-		var err error
-		if found, err = s.getConsistent(ctx, op, itemKey{PostPK(id), SKCount}, &c); err != nil {
-			return Post{}, err
+		if s.hot.of(id) > 0 { // its counts as the projector copied them, read at most once a second
+			var err error
+			if p, found, err = s.hotCounter(ctx, op, id); err != nil {
+				return Post{}, err
+			}
+			p.read = onCounterItem
+		} else {
+			var c Post
+			var err error
+			if found, err = s.getConsistent(ctx, op, itemKey{PostPK(id), SKCount}, &c); err != nil {
+				return Post{}, err
+			}
+			p = Post{ID: id, AuthorID: c.AuthorID, Status: c.Status, read: onCounterItem}
+			p.add(c)
 		}
-		p = Post{ID: id, AuthorID: c.AuthorID, Status: c.Status, CommentCount: c.CommentCount, LikeCount: c.LikeCount, read: onCounterItem}
 	}
 	if !found {
 		var err error
@@ -127,8 +155,25 @@ func isPostAttribute(name string) bool {
 
 // Likes returns a page of the post's likes, newest first: one Query of the
 // post's partition under LIKE#.
+//
+// A hot post's likes are in its shards too (hotLikes): its marker, which a
+// newest-first Query of its partition reads first, or the store's own
+// knowledge, or a token of a hot post's page, says so.
 func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Page[Like], error) {
-	return queryPage[Like](ctx, s, likesOnPost(postID).shaped(page, ""), page)
+	q := likesOnPost(postID).shaped(page, "")
+	if page.NextToken != "" {
+		if _, shards, err := s.hotToken(q, postID, page.NextToken); err == nil && shards > 0 {
+			return s.hotLikes(ctx, postID, shards, page)
+		}
+	} else if shards := s.hot.of(postID); shards > 0 {
+		return s.hotLikes(ctx, postID, shards, page)
+	}
+	res, err := queryPage[Like](ctx, s, q, page)
+	if err == nil && page.NextToken == "" && len(res.Items) > 0 && res.Items[0].ID == "" { // the marker: hot
+		s.hot.learn(postID, HotShards)
+		return s.hotLikes(ctx, postID, HotShards, page)
+	}
+	return res, err
 }
 
 // LikedBy reports which of the posts userID likes: one BatchGetItem of the

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/example/appsync-dynamo/lambda/payload"
@@ -78,6 +79,11 @@ type Post struct {
 	// Status is StatusDraft or StatusPublished; items written before drafts
 	// existed have none, and are published.
 	Status string `json:"status" dynamodbav:"status,omitempty"`
+	// Shards, on a hot post's counter item, is how many shard partitions
+	// its likes are written to (0: not hot), and Hot each shard's counts as
+	// the projector last copied them there (see hot.go).
+	Shards int                   `json:"-" dynamodbav:"shards,omitempty"`
+	Hot    map[string]ShardTally `json:"-" dynamodbav:"hot,omitempty"`
 
 	read attributes // what was read, when not every attribute was
 }
@@ -166,6 +172,9 @@ type Like struct {
 	PostID  string `json:"postId" dynamodbav:"postId"`
 	UserID  string `json:"userId" dynamodbav:"userId"`
 	LikedAt string `json:"likedAt" dynamodbav:"likedAt"`
+	// Partition, on the guard, is the partition the like is in when it is
+	// one of a hot post's shards ("": the post's own).
+	Partition string `json:"-" dynamodbav:"likePk,omitempty"`
 }
 
 // likeItem is a like in its post's partition; likedItem is its guard in the
@@ -184,7 +193,11 @@ type (
 	}
 )
 
-func newLikeItem(l Like) likeItem { return likeItem{PK: PostPK(l.PostID), SK: LikeSK(l.ID), Like: l} }
+func newLikeItem(l Like) likeItem {
+	pk := cmp.Or(l.Partition, PostPK(l.PostID))
+	l.Partition = ""
+	return likeItem{PK: pk, SK: LikeSK(l.ID), Like: l}
+}
 func newLikedItem(l Like) likedItem {
 	return likedItem{PK: UserPK(l.UserID), SK: LikedSK(l.PostID), Like: l}
 }
@@ -297,6 +310,11 @@ func (u *User) add(c User) {
 func (p *Post) add(c Post) {
 	p.CommentCount += c.CommentCount
 	p.LikeCount += c.LikeCount
+	for _, t := range c.Hot {
+		p.CommentCount += t.Comments
+		p.LikeCount += t.Likes
+	}
+	p.Shards = max(p.Shards, c.Shards)
 }
 
 func newHandleItem(u User) handleItem {

@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -44,6 +45,9 @@ type Store struct {
 	tokens *cursor.Codec
 	now    func() time.Time
 	newID  func(time.Time) string
+
+	hot       *hotPosts // which posts this store knows are hot
+	hotCounts *sync.Map // post ID -> hotCount
 }
 
 // Option configures a Store.
@@ -60,7 +64,7 @@ func WithIDs(newID func(time.Time) string) Option { return func(s *Store) { s.ne
 // with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
 // sort by creation.
 func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
-	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID}
+	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotPosts(), hotCounts: &sync.Map{}}
 	for _, o := range opts {
 		o(s)
 	}

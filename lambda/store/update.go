@@ -82,7 +82,7 @@ const sweepReserve = 500 * time.Millisecond
 // requests at a time. It stops, with a Throttled error, when the deadline is
 // near: what it has not deleted is left for the next call, which starts
 // over from the partition's first remaining item.
-func (s *Store) deletePartition(ctx context.Context, op, pk string) error {
+func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) error {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(noDeadlineLimit)
@@ -91,7 +91,6 @@ func (s *Store) deletePartition(ctx context.Context, op, pk string) error {
 	if err := keyQuery(in, partition(AttrPK, pk), []string{AttrPK, AttrSK, "userId"}); err != nil {
 		return err
 	}
-	postID := strings.TrimPrefix(pk, prefixPost)
 	remain := errs.E(op, errs.Throttled, "the post was deleted but some of its comments remain: call deletePost again to remove them")
 	for {
 		if time.Until(deadline) < sweepReserve {

@@ -248,7 +248,7 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		return Post{}, err
 	}
 	if !found {
-		if err := s.deletePartition(ctx, op, PostPK(id)); err != nil {
+		if err := s.sweepPost(ctx, op, id, -1); err != nil {
 			return Post{}, err
 		}
 		return Post{}, errs.E(op, errs.NotFound, "post not found")
@@ -268,15 +268,27 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		}
 		return errStatusChanged
 	}), "authorId", callerID)
-	counter := always(s.remove(PostPK(id), SKCount, nil)) // none for a post older than counters
+	// The counter goes as read too: hot or not (none for a post older than
+	// counters), and a hot post's shard counters with it, so that no like
+	// lands in a shard afterwards.
+	counter := txAction{key: itemKey{PostPK(id), SKCount}, delete: true, cond: expression.AttributeNotExists(expression.Name("shards")),
+		failed: func(map[string]types.AttributeValue) error { return errStatusChanged }}
+	shards := []txAction{counter}
+	if p.Shards > 0 {
+		counter.cond = expression.Name("shards").Equal(expression.Value(p.Shards))
+		shards[0] = counter
+		for n := range p.Shards {
+			shards = append(shards, always(s.remove(ShardPK(id, n), SKShard, nil)))
+		}
+	}
 	if p.Published() {
 		authorPK := UserPK(p.AuthorID)
 		err = s.counting(ctx, op, func() error {
-			return s.transact(ctx, op, published(remove), counter,
-				s.addCount(authorPK, SKCount, "postCount", countDown, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil)))
+			return s.transact(ctx, op, append([]txAction{published(remove),
+				s.addCount(authorPK, SKCount, "postCount", countDown, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil))}, shards...)...)
 		})
 	} else {
-		err = s.transact(ctx, op, onlyIf(remove, "status", StatusDraft), counter)
+		err = s.transact(ctx, op, append([]txAction{onlyIf(remove, "status", StatusDraft)}, shards...)...)
 	}
 	if errors.Is(err, errStatusChanged) {
 		if attempt < 3 {
@@ -287,10 +299,32 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 	if err != nil {
 		return Post{}, err
 	}
-	if err := s.deletePartition(ctx, op, PostPK(id)); err != nil {
+	if err := s.sweepPost(ctx, op, id, p.Shards); err != nil {
 		return p, errors.Join(ErrSweepUnfinished, err)
 	}
 	return p, nil
+}
+
+// sweepPost deletes what remains of the deleted post id: the items of its
+// shards (shards of them; -1: as many as the marker in its partition says,
+// none without one), then of its own partition, the marker last, so that an
+// interrupted sweep is finished by the next.
+func (s *Store) sweepPost(ctx context.Context, op, id string, shards int) error {
+	if shards < 0 {
+		var marker struct {
+			Shards int `dynamodbav:"shards"`
+		}
+		if _, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKHotMarker}, &marker); err != nil {
+			return err
+		}
+		shards = marker.Shards
+	}
+	for n := range shards {
+		if err := s.deletePartition(ctx, op, id, ShardPK(id, n)); err != nil {
+			return err
+		}
+	}
+	return s.deletePartition(ctx, op, id, PostPK(id))
 }
 
 // ErrSweepUnfinished is returned, with the deleted post, by a DeletePost

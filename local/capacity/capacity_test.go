@@ -22,7 +22,7 @@ import (
 // table and on each index.
 func TestLocalReportsWhatTheModelCosts(t *testing.T) {
 	client := storetest.Client(t)
-	e, err := capacity.NewEnv(t.Context(), client, storetest.NewTable(t, client))
+	e, err := capacity.NewEnv(t.Context(), storetest.Endpoint(t), storetest.NewStreamTable(t, client))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,10 @@ func TestLocalReportsWhatTheModelCosts(t *testing.T) {
 	}
 	var requests []capacity.Request
 	for _, r := range recorded {
-		requests = append(requests, r.Requests...)
+		requests = append(requests, r.Before...)
+		if r.Workload.Hot != nil {
+			requests = append(requests, r.After...)
+		}
 	}
 	ops := map[string]int{}
 	differ := 0
@@ -59,7 +62,7 @@ func TestLocalReportsWhatTheModelCosts(t *testing.T) {
 	if differ > 0 {
 		t.Errorf("%d of %d requests differ", differ, len(requests))
 	}
-	for _, op := range []string{"GetItem", "Query", "BatchGetItem", "TransactWriteItems"} {
+	for _, op := range []string{"GetItem", "Query", "BatchGetItem", "TransactWriteItems", "UpdateItem"} {
 		if ops[op] == 0 {
 			t.Errorf("the workloads made no %s: its rule is not checked", op)
 		}

@@ -13,17 +13,19 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/prices"
 	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/streams"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -39,53 +41,74 @@ const (
 // units, one that each user has of its own a share.
 const Ops = 100
 
-// Workload is one operation repeated at a rate: what the model sizes.
+// Workload is one operation repeated at a rate: what the model sizes, on
+// today's design (before) and on the design for a hot target (after).
 type Workload struct {
 	Name string
 	Goal float64 // operations a second the design must sustain
-	// Op runs the operation once as actor (the i-th of Ops users).
-	Op func(ctx context.Context, e *Env, actor string) error
+	// Op runs the operation once on target as actor (the i-th of Ops users).
+	Op func(ctx context.Context, e *Env, target, actor string) error
+	// Target is the post or user the operations are on: before, and after
+	// (another one, of the same size, that Hot turns hot).
+	Target func(e *Env, after bool) string
+	// Hot turns target hot, as the design does past its threshold; nil when
+	// the design has nothing for this workload yet (after is before).
+	Hot func(ctx context.Context, e *Env, target string) error
 }
 
 // Env is a table on DynamoDB Local holding the workloads' data, with a
-// store whose requests are recorded, and the local AppSync over it.
+// store whose requests are recorded, the local AppSync over it, and the
+// feed's projector reading the table's stream through the same recorder.
 type Env struct {
-	Store *store.Store
-	Rec   *Recorder
-	Exec  *executor.Executor
-	// Largest is a post of the largest size (a 200-character title and a
-	// 20,000-character body of four-byte characters), by bob, with 20
-	// comments.
-	Largest string
+	Store  *store.Store
+	Rec    *Recorder
+	Exec   *executor.Executor
+	poller *streams.Poller
+	// Largest and LargestToo are posts of the largest size (a 200-character
+	// title and a 20,000-character body of four-byte characters), by bob,
+	// with 20 comments each.
+	Largest, LargestToo string
 	// Popular is the author of the seed's query (50 posts, 20 comments each).
 	Popular string
+}
+
+// Drain applies, with the projector, what the table's stream holds now.
+func (e *Env) Drain(ctx context.Context) error {
+	_, err := e.poller.Poll(ctx)
+	return err
 }
 
 // Actor is the name of the i-th user an operation runs as.
 func Actor(i int) string { return fmt.Sprintf("u_actor%03d", i) }
 
-// NewEnv loads the workloads' data into table (created by the caller) and
-// records the store's requests to it.
-func NewEnv(ctx context.Context, client *dynamodb.Client, table string) (*Env, error) {
+// NewEnv loads the workloads' data into table (created by the caller, with
+// its stream) on the DynamoDB Local at endpoint, and records the store's
+// requests to it.
+func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
+	client := ddblocal.Client(endpoint)
 	d := sample.Blog(50, 20, 30)
 	const four, stamp = "\U0001F600", "2006-01-02T15:04:05.000Z"
-	at := time.Date(2024, 6, 1, 8, 0, 0, 0, time.UTC)
 	id := func(t time.Time) string {
 		return ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(make([]byte, 10))).String()
 	}
-	largest := store.Post{ID: id(at), AuthorID: sample.Bob, Title: strings.Repeat(four, 200), Body: strings.Repeat(four, 20000),
-		CreatedAt: at.Format(stamp), UpdatedAt: at.Format(stamp), Status: store.StatusPublished, CommentCount: 20}
-	d.Posts = append(d.Posts, largest)
-	for i := range 20 {
-		c := at.Add(time.Duration(i+1) * time.Minute)
-		d.Comments = append(d.Comments, store.Comment{ID: id(c), PostID: largest.ID, AuthorID: fmt.Sprintf("u_reader%02d", i+1), Body: "A comment.", CreatedAt: c.Format(stamp)})
+	var largest []string
+	for i := range 2 {
+		at := time.Date(2024, 6, 1+i, 8, 0, 0, 0, time.UTC)
+		p := store.Post{ID: id(at), AuthorID: sample.Bob, Title: strings.Repeat(four, 200), Body: strings.Repeat(four, 20000),
+			CreatedAt: at.Format(stamp), UpdatedAt: at.Format(stamp), Status: store.StatusPublished, CommentCount: 20}
+		d.Posts = append(d.Posts, p)
+		largest = append(largest, p.ID)
+		for j := range 20 {
+			c := at.Add(time.Duration(j+1) * time.Minute)
+			d.Comments = append(d.Comments, store.Comment{ID: id(c), PostID: p.ID, AuthorID: fmt.Sprintf("u_reader%02d", j+1), Body: "A comment.", CreatedAt: c.Format(stamp)})
+		}
 	}
 	for i := range Ops {
 		d.Users = append(d.Users, store.User{ID: Actor(i), Handle: fmt.Sprintf("actor%03d", i), Name: fmt.Sprintf("Actor %d", i), CreatedAt: "2024-05-01T00:00:00.000Z"})
 	}
 	for i := range d.Users {
 		if d.Users[i].ID == sample.Bob {
-			d.Users[i].PostCount++
+			d.Users[i].PostCount += len(largest)
 		}
 	}
 	tokens := cursor.New([]byte(cursor.DevelopmentKey))
@@ -93,14 +116,29 @@ func NewEnv(ctx context.Context, client *dynamodb.Client, table string) (*Env, e
 		return nil, err
 	}
 	rec := NewRecorder(client, table)
-	s := store.New(rec, table, tokens)
+	// A still clock: what a store reads at most once a second (a hot post's
+	// counts for a like's answer) it reads once per workload here, however
+	// long DynamoDB Local takes, so that the figures do not depend on it.
+	now := time.Now()
+	s := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }))
 	sch, err := schema.Load()
 	if err != nil {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard))), routes.All)
-	return &Env{Store: s, Rec: rec, Exec: exec, Largest: largest.ID, Popular: sample.Alice}, nil
+	arn, err := ddblocal.StreamARN(ctx, client, table)
+	if err != nil {
+		return nil, err
+	}
+	fn := lambda.NewHandler(projector.New(s, quiet).Handle)
+	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: store.FeedStreamBatchSize, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	e := &Env{Store: s, Rec: rec, Exec: exec, poller: poller, Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice}
+	if err := e.Drain(ctx); err != nil { // the load's records
+		return nil, err
+	}
+	rec.Take()
+	return e, nil
 }
 
 // Query runs a GraphQL request as actor (signed in) through the local AppSync.
@@ -114,25 +152,33 @@ func (e *Env) Query(ctx context.Context, actor, query string) error {
 
 // Workloads are the issue's: what a hot post and a popular user must serve.
 func Workloads() []Workload {
+	largest := func(e *Env, after bool) string {
+		if after {
+			return e.LargestToo
+		}
+		return e.Largest
+	}
+	popular := func(e *Env, _ bool) string { return e.Popular }
+	makeHot := func(ctx context.Context, e *Env, post string) error { return e.Store.MakeHot(ctx, post) }
 	return []Workload{
-		{"comments on one post of the largest size", 1000, func(ctx context.Context, e *Env, actor string) error {
-			_, err := e.Store.CreateComment(ctx, actor, e.Largest, "A comment.")
+		{"comments on one post of the largest size", 1000, func(ctx context.Context, e *Env, post, actor string) error {
+			_, err := e.Store.CreateComment(ctx, actor, post, "A comment.")
 			return err
-		}},
-		{"likes on one post", 10000, func(ctx context.Context, e *Env, actor string) error {
-			_, err := e.Store.LikePost(ctx, actor, e.Largest, []string{"id", "likeCount"})
+		}, largest, nil},
+		{"likes on one post", 10000, func(ctx context.Context, e *Env, post, actor string) error {
+			_, err := e.Store.LikePost(ctx, actor, post, []string{"id", "likeCount"})
 			return err
-		}},
-		{"new followers of one user", 10000, func(ctx context.Context, e *Env, actor string) error {
-			_, err := e.Store.Follow(ctx, actor, e.Popular)
+		}, largest, makeHot},
+		{"new followers of one user", 10000, func(ctx context.Context, e *Env, user, actor string) error {
+			_, err := e.Store.Follow(ctx, actor, user)
 			return err
-		}},
-		{"readers of one post's page (post, first 20 comments with authors, likeCount, likedByMe)", 10000, func(ctx context.Context, e *Env, actor string) error {
-			return e.Query(ctx, actor, `{ post(id: "`+e.Largest+`") { title body likeCount likedByMe comments(limit: 20) { items { body author { name } } } } }`)
-		}},
-		{"the seed's query for one popular author", 1000, func(ctx context.Context, e *Env, actor string) error {
-			return e.Query(ctx, actor, `{ user(id: "`+e.Popular+`") { name posts(limit: 10) { items { title comments { items { body author { name } } } } } } }`)
-		}},
+		}, popular, nil},
+		{"readers of one post's page (post, first 20 comments with authors, likeCount, likedByMe)", 10000, func(ctx context.Context, e *Env, post, actor string) error {
+			return e.Query(ctx, actor, `{ post(id: "`+post+`") { title body likeCount likedByMe comments(limit: 20) { items { body author { name } } } } }`)
+		}, largest, nil},
+		{"the seed's query for one popular author", 1000, func(ctx context.Context, e *Env, user, actor string) error {
+			return e.Query(ctx, actor, `{ user(id: "`+user+`") { name posts(limit: 10) { items { title comments { items { body author { name } } } } } } }`)
+		}, popular, nil},
 	}
 }
 
@@ -156,10 +202,67 @@ func (l Load) Rate() float64 {
 	return r
 }
 
-// Result is a workload as the model sizes it.
+// Recorded is the requests a workload made, Ops operations of it, on
+// today's design and on the design for a hot target (the projector's
+// requests for them included).
+type Recorded struct {
+	Workload      Workload
+	Before, After []Request
+}
+
+// Run runs each workload Ops times before and Ops times after (on its hot
+// target, when the design has one), each by another actor, recording its
+// requests and, after, the projector's.
+func Run(ctx context.Context, e *Env, workloads []Workload) ([]Recorded, error) {
+	var out []Recorded
+	run := func(w Workload, target string) ([]Request, error) {
+		if err := e.Drain(ctx); err != nil {
+			return nil, err
+		}
+		e.Rec.Take()
+		var reqs []Request
+		for i := range Ops {
+			if err := w.Op(ctx, e, target, Actor(i)); err != nil {
+				return nil, fmt.Errorf("%s: %w", w.Name, err)
+			}
+			reqs = append(reqs, e.Rec.Take()...)
+		}
+		if err := e.Drain(ctx); err != nil {
+			return nil, err
+		}
+		return append(reqs, e.Rec.Take()...), nil
+	}
+	for _, w := range workloads {
+		r := Recorded{Workload: w}
+		var err error
+		if r.Before, err = run(w, w.Target(e, false)); err != nil {
+			return nil, err
+		}
+		r.After = r.Before
+		if w.Hot != nil {
+			target := w.Target(e, true)
+			if err := w.Hot(ctx, e, target); err != nil {
+				return nil, err
+			}
+			if r.After, err = run(w, target); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Result is a workload as the model sizes it, before and after.
 type Result struct {
-	Name      string  `json:"name"`
-	Goal      float64 `json:"goal"`      // operations a second
+	Name   string  `json:"name"`
+	Goal   float64 `json:"goal"` // operations a second
+	Before Sizing  `json:"before"`
+	After  Sizing  `json:"after"`
+}
+
+// Sizing is one design of a workload, as the model sizes it.
+type Sizing struct {
 	Sustained float64 `json:"sustained"` // operations a second with no partition over its limit
 	LimitedBy string  `json:"limitedBy"` // the partition key that sets it
 	PerOp     Units   `json:"perOperation"`
@@ -169,41 +272,11 @@ type Result struct {
 	Loads             []Load  `json:"-"` // by partition, the hottest first
 }
 
-// Recorded is the requests a workload made, Ops operations of it.
-type Recorded struct {
-	Workload Workload
-	Requests []Request
-}
-
-// Run runs each workload Ops times, each by another actor, recording its
-// requests.
-func Run(ctx context.Context, e *Env, workloads []Workload) ([]Recorded, error) {
-	var out []Recorded
-	e.Rec.Take()
-	for _, w := range workloads {
-		r := Recorded{Workload: w}
-		for i := range Ops {
-			if err := w.Op(ctx, e, Actor(i)); err != nil {
-				return nil, fmt.Errorf("%s: %w", w.Name, err)
-			}
-			r.Requests = append(r.Requests, e.Rec.Take()...)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 // Cost costs each recorded workload by rules.
 func Cost(recorded []Recorded, rules Rules) []Result {
 	var results []Result
 	for _, rec := range recorded {
-		byKey := map[Key]Units{}
-		for _, req := range rec.Requests {
-			for k, u := range rules.Cost(req) {
-				byKey[k] = byKey[k].add(u)
-			}
-		}
-		results = append(results, size(rec.Workload, byKey))
+		results = append(results, Result{Name: rec.Workload.Name, Goal: rec.Workload.Goal, Before: size(rec.Before, rules), After: size(rec.After, rules)})
 	}
 	return results
 }
@@ -211,8 +284,14 @@ func Cost(recorded []Recorded, rules Rules) []Result {
 // round drops the float error of sums of halves and quarters.
 func round(u float64) float64 { return math.Round(u*1e6) / 1e6 }
 
-func size(w Workload, byKey map[Key]Units) Result {
-	r := Result{Name: w.Name, Goal: w.Goal, Sustained: math.Inf(1)}
+func size(reqs []Request, rules Rules) Sizing {
+	byKey := map[Key]Units{}
+	for _, req := range reqs {
+		for k, u := range rules.Cost(req) {
+			byKey[k] = byKey[k].add(u)
+		}
+	}
+	r := Sizing{Sustained: math.Inf(1)}
 	for k, u := range byKey {
 		l := Load{k, Units{round(u.Read / Ops), round(u.Write / Ops)}}
 		r.Loads = append(r.Loads, l)

@@ -10,23 +10,37 @@ import (
 	"strconv"
 )
 
-// Print writes each workload's sustained rate against its goal, and its
-// hottest partition keys (at most top), as Markdown.
+// Print writes each workload's sustained rate against its goal, before and
+// after, and its hottest partition keys (at most top of each), as Markdown.
 func Print(w io.Writer, results []Result, top int) {
-	fmt.Fprintln(w, "| Workload | Goal /s | Sustained /s | Limited by | RCU, WCU per operation | $ per million |")
-	fmt.Fprintln(w, "|---|---:|---:|---|---:|---:|")
+	fmt.Fprintln(w, "| Workload | Goal /s | Design | Sustained /s | Limited by | RCU, WCU per operation | $ per million |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---|---:|---:|")
 	for _, r := range results {
-		fmt.Fprintf(w, "| %s | %s | %s | `%s` | %s, %s | %s |\n", r.Name, count(r.Goal), count(r.Sustained), r.LimitedBy, units(r.PerOp.Read), units(r.PerOp.Write), units(r.DollarsPerMillion))
+		for i, d := range []Sizing{r.Before, r.After} {
+			name, goal, design := r.Name, count(r.Goal), "today"
+			if i == 1 {
+				name, goal, design = "", "", "hot"
+				if d.Sustained == r.Before.Sustained && d.LimitedBy == r.Before.LimitedBy && d.PerOp == r.Before.PerOp {
+					design = "hot (nothing yet: as today)"
+				}
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` | %s, %s | %s |\n", name, goal, design, count(d.Sustained), d.LimitedBy, units(d.PerOp.Read), units(d.PerOp.Write), units(d.DollarsPerMillion))
+		}
 	}
 	for _, r := range results {
-		fmt.Fprintf(w, "\n%s, its hottest partition keys (units per operation, and at the goal's rate against the limits):\n\n", r.Name)
-		fmt.Fprintln(w, "| Partition key | RCU | WCU | At the goal: RCU/s, WCU/s | Sustains /s |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
-		for i, l := range r.Loads {
-			if i == top {
-				break
+		for i, d := range []Sizing{r.Before, r.After} {
+			if i == 1 && r.After.LimitedBy == r.Before.LimitedBy && r.After.PerOp == r.Before.PerOp {
+				continue
 			}
-			fmt.Fprintf(w, "| `%s` | %s | %s | %s of 3,000, %s of 1,000 | %s |\n", l.Key, units(l.Read), units(l.Write), count(l.Read*r.Goal), count(l.Write*r.Goal), count(l.Rate()))
+			fmt.Fprintf(w, "\n%s (%s), its hottest partition keys (units per operation, and at the goal's rate against the limits):\n\n", r.Name, []string{"today", "hot"}[i])
+			fmt.Fprintln(w, "| Partition key | RCU | WCU | At the goal: RCU/s, WCU/s | Sustains /s |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+			for k, l := range d.Loads {
+				if k == top {
+					break
+				}
+				fmt.Fprintf(w, "| `%s` | %s | %s | %s of 3,000, %s of 1,000 | %s |\n", l.Key, units(l.Read), units(l.Write), count(l.Read*r.Goal), count(l.Write*r.Goal), count(l.Rate()))
+			}
 		}
 	}
 }

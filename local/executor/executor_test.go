@@ -68,13 +68,20 @@ func setupDirect(t *testing.T, data store.Dataset, rs []routes.Route, opts ...ex
 
 func setupWith(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder) {
 	t.Helper()
+	e, rec, _ := setupStore(t, data, rs, opts, hopts)
+	return e, rec
+}
+
+// setupStore is setupWith, returning the store too.
+func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder, *store.Store) {
+	t.Helper()
 	s, _ := storetest.NewStore(t, data)
 	sch, err := schema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), append([]resolver.Option{resolver.WithCostLog(io.Discard)}, hopts...)...))}
-	return executor.New(sch, rec, rs, opts...), rec
+	return executor.New(sch, rec, rs, opts...), rec, s
 }
 
 func run(t *testing.T, e *executor.Executor, req executor.Request) (data map[string]any, resp executor.Response) {

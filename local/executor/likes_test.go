@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -109,5 +110,60 @@ func TestConcurrentLikesThroughTheAPI(t *testing.T) {
 			return
 		}
 		token = next
+	}
+}
+
+// A hot post's likes through the API, in both layouts: liked by 30 users
+// after it turned hot (into its shards), its likes page to the end, 7 at a
+// time, with every liker once and their names, and likedByMe is true for
+// each liker.
+func TestAHotPostsLikesPageThroughTheAPI(t *testing.T) {
+	d := sample.Blog(1, 0, 30)
+	post := d.Posts[1]
+	js, _, jsStore := setupStore(t, d, routes.All, nil, nil)
+	direct, _, directStore := setupStore(t, d, routes.All, []executor.Option{executor.WithDirectResolvers()}, []resolver.Option{resolver.WithoutAnswers()})
+	for name, layout := range map[string]struct {
+		e *executor.Executor
+		s *store.Store
+	}{"early return": {js, jsStore}, "direct": {direct, directStore}} {
+		// A like from before, in the post's own partition; then hot.
+		run(t, layout.e, executor.Request{Query: `mutation { likePost(postId: "` + post.ID + `") { id } }`, Identity: signedIn(sample.Alice)})
+		if err := layout.s.MakeHot(t.Context(), post.ID); err != nil {
+			t.Fatal(err)
+		}
+		likers := []string{sample.Alice}
+		for i := range 30 {
+			u := fmt.Sprintf("u_reader%02d", i+1)
+			data, _ := run(t, layout.e, executor.Request{Query: `mutation { likePost(postId: "` + post.ID + `") { id likedByMe } }`, Identity: signedIn(u)})
+			if get(data, "likePost", "likedByMe") != true {
+				t.Fatalf("%s: %s: %v", name, u, data)
+			}
+			likers = append(likers, u)
+		}
+		var listed []string
+		token := "null"
+		for range 10 {
+			data, resp := run(t, layout.e, executor.Request{Identity: signedIn(sample.Carol),
+				Query: `{ post(id: "` + post.ID + `") { likes(limit: 7, nextToken: ` + token + `) { items { user { id name } } nextToken } } }`})
+			if len(resp.Errors) > 0 {
+				t.Fatalf("%s: %v", name, resp.Errors)
+			}
+			for _, it := range get(data, "post", "likes", "items").([]any) {
+				listed = append(listed, get(it, "user", "id").(string))
+				if get(it, "user", "name") == nil {
+					t.Errorf("%s: a like's user has no name: %v", name, it)
+				}
+			}
+			next := get(data, "post", "likes", "nextToken")
+			if next == nil {
+				break
+			}
+			token = fmt.Sprintf("%q", next)
+		}
+		slices.Sort(listed)
+		slices.Sort(likers)
+		if !slices.Equal(listed, likers) {
+			t.Errorf("%s: listed %d likes %v, want %d %v", name, len(listed), listed, len(likers), likers)
+		}
 	}
 }

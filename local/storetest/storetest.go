@@ -119,6 +119,14 @@ func NewStreamStore(tb testing.TB, data store.Dataset, opts ...store.Option) (*s
 	return load(tb, client, NewStreamTable(tb, client), data, opts), client
 }
 
+// StoreOn returns another store of the table, as another Lambda instance
+// has: it shares nothing with the others but the table.
+func StoreOn(tb testing.TB, table string, opts ...store.Option) (*store.Store, *dynamodb.Client) {
+	tb.Helper()
+	client := Client(tb)
+	return store.New(client, table, cursor.New(TokenKey), opts...), client
+}
+
 func load(tb testing.TB, client *dynamodb.Client, table string, data store.Dataset, opts []store.Option) *store.Store {
 	tb.Helper()
 	s := store.New(client, table, cursor.New(TokenKey), opts...)

@@ -1,0 +1,429 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// Hot posts. A post's likes land in its own partition, each a transaction
+// that also adds to its counter there: 4 write units on one partition a
+// like, 250 likes a second at DynamoDB's 1,000 units a partition (make
+// capacity). Past HotThreshold likes and comments, a post turns hot
+// (MakeHot): its new likes are written to one of HotShards shard
+// partitions (ShardPK) in turn, each with a shard counter of its own in
+// the same partition (SKShard), so that a like stays one transaction of 4
+// units on a fiftieth of the load, checked on the shard counter rather
+// than on the post. The projector copies each shard's counts, with the
+// shard counter's version, onto the post's counter (ApplyTallies): a read
+// of the post's counts reads its counter alone, as for every post, and
+// sees the shards' likes once the stream has been read. A post's likes are
+// listed from its partition and its shards, merged newest first.
+
+// HotShards is how many shard partitions a hot post's likes are spread
+// over: 50 take 12,500 likes a second at 4 units each within 1,000 units a
+// partition, and 2 units each on a shard counter item.
+const HotShards = 50
+
+// HotThreshold is the count of likes and comments at which a like turns a
+// post hot.
+const HotThreshold = 1000
+
+// ShardTally is a shard's counts as the projector copies them onto the
+// post's counter, with the shard counter's version they were read at.
+type ShardTally struct {
+	Likes    int   `dynamodbav:"l"`
+	Comments int   `dynamodbav:"c"`
+	Version  int64 `dynamodbav:"v"`
+}
+
+// shardCounterItem is a hot post's shard counter.
+type shardCounterItem struct {
+	PK           string `dynamodbav:"pk"`
+	SK           string `dynamodbav:"sk"`
+	PostID       string `dynamodbav:"postId"`
+	Shard        int    `dynamodbav:"shard"`
+	AuthorID     string `dynamodbav:"authorId"`
+	Status       string `dynamodbav:"status"`
+	LikeCount    int    `dynamodbav:"likeCount"`
+	CommentCount int    `dynamodbav:"commentCount"`
+	Version      int64  `dynamodbav:"version"`
+}
+
+// hotPosts is what a store knows of which posts are hot, and their shards:
+// a post stays hot until it is deleted, so what it learns stays true.
+type hotPosts struct {
+	shards sync.Map // post ID -> int
+	// next picks the shard of a like: in turn from a random start, so that
+	// each store spreads its likes evenly and stores start apart.
+	next atomic.Uint64
+}
+
+func newHotPosts() *hotPosts {
+	h := &hotPosts{}
+	h.next.Store(rand.Uint64())
+	return h
+}
+
+func (h *hotPosts) of(postID string) int {
+	if n, ok := h.shards.Load(postID); ok {
+		return n.(int)
+	}
+	return 0
+}
+
+func (h *hotPosts) learn(postID string, n int) {
+	if n > 0 {
+		h.shards.Store(postID, n)
+	}
+}
+
+// errHot is the failure of a write on a post's own counter that found the
+// post hot: the write goes to a shard instead.
+type errHot struct{ shards int }
+
+func (e *errHot) Error() string { return "the post is hot: " + strconv.Itoa(e.shards) + " shards" }
+
+// notHot adds to a's condition (an action on a post's counter) that the post
+// is not hot, and to its failure the error that it is.
+func notHot(a txAction) txAction {
+	a.cond = a.cond.And(expression.AttributeNotExists(expression.Name("shards")))
+	failed := a.failed
+	a.failed = func(old map[string]types.AttributeValue) error {
+		if n, ok := old["shards"].(*types.AttributeValueMemberN); ok {
+			shards, _ := strconv.Atoi(n.Value)
+			return &errHot{shards: shards}
+		}
+		return failed(old)
+	}
+	return a
+}
+
+// MakeHot turns the published post hot: one transaction that marks its
+// counter (shards, an empty tally), puts each shard's counter (no counts,
+// the post's author and status, version 0) and the marker its likes' Query
+// reads first, conditioned on the post being published, as read, and not
+// hot already (then it changes nothing). A post without a counter item
+// (older than counters) is left as it is.
+func (s *Store) MakeHot(ctx context.Context, postID string) error {
+	const op = "store.MakeHot"
+	if err := checkIDs(op, postID); err != nil {
+		return err
+	}
+	var c Post
+	found, err := s.getConsistent(ctx, op, itemKey{PostPK(postID), SKCount}, &c)
+	if err != nil || !found || c.Shards > 0 || !c.Published() {
+		return err
+	}
+	already := errors.New("hot already, or changed")
+	mark := expression.Set(expression.Name("shards"), expression.Value(HotShards)).
+		Set(expression.Name("hot"), expression.Value(map[string]ShardTally{}))
+	actions := []txAction{onlyIf(published(notHot(txAction{key: itemKey{PostPK(postID), SKCount}, update: &mark, cond: itemExists,
+		failed: func(map[string]types.AttributeValue) error { return already }})), "authorId", c.AuthorID)}
+	for n := range HotShards {
+		item, err := marshal(op, shardCounterItem{PK: ShardPK(postID, n), SK: SKShard, PostID: postID, Shard: n, AuthorID: c.AuthorID, Status: StatusPublished})
+		if err != nil {
+			return err
+		}
+		actions = append(actions, always(s.put(item, nil)))
+	}
+	actions = append(actions, always(s.put(map[string]types.AttributeValue{AttrPK: str(PostPK(postID)), AttrSK: str(SKHotMarker), "shards": &types.AttributeValueMemberN{Value: strconv.Itoa(HotShards)}}, nil)))
+	err = s.transact(ctx, op, actions...)
+	var hot *errHot
+	switch {
+	case errors.As(err, &hot):
+		s.hot.learn(postID, hot.shards)
+		return nil
+	case errors.Is(err, already):
+		return nil
+	case err != nil:
+		return err
+	}
+	s.hot.learn(postID, HotShards)
+	return nil
+}
+
+// likeHot is LikePost on a hot post: the guard (with the like's shard), the
+// like in a shard at random, that shard's likeCount and version, and the
+// liker's profile, in one transaction.
+func (s *Store) likeHot(ctx context.Context, op string, l Like, shards int) error {
+	l.Partition = ShardPK(l.PostID, int(s.hot.next.Add(1)%uint64(shards)))
+	like, err := marshal(op, newLikeItem(l))
+	if err != nil {
+		return err
+	}
+	guard, err := marshal(op, newLikedItem(l))
+	if err != nil {
+		return err
+	}
+	userPK := UserPK(l.UserID)
+	return s.transact(ctx, op,
+		s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
+		s.put(like, func(map[string]types.AttributeValue) error {
+			return errs.E(op, errs.Conflict, "like ID collision; retry")
+		}),
+		published(s.shardCount(l.Partition, "likeCount", countUp, errs.E(op, errs.NotFound, "post not found"))),
+		s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
+}
+
+// shardCount adds delta to a count of the shard counter of partition pk,
+// and 1 to its version; missing is the error of an absent shard counter
+// (the post deleted).
+func (s *Store) shardCount(pk, counter string, delta int, missing error) txAction {
+	add := expression.Add(expression.Name(counter), expression.Value(delta)).Add(expression.Name("version"), expression.Value(1))
+	return txAction{key: itemKey{pk, SKShard}, update: &add, cond: itemExists, failed: func(map[string]types.AttributeValue) error { return missing }}
+}
+
+// hotCountsAge is how long a store answers a hot post's counts from what it
+// read of them before reading them again: a hot post's counts change many
+// times a second, and every like's answer reading them would put a read
+// unit a like on the post's partition.
+const hotCountsAge = time.Second
+
+type hotCount struct {
+	post Post
+	at   time.Time
+}
+
+// hotCounter returns a hot post's counter, read eventually consistent at
+// most once per hotCountsAge (so a like's answer counts what the projector
+// has copied, up to a second before).
+func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, error) {
+	if v, ok := s.hotCounts.Load(postID); ok && s.now().Sub(v.(hotCount).at) < hotCountsAge {
+		return v.(hotCount).post, true, nil
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKCount}.attributes()})
+	if err != nil {
+		return Post{}, false, fail(op, err)
+	}
+	if out.Item == nil {
+		return Post{}, false, nil
+	}
+	var c Post
+	if err := unmarshal(op, out.Item, &c); err != nil {
+		return Post{}, false, err
+	}
+	p := Post{ID: postID, AuthorID: c.AuthorID, Status: c.Status}
+	p.add(c)
+	s.hotCounts.Store(postID, hotCount{p, s.now()})
+	return p, true, nil
+}
+
+// hotLikes is Likes of a hot post: a Query of each shard and of the post's
+// own partition, sent together, merged newest first. Its token is the last
+// like's sort key (a ULID: it orders likes across partitions) and the
+// post's shards, so that a page resumed where nothing is known of the post
+// reads its shards too. (A token of the post's own partition alone, from
+// before it turned hot, resumes there alone: every like in a shard is newer.)
+func (s *Store) hotLikes(ctx context.Context, postID string, shards int, page PageRequest) (Page[Like], error) {
+	const op = "store.Likes"
+	if page.Limit < 1 || page.Limit > MaxLimit {
+		return Page[Like]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
+	}
+	q := likesOnPost(postID).shaped(page, "")
+	hi := LikePrefix + "~"
+	if page.NextToken != "" {
+		resume, _, err := s.hotToken(q, postID, page.NextToken)
+		if err != nil {
+			return Page[Like]{}, err
+		}
+		hi = resume
+	}
+	pks := []string{PostPK(postID)}
+	for n := range shards {
+		pks = append(pks, ShardPK(postID, n))
+	}
+	type part struct {
+		items []Like
+		sks   []string
+		more  bool
+		err   error
+	}
+	parts := make([]part, len(pks))
+	var wg sync.WaitGroup
+	branch := cost.Together(ctx)
+	for i, pk := range pks {
+		ctx := branch()
+		wg.Go(func() {
+			in := &dynamodb.QueryInput{TableName: aws.String(s.table), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(page.Limit + 2))}
+			cond := partition(AttrPK, pk).And(expression.Key(AttrSK).Between(expression.Value(LikePrefix), expression.Value(hi)))
+			var attrs []string
+			if page.Attributes != nil {
+				attrs = append([]string{AttrPK, AttrSK}, page.Attributes...)
+			}
+			if err := keyQuery(in, cond, attrs); err != nil {
+				parts[i].err = err
+				return
+			}
+			out, err := s.api.Query(ctx, in)
+			if err != nil {
+				parts[i].err = fail(op, err)
+				return
+			}
+			parts[i].more = len(out.LastEvaluatedKey) > 0
+			for _, item := range out.Items {
+				sk := sortKey(item)
+				if sk == hi || sk == SKHotMarker {
+					continue
+				}
+				var l Like
+				if err := unmarshal(op, item, &l); err != nil {
+					parts[i].err = err
+					return
+				}
+				readOnly(&l, page.Attributes)
+				parts[i].items, parts[i].sks = append(parts[i].items, l), append(parts[i].sks, sk)
+			}
+		})
+	}
+	wg.Wait()
+	type merged struct {
+		like Like
+		sk   string
+	}
+	var all []merged
+	bound := "" // below it, a partition that has more may hold likes not read
+	for _, p := range parts {
+		if p.err != nil {
+			return Page[Like]{}, p.err
+		}
+		for i := range p.items {
+			all = append(all, merged{p.items[i], p.sks[i]})
+		}
+		if p.more && len(p.sks) > 0 {
+			bound = max(bound, p.sks[len(p.sks)-1])
+		}
+	}
+	slices.SortFunc(all, func(a, b merged) int { return strings.Compare(b.sk, a.sk) })
+	out := Page[Like]{Items: []Like{}}
+	var sks []string
+	left := false
+	for _, m := range all {
+		if len(out.Items) == page.Limit || m.sk < bound {
+			left = true
+			break
+		}
+		out.Items, sks = append(out.Items, m.like), append(sks, m.sk)
+	}
+	token := func(sk string) (string, error) {
+		key := itemKey{PostPK(postID), sk}.attributes()
+		key["shards"] = str(strconv.Itoa(shards))
+		return s.tokens.Encode(q.scope, key)
+	}
+	out.after = func(i int) (string, error) { return token(sks[i]) }
+	if left || bound != "" {
+		resume := bound
+		if len(sks) > 0 {
+			resume = sks[len(sks)-1]
+		}
+		t, err := token(resume)
+		if err != nil {
+			return Page[Like]{}, err
+		}
+		out.NextToken = &t
+	}
+	if page.MaxBytes > 0 && len(out.Items) > 0 {
+		return out.Cut(max(fitBytes(out.Items, page.MaxBytes), 1))
+	}
+	return out, nil
+}
+
+// hotToken reads a token of Likes: the sort key it resumes after, and the
+// post's shards when it is a hot post's (0 for a token of its own
+// partition alone).
+func (s *Store) hotToken(q partitionQuery, postID, token string) (string, int, error) {
+	const op = "store.Likes"
+	start, err := s.tokens.Decode(q.scope, token)
+	if err != nil {
+		return "", 0, err
+	}
+	shards := 0
+	if n, ok := start["shards"].(*types.AttributeValueMemberS); ok {
+		shards, _ = strconv.Atoi(n.Value)
+		delete(start, "shards")
+	}
+	if !q.holds(start) || shards < 0 || shards > HotShards {
+		return "", 0, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
+	}
+	return start[AttrSK].(*types.AttributeValueMemberS).Value, shards, nil
+}
+
+// withTallies adds to attrs, a projection, the attributes a hot post's
+// counter holds its shards' counts in, when attrs reads a post's counts.
+func withTallies(attrs []string) []string {
+	if attrs == nil || !SelectsCount(attrs, PostCounts) {
+		return attrs
+	}
+	return append(slices.Clone(attrs), "shards", "hot")
+}
+
+// ApplyTallies copies shards' counts (by shard) onto the hot post's counter,
+// each only if newer than what is there (its version): one UpdateItem for
+// all of them, or, when one is not newer, one for each of the others. A
+// redelivered or out-of-order record's tally changes nothing; a deleted
+// post's are dropped.
+func (s *Store) ApplyTallies(ctx context.Context, postID string, tallies map[int]ShardTally) error {
+	const op = "store.ApplyTallies"
+	if err := checkIDs(op, postID); err != nil {
+		return err
+	}
+	shards := slices.Sorted(maps.Keys(tallies))
+	err := s.applyTallies(ctx, op, postID, shards, tallies)
+	var ccf *types.ConditionalCheckFailedException
+	if len(shards) == 1 || !errors.As(err, &ccf) {
+		if errors.As(err, &ccf) {
+			return nil // stale, or the post is gone
+		}
+		return err
+	}
+	for _, n := range shards {
+		if err := s.applyTallies(ctx, op, postID, []int{n}, tallies); err != nil && !errors.As(err, &ccf) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) applyTallies(ctx context.Context, op, postID string, shards []int, tallies map[int]ShardTally) error {
+	var upd expression.UpdateBuilder
+	cond := expression.AttributeExists(expression.Name("hot"))
+	for i, n := range shards {
+		name := expression.Name("hot." + shardName(n))
+		if i == 0 {
+			upd = expression.Set(name, expression.Value(tallies[n]))
+		} else {
+			upd = upd.Set(name, expression.Value(tallies[n]))
+		}
+		cond = cond.And(expression.Or(expression.AttributeNotExists(name),
+			expression.Name("hot."+shardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKCount}.attributes(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+	var ccf *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &ccf) {
+		return fail(op, err)
+	}
+	return err
+}
+
+// shardName is shard n's key in a hot post's tally map: its two digits.
+func shardName(n int) string { return ShardPK("", n)[len(prefixPost)+1:] }
