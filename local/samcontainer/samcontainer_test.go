@@ -154,8 +154,10 @@ func TestEventsInSAMsContainerAnswerAsMakeInvoke(t *testing.T) {
 		if !bytes.Equal(compact(t, got), compact(t, want)) {
 			t.Errorf("%s: the container answered\n%s\nmake invoke's emulator\n%s", file, got, want)
 		}
-		if strings.Contains(string(got), "InternalError") {
-			t.Errorf("%s: the container's function failed to reach DynamoDB Local: %s", file, got)
+		// The same unreachable endpoint would fail both alike: no read event's
+		// answer holds either of these (the golden replies of events/ hold none).
+		if strings.Contains(string(got), `"errorType":"InternalError"`) || strings.Contains(string(got), `"errorType":"Throttled"`) {
+			t.Errorf("%s: the container's function did not reach DynamoDB Local: %s", file, got)
 		}
 		replayed++
 	}
