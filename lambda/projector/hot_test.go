@@ -159,3 +159,50 @@ func compare(a, b string) int {
 	}
 	return 0
 }
+
+// Throttled while it copies a hot post's counts, the projector reports the
+// batch from that post's first record, the event source sends it again,
+// and once the stream is drained the count equals the likes: 40 users like
+// at once (their transactions conflicting on the shard counters they
+// share, and retried), the projector's first three writes of counts fail.
+func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	var users []store.User
+	for i := range 40 {
+		users = append(users, store.User{ID: fmt.Sprintf("u_fan%02d", i), Handle: fmt.Sprintf("fan%02d", i), Name: "Fan", CreatedAt: "2024-05-01T00:00:00.000Z"})
+	}
+	if err := f.s.Load(ctx, store.Dataset{Users: users}); err != nil {
+		t.Fatal(err)
+	}
+	post, err := f.s.CreatePost(ctx, sample.Alice, "hot", "h", false)
+	f.must(post, err)
+	f.must(nil, f.s.MakeHot(ctx, post.ID))
+	f.drain()
+	var wg sync.WaitGroup
+	for _, u := range users {
+		wg.Go(func() {
+			if _, err := f.s.LikePost(ctx, u.ID, post.ID, nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	f.calls.mu.Lock()
+	f.calls.failUpdates = 3 // fewer than the poller's retries (3) plus the first attempt
+	f.calls.mu.Unlock()
+	f.drain()
+	f.calls.mu.Lock()
+	left := f.calls.failUpdates
+	f.calls.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d injected failures left: the projector wrote no counts", left)
+	}
+	p, err := f.s.Post(ctx, post.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.LikeCount != len(users) {
+		t.Errorf("likeCount %d after the throttled projector, want %d", p.LikeCount, len(users))
+	}
+}

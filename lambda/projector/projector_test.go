@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -63,6 +64,9 @@ type recorder struct {
 	*dynamodb.Client
 	mu      sync.Mutex
 	actions map[string]bool
+	// failUpdates is how many of the next UpdateItem calls fail, as
+	// DynamoDB throttling them would.
+	failUpdates int
 }
 
 func (r *recorder) record(action, index string) {
@@ -97,6 +101,15 @@ func (r *recorder) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIt
 
 func (r *recorder) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	r.record("UpdateItem", "")
+	r.mu.Lock()
+	fail := r.failUpdates > 0
+	if fail {
+		r.failUpdates--
+	}
+	r.mu.Unlock()
+	if fail {
+		return nil, &smithy.GenericAPIError{Code: "ThrottlingException", Message: "injected"}
+	}
 	return r.Client.UpdateItem(ctx, in, opts...)
 }
 
