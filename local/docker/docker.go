@@ -40,9 +40,10 @@ func Network(ctx context.Context, name string) (gateway string, err error) {
 	return gw, nil
 }
 
-// HasImage reports whether the image is present locally (so nothing need
-// be pulled).
-func HasImage(ctx context.Context, image string) bool {
-	_, err := Run(ctx, "image", "inspect", image)
-	return err == nil
+// HasImage reports whether an image matching reference (a docker images
+// reference filter, which may hold wildcards) is present locally, so that
+// nothing need be pulled.
+func HasImage(ctx context.Context, reference string) bool {
+	out, err := Run(ctx, "images", "-q", "--filter", "reference="+reference)
+	return err == nil && out != ""
 }

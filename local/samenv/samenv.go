@@ -120,7 +120,9 @@ func clip(b []byte) string {
 	return s
 }
 
-// Image is the image SAM runs a provided.al2023 function of arch in.
+// Image matches, as a reference filter of docker images, the image SAM runs
+// a provided.al2023 function of arch in (AWS's lambda/provided image of
+// that tag, from its public registry).
 func Image(arch string) string { return "*/lambda/provided:al2023-" + arch }
 
 // Network is the user-defined Docker network make sam-invoke attaches the

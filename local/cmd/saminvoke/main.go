@@ -103,11 +103,11 @@ func run(template, event, envFile string) error {
 		return err
 	}
 	args := []string{"local", "invoke", "-t", template, fn.LogicalID, "-e", event, "--env-vars", envFile, "--docker-network", samenv.Network}
-	if image := samenv.Image(fn.Architecture); docker.HasImage(ctx, image) {
+	if docker.HasImage(ctx, samenv.Image(fn.Architecture)) {
 		args = append(args, "--skip-pull-image")
-		fmt.Fprintf(os.Stderr, "sam-invoke: %s is here: SAM pulls nothing\n", image)
+		fmt.Fprintf(os.Stderr, "sam-invoke: the provided.al2023 image for %s is here: SAM pulls nothing\n", fn.Architecture)
 	} else {
-		fmt.Fprintf(os.Stderr, "sam-invoke: SAM pulls %s first (once)\n", image)
+		fmt.Fprintf(os.Stderr, "sam-invoke: SAM pulls the provided.al2023 image for %s first (once)\n", fn.Architecture)
 	}
 	var reply, logs bytes.Buffer
 	cmd := exec.CommandContext(ctx, "sam", args...)
