@@ -113,6 +113,14 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 		if !slices.IsSortedFunc(sks, func(a, b string) int { return -compare(a, b) }) {
 			t.Errorf("%s: likes not newest first", when)
 		}
+		// The largest page the API takes holds them all, and says so.
+		whole, err := f.s.Likes(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.Items) != len(likers) || whole.NextToken != nil {
+			t.Errorf("%s: a page of %d holds %d likes (nextToken %v), want %d and none", when, store.MaxLimit, len(whole.Items), whole.NextToken != nil, len(likers))
+		}
 		ids := []string{post.ID}
 		for _, u := range users {
 			liked, err := other.LikedBy(ctx, u.ID, ids)

@@ -424,6 +424,3 @@ func (s *Store) applyTallies(ctx context.Context, op, postID string, shards []in
 	}
 	return err
 }
-
-// shardName is shard n's key in a hot post's tally map: its two digits.
-func shardName(n int) string { return ShardPK("", n)[len(prefixPost)+1:] }

@@ -69,9 +69,11 @@ func PostPK(id string) string { return prefixPost + id }
 // ShardPK is the partition of shard n of a hot post: "POST#<id>#<nn>", where
 // the post's new likes land instead of its own partition (hot.go). An ID
 // holds no "#", so it is no post's partition.
-func ShardPK(postID string, n int) string {
-	return prefixPost + postID + "#" + string(rune('0'+n/10)) + string(rune('0'+n%10))
-}
+func ShardPK(postID string, n int) string { return prefixPost + postID + "#" + shardName(n) }
+
+// shardName is shard n's two digits: in its partition key, and its key in a
+// hot post's tally map.
+func shardName(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }

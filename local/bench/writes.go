@@ -189,6 +189,21 @@ func (w *writes) run() {
 		_, err := w.s.LikePost(ctx, reader.ID, post.ID, []string{"id", "likeCount"})
 		return err
 	})
+
+	// The largest post, hot (store.MakeHot): a like lands in one of its
+	// shards, counted on that shard's counter.
+	const hot = "the largest post, hot (its likes in 50 shards)"
+	var hotPost store.Post
+	w.setup(func() error {
+		var err error
+		if hotPost, err = w.s.CreatePost(w.ctx, author, posts[2].title, posts[2].body, false); err != nil {
+			return err
+		}
+		return w.s.MakeHot(w.ctx, hotPost.ID)
+	})
+	counts := []string{"id", "likeCount"}
+	w.measure("likePost", hot, func(ctx context.Context) error { _, err := w.s.LikePost(ctx, reader.ID, hotPost.ID, counts); return err })
+	w.measure("unlikePost", hot, func(ctx context.Context) error { _, err := w.s.UnlikePost(ctx, reader.ID, hotPost.ID, counts); return err })
 }
 
 func ptr(s string) *string { return &s }

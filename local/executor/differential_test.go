@@ -49,6 +49,19 @@ func newDifferential(tb testing.TB) *differential {
 	d.Feed = append(d.Feed, store.FeedEntry{Reader: sample.Carol, Place: store.PublishedSK("01HZZZZZZZZZZZZZZZZZZZZZZZ"),
 		PostID: "01HZZZZZZZZZZZZZZZZZZZZZZZ", AuthorID: sample.Alice, Expires: 4102444800})
 	s, _ := storetest.NewStore(tb, d)
+	// A hot post: two likes in its own partition, then four in its shards
+	// (pages of its likes merge them).
+	hot := d.Posts[1].ID
+	for i, u := range []string{sample.Alice, sample.Bob, sample.Carol, "u_reader01", "u_reader02", "u_reader03"} {
+		if i == 2 {
+			if err := s.MakeHot(tb.Context(), hot); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if _, err := s.LikePost(tb.Context(), u, hot, nil); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	sch, err := schema.Load()
 	if err != nil {
 		tb.Fatal(err)
