@@ -202,8 +202,14 @@ func (w *writes) run() {
 		return w.s.MakeHot(w.ctx, hotPost.ID)
 	})
 	counts := []string{"id", "likeCount"}
-	w.measure("likePost", hot, func(ctx context.Context) error { _, err := w.s.LikePost(ctx, reader.ID, hotPost.ID, counts); return err })
-	w.measure("unlikePost", hot, func(ctx context.Context) error { _, err := w.s.UnlikePost(ctx, reader.ID, hotPost.ID, counts); return err })
+	w.measure("likePost", hot, func(ctx context.Context) error {
+		_, err := w.s.LikePost(ctx, reader.ID, hotPost.ID, counts)
+		return err
+	})
+	w.measure("unlikePost", hot, func(ctx context.Context) error {
+		_, err := w.s.UnlikePost(ctx, reader.ID, hotPost.ID, counts)
+		return err
+	})
 }
 
 func ptr(s string) *string { return &s }
