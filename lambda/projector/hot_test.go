@@ -4,9 +4,16 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -23,15 +30,7 @@ import (
 func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	f := newFeedTest(t)
 	ctx := t.Context()
-	var users []store.User
-	for i := range 60 {
-		users = append(users, store.User{ID: fmt.Sprintf("u_fan%02d", i), Handle: fmt.Sprintf("fan%02d", i), Name: "Fan", CreatedAt: "2024-05-01T00:00:00.000Z"})
-	}
-	if err := f.s.Load(ctx, store.Dataset{Users: users}); err != nil {
-		t.Fatal(err)
-	}
-	post, err := f.s.CreatePost(ctx, sample.Alice, "hot", "h", false)
-	f.must(post, err)
+	users, post := f.fansOfAPost(60)
 	likers := map[string]bool{}
 	like := func(u string) {
 		if _, err := f.s.LikePost(ctx, u, post.ID, []string{"id", "likeCount"}); err != nil {
@@ -146,11 +145,7 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	if _, err := f.s.DeletePost(ctx, sample.Alice, post.ID); err != nil {
 		t.Fatal(err)
 	}
-	left := storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.PostPK(post.ID), "sk", "")
-	for n := range store.HotShards {
-		left += storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.ShardPK(post.ID, n), "sk", "")
-	}
-	if left != 0 {
+	if left := f.itemsOf(post.ID); left != 0 {
 		t.Errorf("%d items left of the deleted hot post", left)
 	}
 	if _, err := f.s.LikePost(ctx, users[5].ID, post.ID, nil); !errs.Is(err, errs.NotFound) {
@@ -176,15 +171,7 @@ func compare(a, b string) int {
 func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
 	f := newFeedTest(t)
 	ctx := t.Context()
-	var users []store.User
-	for i := range 40 {
-		users = append(users, store.User{ID: fmt.Sprintf("u_fan%02d", i), Handle: fmt.Sprintf("fan%02d", i), Name: "Fan", CreatedAt: "2024-05-01T00:00:00.000Z"})
-	}
-	if err := f.s.Load(ctx, store.Dataset{Users: users}); err != nil {
-		t.Fatal(err)
-	}
-	post, err := f.s.CreatePost(ctx, sample.Alice, "hot", "h", false)
-	f.must(post, err)
+	users, post := f.fansOfAPost(40)
 	f.must(nil, f.s.MakeHot(ctx, post.ID))
 	f.drain()
 	var wg sync.WaitGroup
@@ -213,4 +200,213 @@ func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
 	if p.LikeCount != len(users) {
 		t.Errorf("likeCount %d after the throttled projector, want %d", p.LikeCount, len(users))
 	}
+}
+
+// A hot post's comments: written before it turned hot and after, by 40
+// users at once through two stores (one that does not know the post is
+// hot), one write in five refused as DynamoDB throttling it and tried
+// again, some deleted (before and after, by their authors and by the
+// post's author), the stream read by the projector and read again: its
+// commentCount equals its comments, they page to the end oldest and newest
+// first and in a time range with every comment once in order, the post's
+// prefetch holds none of them, and deleting it leaves nothing behind.
+func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	users, post := f.fansOfAPost(40)
+	comments := map[string]store.Comment{}
+	var mu sync.Mutex
+	comment := func(s *store.Store, u string) {
+		for {
+			c, err := s.CreateComment(ctx, u, post.ID, strings.Repeat("𝄞", 60))
+			if errs.Is(err, errs.Throttled) {
+				continue // the client tries again
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			comments[c.ID] = c
+			mu.Unlock()
+			return
+		}
+	}
+	uncomment := func(caller string, c store.Comment) {
+		if _, err := f.s.DeleteComment(ctx, caller, post.ID, c.ID); err != nil {
+			t.Error(err)
+		}
+		delete(comments, c.ID)
+	}
+	for _, u := range users[:5] { // before: in the post's own partition
+		comment(f.s, u.ID)
+	}
+	before := slices.Collect(maps.Values(comments))
+	f.must(nil, f.s.MakeHot(ctx, post.ID))
+
+	throttled := &storetest.ThrottleWrites{API: storetest.Client(t), Every: 5}
+	other := store.New(throttled, f.s.Table(), cursor.New(storetest.TokenKey))
+	var wg sync.WaitGroup
+	for i, u := range users[5:] {
+		wg.Go(func() {
+			s := f.s
+			if i%2 == 0 {
+				s = other
+			}
+			comment(s, u.ID)
+		})
+	}
+	wg.Wait()
+	if throttled.Refused == 0 {
+		t.Fatal("no write was refused")
+	}
+	if n := storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.PostPK(post.ID), "sk", store.CommentPrefix); n != len(before)+2 {
+		t.Errorf("%d items under COMMENT# in the post's own partition, want its %d comments from before and 2 markers", n, len(before))
+	}
+	var after []store.Comment
+	for _, c := range comments {
+		if !slices.ContainsFunc(before, func(b store.Comment) bool { return b.ID == c.ID }) {
+			after = append(after, c)
+		}
+	}
+	uncomment(before[0].AuthorID, before[0]) // its author, before
+	uncomment(sample.Alice, before[1])       // the post's author, before
+	uncomment(after[0].AuthorID, after[0])   // its author, in a shard
+	uncomment(sample.Alice, after[1])        // the post's author, in a shard
+	if _, err := other.DeleteComment(ctx, users[39].ID, post.ID, after[2].ID); after[2].AuthorID != users[39].ID && !errs.Is(err, errs.Unauthorized) {
+		t.Errorf("someone else deleting a comment in a shard: %v, want Unauthorized", err)
+	}
+	f.drain()
+
+	pageAll := func(s *store.Store, req store.PageRequest) []string {
+		t.Helper()
+		var ids []string
+		for pages := 0; pages < 50; pages++ {
+			page, err := s.CommentsOnPost(ctx, post.ID, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range page.Items {
+				ids = append(ids, c.ID)
+			}
+			if page.NextToken == nil {
+				return ids
+			}
+			req.NextToken = *page.NextToken
+		}
+		t.Fatal("more than 50 pages")
+		return nil
+	}
+	freshStore := func() *store.Store { s, _ := storetest.StoreOn(t, f.s.Table()); return s } // knows nothing of the post
+	check := func(when string) {
+		t.Helper()
+		p, err := f.s.Post(ctx, post.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.CommentCount != len(comments) {
+			t.Errorf("%s: commentCount %d, want %d", when, p.CommentCount, len(comments))
+		}
+		want := slices.Sorted(maps.Keys(comments)) // ULIDs: oldest first
+		fresh := freshStore()
+		for _, s := range []*store.Store{fresh, f.s} {
+			if got := pageAll(s, store.PageRequest{Limit: 7}); !slices.Equal(got, want) {
+				t.Errorf("%s: oldest first, listed %d comments %v, want %d %v", when, len(got), got, len(want), want)
+			}
+			newest := slices.Clone(want)
+			slices.Reverse(newest)
+			if got := pageAll(s, store.PageRequest{Limit: 6, Order: store.NewestFirst}); !slices.Equal(got, newest) {
+				t.Errorf("%s: newest first, listed %v, want %v", when, got, newest)
+			}
+		}
+		// A time range from before the first comment: the markers are outside it.
+		if got := pageAll(freshStore(), store.PageRequest{Limit: 9, After: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}); !slices.Equal(got, want) {
+			t.Errorf("%s: in a time range, listed %v, want %v", when, got, want)
+		}
+		// The largest page the API takes holds them all, and says so.
+		whole, err := fresh.CommentsOnPost(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.Items) != len(comments) || whole.NextToken != nil {
+			t.Errorf("%s: a page of %d holds %d comments (nextToken %v), want %d and none", when, store.MaxLimit, len(whole.Items), whole.NextToken != nil, len(comments))
+		}
+		_, pre, err := freshStore().PostWithComments(ctx, post.ID, store.PageRequest{Limit: 20}, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := f.s.CommentsFromPrefetch(pre, store.PageRequest{Limit: 20}); ok {
+			t.Errorf("%s: the hot post's prefetch answers its comments", when)
+		}
+	}
+	check("drained")
+	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	f.drain()
+	check("read again")
+
+	if _, err := f.s.DeletePost(ctx, sample.Alice, post.ID); err != nil {
+		t.Fatal(err)
+	}
+	if left := f.itemsOf(post.ID); left != 0 {
+		t.Errorf("%d items left of the deleted hot post", left)
+	}
+	if _, err := f.s.CreateComment(ctx, users[5].ID, post.ID, "late"); !errs.Is(err, errs.NotFound) {
+		t.Errorf("a comment on the deleted hot post: %v, want NotFound", err)
+	}
+}
+
+// The comment that finds HotThreshold comments on a post's counter turns
+// the post hot and lands in a shard, counted.
+func TestTheThresholdsCommentTurnsAPostHot(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	post, err := f.s.CreatePost(ctx, sample.Alice, "soon hot", "h", false)
+	f.must(post, err)
+	// HotThreshold comments, as their count: the comments themselves would
+	// take a thousand transactions.
+	_, err = storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.s.Table()),
+		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: store.PostPK(post.ID)}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
+		UpdateExpression: aws.String("SET commentCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(store.HotThreshold)}}})
+	f.must(nil, err)
+	c, err := f.s.CreateComment(ctx, sample.Bob, post.ID, "the one past")
+	f.must(c, err)
+	shards := 0
+	for n := range store.HotShards {
+		shards += storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.ShardPK(post.ID, n), "sk", store.CommentPrefix)
+	}
+	if shards != 1 {
+		t.Errorf("%d comments in the post's shards, want 1", shards)
+	}
+	f.drain()
+	p, err := f.s.Post(ctx, post.ID)
+	f.must(p, err)
+	if p.Shards == 0 || p.CommentCount != store.HotThreshold+1 {
+		t.Errorf("shards %d, commentCount %d; want hot and %d", p.Shards, p.CommentCount, store.HotThreshold+1)
+	}
+}
+
+// fansOfAPost loads n users and returns them with a new post of alice's.
+func (f *feedTest) fansOfAPost(n int) ([]store.User, store.Post) {
+	f.t.Helper()
+	var users []store.User
+	for i := range n {
+		users = append(users, store.User{ID: fmt.Sprintf("u_fan%02d", i), Handle: fmt.Sprintf("fan%02d", i), Name: "Fan", CreatedAt: "2024-05-01T00:00:00.000Z"})
+	}
+	if err := f.s.Load(f.t.Context(), store.Dataset{Users: users}); err != nil {
+		f.t.Fatal(err)
+	}
+	post, err := f.s.CreatePost(f.t.Context(), sample.Alice, "hot", "h", false)
+	f.must(post, err)
+	return users, post
+}
+
+// itemsOf counts the items of a post in its partition and its shards.
+func (f *feedTest) itemsOf(postID string) int {
+	f.t.Helper()
+	c := storetest.Client(f.t)
+	n := storetest.Count(f.t, c, f.s.Table(), "", "pk", store.PostPK(postID), "sk", "")
+	for shard := range store.HotShards {
+		n += storetest.Count(f.t, c, f.s.Table(), "", "pk", store.ShardPK(postID, shard), "sk", "")
+	}
+	return n
 }

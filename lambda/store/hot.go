@@ -17,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
@@ -41,8 +40,34 @@ import (
 const HotShards = 50
 
 // HotThreshold is the count of likes and comments at which a like turns a
-// post hot.
+// post hot, and the count of comments at which a comment does.
 const HotThreshold = 1000
+
+// CommentShards is how many of a hot post's shards take its new comments:
+// a comment is a transaction of 4 units on its shard (the comment under
+// 1 KB and the shard counter), so 8 shards take 2,000 comments a second,
+// and a page of its comments reads 9 partitions (make capacity).
+const CommentShards = 8
+
+// commentShard is the shard of a hot post's comment id: its last
+// character's byte modulo CommentShards, which inShard chose, so that
+// DeleteComment finds it from the ID alone.
+func commentShard(id string) int { return int(id[len(id)-1]) % CommentShards }
+
+// inShard returns id, a ULID, with its last character (random) changed, if
+// need be, to the next of ULID's alphabet whose shard is n: the ID stays a
+// ULID of the same time, sorting where it did within its millisecond.
+func inShard(id string, n int) string {
+	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	last := id[len(id)-1]
+	from := max(strings.IndexByte(alphabet, last), 0)
+	for i := range len(alphabet) {
+		if c := alphabet[(from+i)%len(alphabet)]; int(c)%CommentShards == n {
+			return id[:len(id)-1] + string(c)
+		}
+	}
+	return id // unreachable: every shard has characters in the alphabet
+}
 
 // ShardTally is a shard's counts as the projector copies them onto the
 // post's counter, with the shard counter's version they were read at.
@@ -142,7 +167,9 @@ func (s *Store) MakeHot(ctx context.Context, postID string) error {
 		}
 		actions = append(actions, always(s.put(item, nil)))
 	}
-	actions = append(actions, always(s.put(map[string]types.AttributeValue{AttrPK: str(PostPK(postID)), AttrSK: str(SKHotMarker), "shards": &types.AttributeValueMemberN{Value: strconv.Itoa(HotShards)}}, nil)))
+	for _, sk := range []string{SKHotMarker, SKHotCommentsFirst, SKHotCommentsLast} {
+		actions = append(actions, always(s.put(map[string]types.AttributeValue{AttrPK: str(PostPK(postID)), AttrSK: str(sk), "shards": &types.AttributeValueMemberN{Value: strconv.Itoa(HotShards)}}, nil)))
+	}
 	err = s.transact(ctx, op, actions...)
 	var hot *errHot
 	switch {
@@ -179,6 +206,53 @@ func (s *Store) likeHot(ctx context.Context, op string, l Like, shards int) erro
 		}),
 		published(s.shardCount(l.Partition, "likeCount", countUp, errs.E(op, errs.NotFound, "post not found"))),
 		s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
+}
+
+// commentHot is CreateComment on a hot post: the comment in a shard, in
+// turn (its ID changed to say which: inShard), that shard's commentCount
+// and version, and the author's profile checked, in one transaction. It
+// returns the comment as written.
+func (s *Store) commentHot(ctx context.Context, op string, c Comment) (Comment, error) {
+	c.ID = inShard(c.ID, int(s.hot.next.Add(1)%CommentShards))
+	av, err := marshal(op, newCommentItem(c))
+	if err != nil {
+		return Comment{}, err
+	}
+	pk := ShardPK(c.PostID, commentShard(c.ID))
+	av[AttrPK] = str(pk)
+	authorPK := UserPK(c.AuthorID)
+	err = s.transact(ctx, op,
+		s.put(av, func(map[string]types.AttributeValue) error {
+			return errs.E(op, errs.Conflict, "comment ID collision; retry")
+		}),
+		published(s.shardCount(pk, "commentCount", countUp, errs.E(op, errs.NotFound, "post not found"))),
+		s.exists(authorPK, SKCount, onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
+	if err != nil {
+		return Comment{}, err
+	}
+	return c, nil
+}
+
+// errPastThreshold is the failure of a comment on a post's own counter that
+// found HotThreshold comments there: the post turns hot first.
+var errPastThreshold = errors.New("the post has reached the threshold of comments")
+
+// belowThreshold adds to a's condition (an action on a post's counter) that
+// it holds fewer than HotThreshold comments, and to its failure
+// errPastThreshold when it does not.
+func belowThreshold(a txAction) txAction {
+	a.cond = a.cond.And(expression.Or(expression.AttributeNotExists(expression.Name("commentCount")),
+		expression.Name("commentCount").LessThan(expression.Value(HotThreshold))))
+	failed := a.failed
+	a.failed = func(old map[string]types.AttributeValue) error {
+		if n, ok := old["commentCount"].(*types.AttributeValueMemberN); ok {
+			if count, _ := strconv.Atoi(n.Value); count >= HotThreshold {
+				return errPastThreshold
+			}
+		}
+		return failed(old)
+	}
+	return a
 }
 
 // shardCount adds delta to a count of the shard counter of partition pk,
@@ -222,145 +296,6 @@ func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, 
 	p.add(c)
 	s.hotCounts.Store(postID, hotCount{p, s.now()})
 	return p, true, nil
-}
-
-// hotLikes is Likes of a hot post: a Query of each shard and of the post's
-// own partition, sent together, merged newest first. Its token is the last
-// like's sort key (a ULID: it orders likes across partitions) and the
-// post's shards, so that a page resumed where nothing is known of the post
-// reads its shards too. (A token of the post's own partition alone, from
-// before it turned hot, resumes there alone: every like in a shard is newer.)
-func (s *Store) hotLikes(ctx context.Context, postID string, shards int, page PageRequest) (Page[Like], error) {
-	const op = "store.Likes"
-	if page.Limit < 1 || page.Limit > MaxLimit {
-		return Page[Like]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
-	}
-	q := likesOnPost(postID).shaped(page, "")
-	hi := LikePrefix + "~"
-	if page.NextToken != "" {
-		resume, _, err := s.hotToken(q, postID, page.NextToken)
-		if err != nil {
-			return Page[Like]{}, err
-		}
-		hi = resume
-	}
-	pks := []string{PostPK(postID)}
-	for n := range shards {
-		pks = append(pks, ShardPK(postID, n))
-	}
-	type part struct {
-		items []Like
-		sks   []string
-		more  bool
-		err   error
-	}
-	parts := make([]part, len(pks))
-	var wg sync.WaitGroup
-	branch := cost.Together(ctx)
-	for i, pk := range pks {
-		ctx := branch()
-		wg.Go(func() {
-			in := &dynamodb.QueryInput{TableName: aws.String(s.table), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(page.Limit + 2))}
-			cond := partition(AttrPK, pk).And(expression.Key(AttrSK).Between(expression.Value(LikePrefix), expression.Value(hi)))
-			var attrs []string
-			if page.Attributes != nil {
-				attrs = append([]string{AttrPK, AttrSK}, page.Attributes...)
-			}
-			if err := keyQuery(in, cond, attrs); err != nil {
-				parts[i].err = err
-				return
-			}
-			out, err := s.api.Query(ctx, in)
-			if err != nil {
-				parts[i].err = fail(op, err)
-				return
-			}
-			parts[i].more = len(out.LastEvaluatedKey) > 0
-			for _, item := range out.Items {
-				sk := sortKey(item)
-				if sk == hi || sk == SKHotMarker {
-					continue
-				}
-				var l Like
-				if err := unmarshal(op, item, &l); err != nil {
-					parts[i].err = err
-					return
-				}
-				readOnly(&l, page.Attributes)
-				parts[i].items, parts[i].sks = append(parts[i].items, l), append(parts[i].sks, sk)
-			}
-		})
-	}
-	wg.Wait()
-	type merged struct {
-		like Like
-		sk   string
-	}
-	var all []merged
-	bound := "" // below it, a partition that has more may hold likes not read
-	for _, p := range parts {
-		if p.err != nil {
-			return Page[Like]{}, p.err
-		}
-		for i := range p.items {
-			all = append(all, merged{p.items[i], p.sks[i]})
-		}
-		if p.more && len(p.sks) > 0 {
-			bound = max(bound, p.sks[len(p.sks)-1])
-		}
-	}
-	slices.SortFunc(all, func(a, b merged) int { return strings.Compare(b.sk, a.sk) })
-	out := Page[Like]{Items: []Like{}}
-	var sks []string
-	left := false
-	for _, m := range all {
-		if len(out.Items) == page.Limit || m.sk < bound {
-			left = true
-			break
-		}
-		out.Items, sks = append(out.Items, m.like), append(sks, m.sk)
-	}
-	token := func(sk string) (string, error) {
-		key := itemKey{PostPK(postID), sk}.attributes()
-		key["shards"] = str(strconv.Itoa(shards))
-		return s.tokens.Encode(q.scope, key)
-	}
-	out.after = func(i int) (string, error) { return token(sks[i]) }
-	if left || bound != "" {
-		resume := bound
-		if len(sks) > 0 {
-			resume = sks[len(sks)-1]
-		}
-		t, err := token(resume)
-		if err != nil {
-			return Page[Like]{}, err
-		}
-		out.NextToken = &t
-	}
-	if page.MaxBytes > 0 && len(out.Items) > 0 {
-		return out.Cut(max(fitBytes(out.Items, page.MaxBytes), 1))
-	}
-	return out, nil
-}
-
-// hotToken reads a token of Likes: the sort key it resumes after, and the
-// post's shards when it is a hot post's (0 for a token of its own
-// partition alone).
-func (s *Store) hotToken(q partitionQuery, postID, token string) (string, int, error) {
-	const op = "store.Likes"
-	start, err := s.tokens.Decode(q.scope, token)
-	if err != nil {
-		return "", 0, err
-	}
-	shards := 0
-	if n, ok := start["shards"].(*types.AttributeValueMemberS); ok {
-		shards, _ = strconv.Atoi(n.Value)
-		delete(start, "shards")
-	}
-	if !q.holds(start) || shards < 0 || shards > HotShards {
-		return "", 0, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
-	}
-	return start[AttrSK].(*types.AttributeValueMemberS).Value, shards, nil
 }
 
 // withTallies adds to attrs, a projection, the attributes a hot post's

@@ -58,6 +58,12 @@ const (
 	// partition, that its likes are in shards: "LIKE#~" sorts after every
 	// like, so a newest-first Query of the likes reads it first.
 	SKHotMarker = prefixLike + "~"
+	// SKHotCommentsFirst and SKHotCommentsLast are the markers, in a hot
+	// post's own partition, that its comments are in shards too: "!" sorts
+	// before every ID character and "~" after, so a Query of its comments
+	// reads one of them first in either order (isMarker).
+	SKHotCommentsFirst = prefixComment + "!"
+	SKHotCommentsLast  = prefixComment + "~"
 )
 
 // UserPK is the partition of a user and the follows it made: "USER#<id>".

@@ -74,18 +74,28 @@ func (p Prefetch[T]) AppendJSON(dst []byte, appendItem func(T, []byte) []byte) [
 //
 // The post and the comments kept with it take at most maxBytes encoded (the
 // post always stays; comments beyond the budget are left for the child's own
-// Query).
+// Query). A hot post's prefetch holds no comment: they are in its shards too.
 func (s *Store) PostWithComments(ctx context.Context, id string, first PageRequest, maxBytes int) (Post, Prefetch[Comment], error) {
 	const op = "store.PostWithComments"
-	var p Post
+	var (
+		p   Post
+		pre Prefetch[Comment]
+		err error
+	)
 	q := commentsOnPost(id).shaped(first, "")
 	if q.newestFirst || !first.After.IsZero() {
-		pre, err := apart[Comment](ctx, s, op, q, first, maxBytes, &p, func(ctx context.Context) error {
+		pre, err = apart[Comment](ctx, s, op, q, first, maxBytes, &p, func(ctx context.Context) error {
 			return getCounted(ctx, s, op, PostPK, id, "post not found", &p)
 		})
-		return p, pre, err
+	} else {
+		pre, err = withChildren[Comment](ctx, s, op, q, first.Limit, maxBytes, &p, "post not found")
 	}
-	pre, err := withChildren[Comment](ctx, s, op, q, first.Limit, maxBytes, &p, "post not found")
+	if err == nil && p.Shards > 0 {
+		// A hot post's comments are in its shards too: none of them are
+		// prefetched, and the child reads them (CommentsOnPost).
+		s.hot.learn(id, p.Shards)
+		pre = Prefetch[Comment]{Parent: id, Items: []Comment{}, Limit: first.Limit, Args: q.scope.Args}
+	}
 	return p, pre, err
 }
 

@@ -2,12 +2,15 @@ package store
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
@@ -181,8 +184,52 @@ func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool,
 
 // CommentsOnPost returns a page of the post's comments, oldest first unless
 // page says otherwise (AP5): one Query on the post's partition.
+//
+// A hot post's comments are in CommentShards of its shards too
+// (spreadPage): the store's own knowledge, a token of a hot post's page, or
+// its markers say so, one of which a Query of its comments in either order
+// reads first. A page in a time range (the markers outside it) reads the
+// marker beside its Query, in the same round trip, until the store knows.
+// A later page of a token from before the post turned hot reads the post's
+// own partition alone unless the store knows it is hot.
 func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
-	return queryPage[Comment](ctx, s, commentsOnPost(postID).shaped(page, ""), page)
+	const op = "store.Post.comments"
+	q := commentsOnPost(postID).shaped(page, "")
+	hot := func() (Page[Comment], error) {
+		return spreadPage[Comment](ctx, s, spread{q: q, postID: postID, shards: CommentShards}, page)
+	}
+	if s.hot.of(postID) > 0 {
+		return hot()
+	}
+	if page.NextToken != "" {
+		if _, shards, err := s.spreadToken(q, page.NextToken); err == nil && shards > 0 {
+			return hot()
+		}
+	}
+	var (
+		res     Page[Comment]
+		err     error
+		marked  bool
+		markErr error
+	)
+	if q.lo != "" && page.NextToken == "" {
+		var wg sync.WaitGroup
+		branch := cost.Together(ctx)
+		markCtx, queryCtx := branch(), branch()
+		wg.Go(func() { marked, markErr = s.markedHot(markCtx, op, postID) })
+		res, err = queryPage[Comment](queryCtx, s, q, page)
+		wg.Wait()
+		if err == nil {
+			err = markErr
+		}
+	} else {
+		res, err = queryPage[Comment](ctx, s, q, page)
+	}
+	if err == nil && (marked || slices.ContainsFunc(res.Items, func(c Comment) bool { return c.ID == "" })) { // a marker: hot
+		s.hot.learn(postID, HotShards)
+		return hot()
+	}
+	return res, err
 }
 
 // CommentsByAuthor returns a page of the author's comments, newest first
@@ -201,4 +248,16 @@ func (s *Store) Following(ctx context.Context, userID string, page PageRequest) 
 // follower's ID (AP8): one Query on GSI2.
 func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
 	return queryPage[Follow](ctx, s, followers(userID), page)
+}
+
+// markedHot reports whether the post's comments marker is there: one
+// GetItem of an item of a few bytes, eventually consistent (half a read
+// unit).
+func (s *Store) markedHot(ctx context.Context, op, postID string) (bool, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKHotCommentsLast}.attributes(),
+		ProjectionExpression: aws.String(AttrPK)})
+	if err != nil {
+		return false, fail(op, err)
+	}
+	return out.Item != nil, nil
 }

@@ -340,6 +340,9 @@ var ErrSweepUnfinished = errors.New("the post is deleted; some of its comments a
 // and the author's profile existing (both checked on their counter items) (NotFound otherwise, and nothing is
 // written): a comment whose author has no profile would make every read of
 // its author fail, and a draft takes no comments.
+//
+// A hot post's comment goes to one of its shards (commentHot); the comment
+// that finds HotThreshold comments on a post's counter turns it hot first.
 func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
 	const op = "store.CreateComment"
 	if err := checkIDs(op, authorID, postID); err != nil {
@@ -347,20 +350,37 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 	}
 	now := s.now()
 	c := Comment{ID: s.newID(now), PostID: postID, AuthorID: authorID, Body: body, CreatedAt: timestamp(now)}
+	if s.hot.of(postID) > 0 {
+		return s.commentHot(ctx, op, c)
+	}
 	av, err := marshal(op, newCommentItem(c))
 	if err != nil {
 		return Comment{}, err
 	}
 	postPK, authorPK := PostPK(postID), UserPK(authorID)
+	notFound := errs.E(op, errs.NotFound, "post not found")
 	err = s.counting(ctx, op, func() error {
 		return s.transact(ctx, op,
 			s.put(av, func(map[string]types.AttributeValue) error {
 				return errs.E(op, errs.Conflict, "comment ID collision; retry")
 			}),
-			published(s.addCount(postPK, SKCount, "commentCount", countUp, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil))),
+			notHot(belowThreshold(published(s.addCount(postPK, SKCount, "commentCount", countUp, onCounter(postPK, notFound, nil))))),
 			s.exists(authorPK, SKCount, onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
 	})
-	if err != nil {
+	var hot *errHot
+	switch {
+	case errors.Is(err, errPastThreshold): // the post turns hot, and takes the comment in a shard
+		if err := s.MakeHot(ctx, postID); err != nil {
+			return Comment{}, err
+		}
+		if s.hot.of(postID) == 0 { // not published: MakeHot leaves it
+			return Comment{}, notFound
+		}
+		return s.commentHot(ctx, op, c)
+	case errors.As(err, &hot): // turned hot since this store last knew
+		s.hot.learn(postID, hot.shards)
+		return s.commentHot(ctx, op, c)
+	case err != nil:
 		return Comment{}, err
 	}
 	return c, nil
@@ -375,8 +395,14 @@ func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) 
 	if err := checkIDs(op, callerID, postID, id); err != nil {
 		return Comment{}, err
 	}
+	// In the post's own partition, or (a hot post's) in its shard.
 	var c Comment
-	found, err := s.getConsistent(ctx, op, itemKey{PostPK(postID), CommentSK(id)}, &c)
+	pk := PostPK(postID)
+	found, err := s.getConsistent(ctx, op, itemKey{pk, CommentSK(id)}, &c)
+	if err == nil && !found {
+		pk = ShardPK(postID, commentShard(id))
+		found, err = s.getConsistent(ctx, op, itemKey{pk, CommentSK(id)}, &c)
+	}
 	if err != nil {
 		return Comment{}, err
 	}
@@ -384,15 +410,24 @@ func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) 
 		return Comment{}, errs.E(op, errs.NotFound, "comment not found")
 	}
 	notAllowed := errs.E(op, errs.Unauthorized, "only the comment's author or the post's author may delete it")
-	postPK := PostPK(postID)
-	deleteComment := s.remove(postPK, CommentSK(id), notFoundOr(op, "comment not found", nil))
-	decrement := s.addCount(postPK, SKCount, "commentCount", countDown, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), notAllowed))
-	err = s.counting(ctx, op, func() error {
+	notFound := errs.E(op, errs.NotFound, "post not found")
+	deleteComment := s.remove(pk, CommentSK(id), notFoundOr(op, "comment not found", nil))
+	decrement := s.addCount(pk, SKCount, "commentCount", countDown, onCounter(pk, notFound, notAllowed))
+	if pk != PostPK(postID) { // counted on the shard's counter, which holds the post's author too
+		decrement = s.shardCount(pk, "commentCount", countDown, notFound)
+		decrement.failed = notFoundOr(op, "post not found", notAllowed)
+	}
+	transact := func() error {
 		if c.AuthorID == callerID {
 			return s.transact(ctx, op, onlyIf(deleteComment, "authorId", callerID), decrement)
 		}
 		return s.transact(ctx, op, deleteComment, onlyIf(decrement, "authorId", callerID)) // the post's author: on its counter
-	})
+	}
+	if pk == PostPK(postID) {
+		err = s.counting(ctx, op, transact)
+	} else {
+		err = transact()
+	}
 	if err != nil {
 		return Comment{}, err
 	}

@@ -210,6 +210,18 @@ func (w *writes) run() {
 		_, err := w.s.UnlikePost(ctx, reader.ID, hotPost.ID, counts)
 		return err
 	})
+	// Its comments land in 8 of the shards, the shard named by the ID.
+	const hotComments = "the largest post, hot (its comments in 8 shards)"
+	var c store.Comment
+	w.measure("createComment", hotComments, func(ctx context.Context) error {
+		var err error
+		c, err = w.s.CreateComment(ctx, reader.ID, hotPost.ID, "A comment.")
+		return err
+	})
+	w.measure("deleteComment", hotComments, func(ctx context.Context) error {
+		_, err := w.s.DeleteComment(ctx, reader.ID, hotPost.ID, c.ID)
+		return err
+	})
 }
 
 func ptr(s string) *string { return &s }

@@ -50,7 +50,7 @@ func newDifferential(tb testing.TB) *differential {
 		PostID: "01HZZZZZZZZZZZZZZZZZZZZZZZ", AuthorID: sample.Alice, Expires: 4102444800})
 	s, _ := storetest.NewStore(tb, d)
 	// A hot post: two likes in its own partition, then four in its shards
-	// (pages of its likes merge them).
+	// (pages of its likes merge them), and comments in both.
 	hot := d.Posts[1].ID
 	for i, u := range []string{sample.Alice, sample.Bob, sample.Carol, "u_reader01", "u_reader02", "u_reader03"} {
 		if i == 2 {
@@ -59,6 +59,13 @@ func newDifferential(tb testing.TB) *differential {
 			}
 		}
 		if _, err := s.LikePost(tb.Context(), u, hot, nil); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	// Three comments after its six, in its shards (pages of its comments,
+	// in either order and in a time range, merge them).
+	for _, u := range []string{sample.Bob, "u_reader01", sample.Alice} {
+		if _, err := s.CreateComment(tb.Context(), u, hot, "in a shard 𝄞"); err != nil {
 			tb.Fatal(err)
 		}
 	}

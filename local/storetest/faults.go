@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -145,4 +146,29 @@ type FailingBatchWrites struct {
 
 func (f FailingBatchWrites) BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	return nil, f.Err
+}
+
+// ThrottleWrites is a store.API that refuses every Every-th
+// TransactWriteItems with a ThrottlingException, unsent, as DynamoDB
+// refuses a write to a partition past its limit: nothing of it is written.
+type ThrottleWrites struct {
+	store.API
+	Every int
+
+	mu             sync.Mutex
+	calls, Refused int
+}
+
+func (c *ThrottleWrites) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.mu.Lock()
+	c.calls++
+	refuse := c.calls%c.Every == 0
+	if refuse {
+		c.Refused++
+	}
+	c.mu.Unlock()
+	if refuse {
+		return nil, &smithy.GenericAPIError{Code: "ThrottlingException", Message: "Rate of requests exceeds the allowed throughput."}
+	}
+	return c.API.TransactWriteItems(ctx, in, opts...)
 }

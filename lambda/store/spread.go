@@ -1,0 +1,200 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// A connection of a hot post (its likes, its comments) is spread over the
+// post's own partition, which holds what came before it turned hot, and
+// its first shards partitions (ShardPK). A page reads them all at once,
+// one Query each (one round trip), and merges them in the connection's
+// order by sort key: a ULID, so the order is the items' time across
+// partitions, as in one partition. Its token is the last item's sort key
+// under the post's own partition key (the same key a token of one
+// partition would carry, checked by the same query) and the shards read,
+// so that a page resumed where nothing is known of the post reads its
+// shards too.
+
+// spread is a hot post's connection: q is its query of the post's own
+// partition (scope, order, range), shards how many shards it reads too.
+type spread struct {
+	q      partitionQuery
+	postID string
+	shards int
+}
+
+// isMarker reports whether sk is a hot post's marker in the range of a
+// connection under prefix: prefix+"!" sorts before every ID, prefix+"~"
+// after (hot.go).
+func isMarker(prefix, sk string) bool { return sk == prefix+"!" || sk == prefix+"~" }
+
+// spreadPage reads one page of sp, its items in the connection's order,
+// with every item of every partition once across the pages.
+func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageRequest) (Page[T], error) {
+	q := sp.q
+	op := "store." + q.scope.Query
+	if page.Limit < 1 || page.Limit > MaxLimit {
+		return Page[T]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
+	}
+	lo, hi := q.lo, q.hi
+	if lo == "" {
+		lo, hi = q.skPrefix, q.skPrefix+"~"
+	}
+	resume := "" // the sort key the page resumes after
+	if page.NextToken != "" {
+		sk, _, err := s.spreadToken(q, page.NextToken)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		resume = sk
+		if q.newestFirst {
+			hi = resume
+		} else {
+			lo = resume
+		}
+	}
+	pks := []string{PostPK(sp.postID)}
+	for n := range sp.shards {
+		pks = append(pks, ShardPK(sp.postID, n))
+	}
+	type part struct {
+		items []T
+		sks   []string
+		last  string // the last sort key read, when more may follow it
+		err   error
+	}
+	parts := make([]part, len(pks))
+	var wg sync.WaitGroup
+	branch := cost.Together(ctx)
+	for i, pk := range pks {
+		ctx := branch()
+		wg.Go(func() {
+			// Two more than the page: the item resumed after, and a marker.
+			in := &dynamodb.QueryInput{TableName: aws.String(s.table), ScanIndexForward: aws.Bool(!q.newestFirst), Limit: aws.Int32(int32(page.Limit + 2))}
+			cond := partition(AttrPK, pk).And(expression.Key(AttrSK).Between(expression.Value(lo), expression.Value(hi)))
+			var attrs []string
+			if page.Attributes != nil {
+				attrs = append([]string{AttrPK, AttrSK}, page.Attributes...)
+			}
+			if err := keyQuery(in, cond, attrs); err != nil {
+				parts[i].err = err
+				return
+			}
+			out, err := s.api.Query(ctx, in)
+			if err != nil {
+				parts[i].err = fail(op, err)
+				return
+			}
+			for _, item := range out.Items {
+				sk := sortKey(item)
+				if len(out.LastEvaluatedKey) > 0 {
+					parts[i].last = sk
+				}
+				if sk == resume || isMarker(q.skPrefix, sk) {
+					continue
+				}
+				var v T
+				if err := unmarshal(op, item, &v); err != nil {
+					parts[i].err = err
+					return
+				}
+				readOnly(&v, page.Attributes)
+				parts[i].items, parts[i].sks = append(parts[i].items, v), append(parts[i].sks, sk)
+			}
+		})
+	}
+	wg.Wait()
+	// before reports whether sort key a comes before b in the page's order.
+	before := func(a, b string) bool { return a < b }
+	if q.newestFirst {
+		before = func(a, b string) bool { return a > b }
+	}
+	type merged struct {
+		item T
+		sk   string
+	}
+	var all []merged
+	// bound is the first sort key past which a partition that has more may
+	// hold items not read: the page ends before anything after it.
+	bound := ""
+	for _, p := range parts {
+		if p.err != nil {
+			return Page[T]{}, p.err
+		}
+		for i := range p.items {
+			all = append(all, merged{p.items[i], p.sks[i]})
+		}
+		if p.last != "" && (bound == "" || before(p.last, bound)) {
+			bound = p.last
+		}
+	}
+	slices.SortFunc(all, func(a, b merged) int {
+		if q.newestFirst {
+			return strings.Compare(b.sk, a.sk)
+		}
+		return strings.Compare(a.sk, b.sk)
+	})
+	out := Page[T]{Items: []T{}}
+	var sks []string
+	left := false
+	for _, m := range all {
+		if len(out.Items) == page.Limit || bound != "" && before(bound, m.sk) {
+			left = true
+			break
+		}
+		out.Items, sks = append(out.Items, m.item), append(sks, m.sk)
+	}
+	token := func(sk string) (string, error) {
+		key := itemKey{PostPK(sp.postID), sk}.attributes()
+		key["shards"] = str(strconv.Itoa(sp.shards))
+		return s.tokens.Encode(q.scope, key)
+	}
+	out.after = func(i int) (string, error) { return token(sks[i]) }
+	if left || bound != "" {
+		next := bound
+		if len(sks) > 0 {
+			next = sks[len(sks)-1]
+		}
+		t, err := token(next)
+		if err != nil {
+			return Page[T]{}, err
+		}
+		out.NextToken = &t
+	}
+	if page.MaxBytes > 0 && len(out.Items) > 0 {
+		return out.Cut(max(fitBytes(out.Items, page.MaxBytes), 1))
+	}
+	return out, nil
+}
+
+// spreadToken reads a token of q's connection: the sort key it resumes
+// after, and the shards read with the post's own partition (0 for a token
+// of that partition alone).
+func (s *Store) spreadToken(q partitionQuery, token string) (string, int, error) {
+	op := "store." + q.scope.Query
+	start, err := s.tokens.Decode(q.scope, token)
+	if err != nil {
+		return "", 0, err
+	}
+	shards := 0
+	if n, ok := start["shards"].(*types.AttributeValueMemberS); ok {
+		shards, _ = strconv.Atoi(n.Value)
+		delete(start, "shards")
+	}
+	if !q.holds(start) || shards < 0 || shards > HotShards {
+		return "", 0, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
+	}
+	return start[AttrSK].(*types.AttributeValueMemberS).Value, shards, nil
+}
