@@ -139,7 +139,7 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	check("read again")
 	// An older tally (a record delivered after a newer one) changes nothing:
 	// every shard's creation (version 0) was copied already.
-	f.must(nil, f.s.ApplyTallies(ctx, post.ID, map[int]store.ShardTally{0: {Likes: 1000, Version: 0}, 1: {Likes: 1000, Version: 0}}))
+	f.must(nil, f.s.ApplyTallies(ctx, store.PostPK(post.ID), map[int]store.ShardTally{0: {Likes: 1000, Version: 0}, 1: {Likes: 1000, Version: 0}}))
 	check("an older tally applied")
 
 	if _, err := f.s.DeletePost(ctx, sample.Alice, post.ID); err != nil {
@@ -409,4 +409,176 @@ func (f *feedTest) itemsOf(postID string) int {
 		n += storetest.Count(f.t, c, f.s.Table(), "", "pk", store.ShardPK(postID, shard), "sk", "")
 	}
 	return n
+}
+
+// A hot user's followers: followed before it turned hot and after, by 40
+// users at once through two stores (one that does not know the user is
+// hot, one write in five refused as throttled and sent again), some
+// unfollowed (before and after) and one followed again, the stream read by
+// the projector and read again: its followerCount, by ID and by handle,
+// equals its followers, they page to the end in follower order with each
+// once, and the projector's own list of them (FollowerIDs) holds them all.
+func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	users, _ := f.fansOfAPost(40)
+	const star = "u_dave"
+	followers := map[string]bool{}
+	var mu sync.Mutex
+	follow := func(s *store.Store, u string) {
+		for {
+			_, err := s.Follow(ctx, u, star)
+			if errs.Is(err, errs.Throttled) {
+				continue // the client tries again
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			followers[u] = true
+			mu.Unlock()
+			return
+		}
+	}
+	unfollow := func(u string) {
+		if _, err := f.s.Unfollow(ctx, u, star); err != nil {
+			t.Error(err)
+		}
+		delete(followers, u)
+	}
+	for _, u := range users[:10] { // before: in its own GSI2 partition
+		follow(f.s, u.ID)
+	}
+	f.must(nil, f.s.MakeUserHot(ctx, star))
+	f.must(nil, f.s.MakeUserHot(ctx, star)) // once hot, it changes nothing
+	throttled := &storetest.ThrottleWrites{API: storetest.Client(t), Every: 5}
+	other := store.New(throttled, f.s.Table(), cursor.New(storetest.TokenKey))
+	var wg sync.WaitGroup
+	for i, u := range users[10:] {
+		wg.Go(func() {
+			s := f.s
+			if i%2 == 0 {
+				s = other
+			}
+			follow(s, u.ID)
+		})
+	}
+	wg.Wait()
+	if throttled.Refused == 0 {
+		t.Fatal("no write was refused")
+	}
+	if n := storetest.Count(t, storetest.Client(t), f.s.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", ""); n != 11 {
+		t.Errorf("%d entries in the user's own GSI2 partition, want its 10 followers from before and the marker", n)
+	}
+	for _, u := range []string{users[1].ID, users[20].ID, users[33].ID} { // one from before, two in shards
+		unfollow(u)
+	}
+	follow(other, users[20].ID) // followed again, into a shard
+	follow(f.s, users[5].ID)    // again while following: changes nothing
+	f.drain()
+
+	pageAll := func(s *store.Store) []string {
+		t.Helper()
+		var ids []string
+		req := store.PageRequest{Limit: 7}
+		for pages := 0; pages < 50; pages++ {
+			page, err := s.Followers(ctx, star, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range page.Items {
+				ids = append(ids, f.FollowerID)
+			}
+			if page.NextToken == nil {
+				return ids
+			}
+			req.NextToken = *page.NextToken
+		}
+		t.Fatal("more than 50 pages")
+		return nil
+	}
+	check := func(when string) {
+		t.Helper()
+		want := slices.Sorted(maps.Keys(followers)) // GSI2 sorts by the follower's ID
+		fresh, _ := storetest.StoreOn(t, f.s.Table())
+		u, err := fresh.User(ctx, star)
+		f.must(u, err)
+		byHandle, err := fresh.UserByHandle(ctx, "dave")
+		f.must(byHandle, err)
+		if u.FollowerCount != len(want) || byHandle.FollowerCount != len(want) {
+			t.Errorf("%s: followerCount %d (by handle %d), want %d", when, u.FollowerCount, byHandle.FollowerCount, len(want))
+		}
+		for _, s := range []*store.Store{fresh, f.s} {
+			if got := pageAll(s); !slices.Equal(got, want) {
+				t.Errorf("%s: listed %d followers %v, want %d %v", when, len(got), got, len(want), want)
+			}
+		}
+		whole, err := fresh.Followers(ctx, star, store.PageRequest{Limit: store.MaxLimit})
+		f.must(whole, err)
+		if len(whole.Items) != len(want) || whole.NextToken != nil {
+			t.Errorf("%s: a page of %d holds %d followers (nextToken %v), want %d and none", when, store.MaxLimit, len(whole.Items), whole.NextToken != nil, len(want))
+		}
+		ids, err := fresh.FollowerIDs(ctx, star)
+		f.must(ids, err)
+		if slices.Sort(ids); !slices.Equal(ids, want) {
+			t.Errorf("%s: FollowerIDs %v, want %v", when, ids, want)
+		}
+		reach, err := fresh.Reach(ctx, star)
+		f.must(reach, err)
+		if reach.Followers != len(want) {
+			t.Errorf("%s: reach %d followers, want %d", when, reach.Followers, len(want))
+		}
+		// Each count where its follows are: the user's own counter, of its own
+		// GSI2 partition (less the marker), and each shard's, of its shard.
+		c := storetest.Client(t)
+		count := func(pk string) int {
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(f.s.Table()), Key: map[string]types.AttributeValue{
+				"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: map[bool]string{true: store.SKCount, false: store.SKShard}[pk == store.UserPK(star)]}}})
+			f.must(out, err)
+			n := 0
+			if v, ok := out.Item["followerCount"].(*types.AttributeValueMemberN); ok {
+				n, _ = strconv.Atoi(v.Value)
+			}
+			return n
+		}
+		if got, want := count(store.UserPK(star)), storetest.Count(t, c, f.s.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", "")-1; got != want {
+			t.Errorf("%s: the user's own counter counts %d, its own GSI2 partition holds %d", when, got, want)
+		}
+		for n := range store.HotShards {
+			if got, want := count(store.UserShardPK(star, n)), storetest.Count(t, c, f.s.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK(star, n), "gsi2sk", ""); got != want {
+				t.Errorf("%s: shard %d counts %d, holds %d", when, n, got, want)
+			}
+		}
+	}
+	check("drained")
+	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	f.drain()
+	check("read again")
+}
+
+// The follow that finds HotThreshold followers on a user's counter turns
+// the user hot and lands in a GSI2 shard, counted.
+func TestTheThresholdsFollowTurnsAUserHot(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	_, err := storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.s.Table()),
+		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: store.UserPK("u_dave")}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
+		UpdateExpression: aws.String("SET followerCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(store.HotThreshold)}}})
+	f.must(nil, err)
+	_, err = f.s.Follow(ctx, sample.Bob, "u_dave")
+	f.must(nil, err)
+	shards := 0
+	for n := range store.HotShards {
+		shards += storetest.Count(t, storetest.Client(t), f.s.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK("u_dave", n), "gsi2sk", "")
+	}
+	if shards != 1 {
+		t.Errorf("%d follows in the user's GSI2 shards, want 1", shards)
+	}
+	f.drain()
+	u, err := f.s.User(ctx, "u_dave")
+	f.must(u, err)
+	if u.Shards == 0 || u.FollowerCount != store.HotThreshold+1 {
+		t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, store.HotThreshold+1)
+	}
 }

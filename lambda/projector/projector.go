@@ -22,6 +22,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -55,7 +56,7 @@ type Store interface {
 	Reach(ctx context.Context, authorID string) (store.AuthorReach, error)
 	MarkPulled(ctx context.Context, authorID string) error
 	IndexCounters(ctx context.Context, authorID string, posts []store.FeedEntry) error
-	ApplyTallies(ctx context.Context, postID string, tallies map[int]store.ShardTally) error
+	ApplyTallies(ctx context.Context, parent string, tallies map[int]store.ShardTally) error
 	PutPullMarkers(ctx context.Context, authorID string, readers []string) error
 	DeletePullMarker(ctx context.Context, readerID, authorID string) error
 }
@@ -65,7 +66,8 @@ type Projector struct {
 	store     Store
 	log       *slog.Logger
 	now       func() time.Time
-	threshold int // store.PullThreshold, but in tests
+	threshold int      // store.PullThreshold, but in tests
+	pulled    sync.Map // author ID -> true: read pulled (reach)
 }
 
 // Option configures a Projector.
@@ -100,15 +102,16 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 	applied := 0
 	defer func() { p.logCost(len(ev.Records), applied, meter.Summary(), time.Since(start)) }()
 	deadline, hasDeadline := ctx.Deadline()
-	// Hot posts' shard counts first, one write per post for the whole batch
-	// (a record each would put a write unit per like on the post's
-	// partition): a failure is reported at that post's first record.
+	// Hot posts' and users' shard counts first, one write per post or user
+	// for the whole batch (a record each would put a write unit per like
+	// or follow on its partition): a failure is reported at its first
+	// record.
 	failAt := len(ev.Records)
 	tallies, first := tallies(ev.Records)
-	for _, post := range slices.Sorted(maps.Keys(tallies)) {
-		if err := p.store.ApplyTallies(ctx, post, tallies[post]); err != nil {
-			p.log.Error("shard counts not applied", "post", post, "cause", err.Error())
-			failAt = min(failAt, first[post])
+	for _, parent := range slices.Sorted(maps.Keys(tallies)) {
+		if err := p.store.ApplyTallies(ctx, parent, tallies[parent]); err != nil {
+			p.log.Error("shard counts not applied", "parent", parent, "cause", err.Error())
+			failAt = min(failAt, first[parent])
 		}
 	}
 	for _, r := range ev.Records[:failAt] {
@@ -128,9 +131,9 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 	return events.DynamoDBEventResponse{}, nil
 }
 
-// tallies reads the batch's records of hot posts' shard counters: by post,
-// each shard's latest counts (the highest version), and the index of the
-// post's first such record.
+// tallies reads the batch's records of shard counters: by the partition of
+// their hot post or user, each shard's latest counts (the highest
+// version), and the index of its first such record.
 func tallies(records []events.DynamoDBEventRecord) (map[string]map[int]store.ShardTally, map[string]int) {
 	out, first := map[string]map[int]store.ShardTally{}, map[string]int{}
 	for i, r := range records {
@@ -138,19 +141,20 @@ func tallies(records []events.DynamoDBEventRecord) (map[string]map[int]store.Sha
 		if str(r.Change.Keys, "sk") != store.SKShard || img == nil {
 			continue // not a shard counter, or its deletion (with its post)
 		}
-		post := str(img, "postId")
+		parent, ok := store.ShardParent(str(r.Change.Keys, "pk"))
 		shard, ok1 := num(img, "shard")
-		likes, ok2 := num(img, "likeCount")
-		comments, ok3 := num(img, "commentCount")
-		version, ok4 := num(img, "version")
-		if post == "" || !ok1 || !ok2 || !ok3 || !ok4 {
+		version, ok2 := num(img, "version")
+		if !ok || !ok1 || !ok2 {
 			continue
 		}
-		if out[post] == nil {
-			out[post], first[post] = map[int]store.ShardTally{}, i
+		likes, _ := num(img, "likeCount")
+		comments, _ := num(img, "commentCount")
+		followers, _ := num(img, "followerCount")
+		if out[parent] == nil {
+			out[parent], first[parent] = map[int]store.ShardTally{}, i
 		}
-		if t, seen := out[post][int(shard)]; !seen || t.Version < version {
-			out[post][int(shard)] = store.ShardTally{Likes: int(likes), Comments: int(comments), Version: version}
+		if t, seen := out[parent][int(shard)]; !seen || t.Version < version {
+			out[parent][int(shard)] = store.ShardTally{Likes: int(likes), Comments: int(comments), Followers: int(followers), Version: version}
 		}
 	}
 	return out, first
@@ -246,7 +250,7 @@ func (p *Projector) post(ctx context.Context, old, new map[string]events.DynamoD
 // beside it, where they read its counts; entries of its posts from before
 // it was marked are left to the feeds' read checks and TTL).
 func (p *Projector) fanOut(ctx context.Context, author string, entry store.FeedEntry, add bool) error {
-	reach, err := p.store.Reach(ctx, author)
+	reach, err := p.reach(ctx, author)
 	if err != nil {
 		return err
 	}
@@ -285,7 +289,7 @@ func (p *Projector) follow(ctx context.Context, event string, old, new map[strin
 		if ok, err := p.store.Follows(ctx, follower, followed); err != nil || !ok {
 			return err // unfollowed since: nothing to bring
 		}
-		reach, err := p.store.Reach(ctx, followed)
+		reach, err := p.reach(ctx, followed)
 		if err != nil {
 			return err
 		}
@@ -343,6 +347,20 @@ func (p *Projector) unpublished(ctx context.Context, entries []store.FeedEntry) 
 		}
 	}
 	return out, nil
+}
+
+// reach is the author's reach, read unless the projector has read it pulled
+// before: an author stays pulled, and a celebrity's every follow reading
+// its counter would put a read unit a follow on its partition.
+func (p *Projector) reach(ctx context.Context, author string) (store.AuthorReach, error) {
+	if _, ok := p.pulled.Load(author); ok {
+		return store.AuthorReach{Pulled: true}, nil
+	}
+	r, err := p.store.Reach(ctx, author)
+	if err == nil && r.Pulled {
+		p.pulled.Store(author, true)
+	}
+	return r, err
 }
 
 // pull turns the author's feeds to read time: a marker in each follower's

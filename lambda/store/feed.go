@@ -41,7 +41,7 @@ const FollowBackfill = 20
 // the on-failure destination; and FeedStreamFilters, its filter criteria,
 // as Lambda's event filtering reads them (one pattern per filter; a record
 // matching any is delivered): a post's own item, a follow, and a hot post's
-// shard counter. The rest (comments, likes, counters, profiles, the feed's
+// or user's shard counter. The rest (comments, likes, counters, profiles, the feed's
 // own entries and their TTL deletions) never invoke the projector.
 const (
 	FeedStreamBatchSize = 100
@@ -57,8 +57,7 @@ var FeedStreamFilters = []map[string]any{
 		AttrPK: map[string]any{"S": []any{map[string]any{"prefix": prefixUser}}},
 		AttrSK: map[string]any{"S": []any{map[string]any{"prefix": prefixFollows}}},
 	}}},
-	{"dynamodb": map[string]any{"Keys": map[string]any{ // a hot post's shard counter: its counts to copy (hot.go)
-		AttrPK: map[string]any{"S": []any{map[string]any{"prefix": prefixPost}}},
+	{"dynamodb": map[string]any{"Keys": map[string]any{ // a hot post's or user's shard counter: its counts to copy (hot.go)
 		AttrSK: map[string]any{"S": []any{SKShard}},
 	}}},
 }
@@ -117,24 +116,38 @@ func (s *Store) DeleteFeedEntries(ctx context.Context, entries []FeedEntry) erro
 	return s.batchWrite(ctx, op, writes)
 }
 
-// FollowerIDs returns every follower of the user: Query pages of GSI2's keys.
+// FollowerIDs returns every follower of the user: Query pages of GSI2's
+// keys, of its shards too when it is hot (its marker, read first, says so).
 func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error) {
 	const op = "store.FollowerIDs"
 	if err := checkIDs(op, userID); err != nil {
 		return nil, err
 	}
-	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI2)}
-	if err := keyQuery(in, partition(AttrGSI2PK, FollowersPK(userID)), []string{AttrGSI2SK}); err != nil {
-		return nil, err
-	}
 	var ids []string
-	err := s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
-		if sk, ok := item[AttrGSI2SK].(*types.AttributeValueMemberS); ok {
-			ids = append(ids, strings.TrimPrefix(sk.Value, prefixFollower))
+	shards := 0
+	for n := -1; n < shards; n++ {
+		pk := FollowersPK(userID)
+		if n >= 0 {
+			pk = FollowersShardPK(userID, n)
 		}
-		return true
-	})
-	return ids, err
+		in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI2)}
+		if err := keyQuery(in, partition(AttrGSI2PK, pk), []string{AttrGSI2SK}); err != nil {
+			return nil, err
+		}
+		err := s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+			switch sk := stringAttr(item, AttrGSI2SK); {
+			case sk == HotFollowerSK:
+				shards = HotShards
+			case sk != "":
+				ids = append(ids, strings.TrimPrefix(sk, prefixFollower))
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
 }
 
 // queryAll runs in page after page, handing each item to each until each
@@ -548,7 +561,7 @@ func (s *Store) Reach(ctx context.Context, authorID string) (AuthorReach, error)
 		return AuthorReach{}, err
 	}
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
-	if err := keyQuery(in, countedItems(UserPK(authorID)), []string{AttrSK, "followerCount", "pulled"}); err != nil {
+	if err := keyQuery(in, countedItems(UserPK(authorID)), []string{AttrSK, "followerCount", "pulled", "hot"}); err != nil {
 		return AuthorReach{}, err
 	}
 	out, err := s.api.Query(ctx, in)
@@ -558,13 +571,17 @@ func (s *Store) Reach(ctx context.Context, authorID string) (AuthorReach, error)
 	var r AuthorReach
 	for _, item := range out.Items {
 		var c struct {
-			FollowerCount int  `dynamodbav:"followerCount"`
-			Pulled        bool `dynamodbav:"pulled"`
+			FollowerCount int                   `dynamodbav:"followerCount"`
+			Pulled        bool                  `dynamodbav:"pulled"`
+			Hot           map[string]ShardTally `dynamodbav:"hot"` // a hot user's shards' counts
 		}
 		if err := unmarshal(op, item, &c); err != nil {
 			return AuthorReach{}, err
 		}
 		r.Followers += c.FollowerCount
+		for _, t := range c.Hot {
+			r.Followers += t.Followers
+		}
 		r.Pulled = r.Pulled || c.Pulled
 	}
 	return r, nil

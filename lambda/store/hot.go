@@ -72,47 +72,52 @@ func inShard(id string, n int) string {
 // ShardTally is a shard's counts as the projector copies them onto the
 // post's counter, with the shard counter's version they were read at.
 type ShardTally struct {
-	Likes    int   `dynamodbav:"l"`
-	Comments int   `dynamodbav:"c"`
-	Version  int64 `dynamodbav:"v"`
+	Likes     int   `dynamodbav:"l"`
+	Comments  int   `dynamodbav:"c"`
+	Followers int   `dynamodbav:"f,omitempty"` // a hot user's
+	Version   int64 `dynamodbav:"v"`
 }
 
 // shardCounterItem is a hot post's shard counter.
+// A hot user's has its ID and followerCount instead of the post's fields.
 type shardCounterItem struct {
-	PK           string `dynamodbav:"pk"`
-	SK           string `dynamodbav:"sk"`
-	PostID       string `dynamodbav:"postId"`
-	Shard        int    `dynamodbav:"shard"`
-	AuthorID     string `dynamodbav:"authorId"`
-	Status       string `dynamodbav:"status"`
-	LikeCount    int    `dynamodbav:"likeCount"`
-	CommentCount int    `dynamodbav:"commentCount"`
-	Version      int64  `dynamodbav:"version"`
+	PK            string `dynamodbav:"pk"`
+	SK            string `dynamodbav:"sk"`
+	PostID        string `dynamodbav:"postId,omitempty"`
+	UserID        string `dynamodbav:"userId,omitempty"`
+	Shard         int    `dynamodbav:"shard"`
+	AuthorID      string `dynamodbav:"authorId,omitempty"`
+	Status        string `dynamodbav:"status,omitempty"`
+	LikeCount     int    `dynamodbav:"likeCount"`
+	CommentCount  int    `dynamodbav:"commentCount"`
+	FollowerCount int    `dynamodbav:"followerCount,omitempty"`
+	Version       int64  `dynamodbav:"version"`
 }
 
-// hotPosts is what a store knows of which posts are hot, and their shards:
-// a post stays hot until it is deleted, so what it learns stays true.
-type hotPosts struct {
-	shards sync.Map // post ID -> int
+// hotKeys is what a store knows of which posts (or users) are hot, and
+// their shards: a post stays hot until it is deleted, a user for good, so
+// what it learns stays true.
+type hotKeys struct {
+	shards sync.Map // ID -> int
 	// next picks the shard of a like: in turn from a random start, so that
 	// each store spreads its likes evenly and stores start apart.
 	next atomic.Uint64
 }
 
-func newHotPosts() *hotPosts {
-	h := &hotPosts{}
+func newHotKeys() *hotKeys {
+	h := &hotKeys{}
 	h.next.Store(rand.Uint64())
 	return h
 }
 
-func (h *hotPosts) of(postID string) int {
+func (h *hotKeys) of(postID string) int {
 	if n, ok := h.shards.Load(postID); ok {
 		return n.(int)
 	}
 	return 0
 }
 
-func (h *hotPosts) learn(postID string, n int) {
+func (h *hotKeys) learn(postID string, n int) {
 	if n > 0 {
 		h.shards.Store(postID, n)
 	}
@@ -233,19 +238,19 @@ func (s *Store) commentHot(ctx context.Context, op string, c Comment) (Comment, 
 	return c, nil
 }
 
-// errPastThreshold is the failure of a comment on a post's own counter that
-// found HotThreshold comments there: the post turns hot first.
-var errPastThreshold = errors.New("the post has reached the threshold of comments")
+// errPastThreshold is the failure of a comment or follow on a counter that
+// found HotThreshold comments or followers there: it turns hot first.
+var errPastThreshold = errors.New("the threshold of hot is reached")
 
-// belowThreshold adds to a's condition (an action on a post's counter) that
-// it holds fewer than HotThreshold comments, and to its failure
-// errPastThreshold when it does not.
-func belowThreshold(a txAction) txAction {
-	a.cond = a.cond.And(expression.Or(expression.AttributeNotExists(expression.Name("commentCount")),
-		expression.Name("commentCount").LessThan(expression.Value(HotThreshold))))
+// belowThreshold adds to a's condition (an action on a counter) that its
+// count counter is under HotThreshold, and to its failure errPastThreshold
+// when it is not.
+func belowThreshold(a txAction, counter string) txAction {
+	a.cond = a.cond.And(expression.Or(expression.AttributeNotExists(expression.Name(counter)),
+		expression.Name(counter).LessThan(expression.Value(HotThreshold))))
 	failed := a.failed
 	a.failed = func(old map[string]types.AttributeValue) error {
-		if n, ok := old["commentCount"].(*types.AttributeValueMemberN); ok {
+		if n, ok := old[counter].(*types.AttributeValueMemberN); ok {
 			if count, _ := strconv.Atoi(n.Value); count >= HotThreshold {
 				return errPastThreshold
 			}
@@ -298,27 +303,28 @@ func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, 
 	return p, true, nil
 }
 
-// withTallies adds to attrs, a projection, the attributes a hot post's
-// counter holds its shards' counts in, when attrs reads a post's counts.
+// withTallies adds to attrs, a projection, the attributes a hot post's or
+// user's counter holds its shards' counts in, when attrs reads counts.
 func withTallies(attrs []string) []string {
-	if attrs == nil || !SelectsCount(attrs, PostCounts) {
+	if attrs == nil || !SelectsCount(attrs, PostCounts) && !SelectsCount(attrs, UserCounts) {
 		return attrs
 	}
 	return append(slices.Clone(attrs), "shards", "hot")
 }
 
-// ApplyTallies copies shards' counts (by shard) onto the hot post's counter,
-// each only if newer than what is there (its version): one UpdateItem for
-// all of them, or, when one is not newer, one for each of the others. A
-// redelivered or out-of-order record's tally changes nothing; a deleted
-// post's are dropped.
-func (s *Store) ApplyTallies(ctx context.Context, postID string, tallies map[int]ShardTally) error {
+// ApplyTallies copies shards' counts (by shard) onto the counter of the
+// hot post or user whose partition is parent ("POST#<id>", "USER#<id>":
+// ShardParent), each only if newer than what is there (its version): one
+// UpdateItem for all of them, or, when one is not newer, one for each of
+// the others. A redelivered or out-of-order record's tally changes
+// nothing; a deleted post's are dropped.
+func (s *Store) ApplyTallies(ctx context.Context, parent string, tallies map[int]ShardTally) error {
 	const op = "store.ApplyTallies"
-	if err := checkIDs(op, postID); err != nil {
-		return err
+	if _, ok := ShardParent(parent + "#00"); !ok {
+		return errs.E(op, errs.Validation, "not a hot post's or user's partition")
 	}
 	shards := slices.Sorted(maps.Keys(tallies))
-	err := s.applyTallies(ctx, op, postID, shards, tallies)
+	err := s.applyTallies(ctx, op, parent, shards, tallies)
 	var ccf *types.ConditionalCheckFailedException
 	if len(shards) == 1 || !errors.As(err, &ccf) {
 		if errors.As(err, &ccf) {
@@ -327,14 +333,14 @@ func (s *Store) ApplyTallies(ctx context.Context, postID string, tallies map[int
 		return err
 	}
 	for _, n := range shards {
-		if err := s.applyTallies(ctx, op, postID, []int{n}, tallies); err != nil && !errors.As(err, &ccf) {
+		if err := s.applyTallies(ctx, op, parent, []int{n}, tallies); err != nil && !errors.As(err, &ccf) {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Store) applyTallies(ctx context.Context, op, postID string, shards []int, tallies map[int]ShardTally) error {
+func (s *Store) applyTallies(ctx context.Context, op, parent string, shards []int, tallies map[int]ShardTally) error {
 	var upd expression.UpdateBuilder
 	cond := expression.AttributeExists(expression.Name("hot"))
 	for i, n := range shards {
@@ -351,7 +357,7 @@ func (s *Store) applyTallies(ctx context.Context, op, postID string, shards []in
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKCount}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{parent, SKCount}.attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &ccf) {

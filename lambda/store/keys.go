@@ -64,6 +64,15 @@ const (
 	// reads one of them first in either order (isMarker).
 	SKHotCommentsFirst = prefixComment + "!"
 	SKHotCommentsLast  = prefixComment + "~"
+	// SKHotFollowers is the sort key, in a hot user's partition, of the
+	// marker that its followers are in shards too. "H" sorts after
+	// "FOLLOWS#" and before "LIKED#", outside every range read there; its
+	// GSI2 key, FOLLOWERS#<id> / HotFollowerSK, is the first of the
+	// user's followers in GSI2.
+	SKHotFollowers = "HOT#FOLLOWERS"
+	// HotFollowerSK is the GSI2 sort key of that marker: "!" sorts before
+	// every ID character.
+	HotFollowerSK = prefixFollower + "!"
 )
 
 // UserPK is the partition of a user and the follows it made: "USER#<id>".
@@ -80,6 +89,36 @@ func ShardPK(postID string, n int) string { return prefixPost + postID + "#" + s
 // shardName is shard n's two digits: in its partition key, and its key in a
 // hot post's tally map.
 func shardName(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
+
+// UserShardPK is the partition of shard n of a hot user: "USER#<id>#<nn>",
+// which holds the shard's counter of followers (hotusers.go).
+func UserShardPK(userID string, n int) string { return prefixUser + userID + "#" + shardName(n) }
+
+// FollowersShardPK is the GSI2 partition of shard n of a hot user's
+// followers: "FOLLOWERS#<id>#<nn>".
+func FollowersShardPK(userID string, n int) string {
+	return prefixFollowers + userID + "#" + shardName(n)
+}
+
+// ShardParent returns the partition whose shard pk is ("POST#<id>" of
+// "POST#<id>#<nn>", "USER#<id>" of "USER#<id>#<nn>"); false for any other
+// key.
+func ShardParent(pk string) (string, bool) {
+	i := strings.LastIndexByte(pk, '#')
+	if i < 0 || len(pk)-i != 3 {
+		return "", false
+	}
+	parent, n := pk[:i], pk[i+1:]
+	if n[0] < '0' || n[0] > '9' || n[1] < '0' || n[1] > '9' {
+		return "", false
+	}
+	for _, prefix := range []string{prefixPost, prefixUser} {
+		if id, ok := strings.CutPrefix(parent, prefix); ok && ValidID(id) {
+			return parent, true
+		}
+	}
+	return "", false
+}
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }

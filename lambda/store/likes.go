@@ -162,7 +162,7 @@ func isPostAttribute(name string) bool {
 func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Page[Like], error) {
 	q := likesOnPost(postID).shaped(page, "")
 	hot := func(shards int) (Page[Like], error) {
-		return spreadPage[Like](ctx, s, spread{q: q, postID: postID, shards: shards}, page)
+		return spreadPage[Like](ctx, s, postSpread(q, shards), page)
 	}
 	if page.NextToken != "" {
 		if _, shards, err := s.spreadToken(q, page.NextToken); err == nil && shards > 0 {

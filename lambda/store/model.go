@@ -27,6 +27,11 @@ type User struct {
 	PostCount      int     `json:"postCount" dynamodbav:"postCount,omitempty"`
 	FollowerCount  int     `json:"followerCount" dynamodbav:"followerCount,omitempty"`
 	FollowingCount int     `json:"followingCount" dynamodbav:"followingCount,omitempty"`
+	// Shards, on a hot user's counter item, is how many shards its
+	// followers are spread over (0: not hot), and Hot each shard's counts
+	// as the projector last copied them there (hotusers.go).
+	Shards int                   `json:"-" dynamodbav:"shards,omitempty"`
+	Hot    map[string]ShardTally `json:"-" dynamodbav:"hot,omitempty"`
 
 	uncounted bool // its counts were not read (Users without counts): not encoded
 }
@@ -304,6 +309,10 @@ func (u *User) add(c User) {
 	u.PostCount += c.PostCount
 	u.FollowerCount += c.FollowerCount
 	u.FollowingCount += c.FollowingCount
+	for _, t := range c.Hot {
+		u.FollowerCount += t.Followers
+	}
+	u.Shards = max(u.Shards, c.Shards)
 }
 
 // add adds the counts of c, a post's counter item read as a Post, to p's.

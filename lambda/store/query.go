@@ -244,7 +244,7 @@ func following(userID string) partitionQuery {
 }
 
 func followers(userID string) partitionQuery {
-	return partitionQuery{scope: cursor.Scope{Query: "User.followers", Parent: userID, Index: GSI2}, pk: FollowersPK(userID)}
+	return partitionQuery{scope: cursor.Scope{Query: "User.followers", Parent: userID, Index: GSI2}, pk: FollowersPK(userID), skPrefix: prefixFollower}
 }
 
 // keyAttrs returns the key attributes of the index named index ("" for the

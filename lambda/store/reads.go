@@ -196,7 +196,7 @@ func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequ
 	const op = "store.Post.comments"
 	q := commentsOnPost(postID).shaped(page, "")
 	hot := func() (Page[Comment], error) {
-		return spreadPage[Comment](ctx, s, spread{q: q, postID: postID, shards: CommentShards}, page)
+		return spreadPage[Comment](ctx, s, postSpread(q, CommentShards), page)
 	}
 	if s.hot.of(postID) > 0 {
 		return hot()
@@ -242,12 +242,6 @@ func (s *Store) CommentsByAuthor(ctx context.Context, authorID string, page Page
 // followed user's ID (AP7): one Query on the user's partition.
 func (s *Store) Following(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
 	return queryPage[Follow](ctx, s, following(userID), page)
-}
-
-// Followers returns a page of the follows made to the user, ordered by the
-// follower's ID (AP8): one Query on GSI2.
-func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
-	return queryPage[Follow](ctx, s, followers(userID), page)
 }
 
 // markedHot reports whether the post's comments marker is there: one

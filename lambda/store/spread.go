@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,12 +28,18 @@ import (
 // so that a page resumed where nothing is known of the post reads its
 // shards too.
 
-// spread is a hot post's connection: q is its query of the post's own
-// partition (scope, order, range), shards how many shards it reads too.
+// spread is a hot connection: q is its query of the parent's own
+// partition (scope, index, order, range), shards how many shards it reads
+// too, and shard the partition key of shard n.
 type spread struct {
 	q      partitionQuery
-	postID string
 	shards int
+	shard  func(n int) string
+}
+
+// postSpread is a hot post's connection of q, over shards of its shards.
+func postSpread(q partitionQuery, shards int) spread {
+	return spread{q: q, shards: shards, shard: func(n int) string { return ShardPK(q.scope.Parent, n) }}
 }
 
 // isMarker reports whether sk is a hot post's marker in the range of a
@@ -65,14 +72,16 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 			lo = resume
 		}
 	}
-	pks := []string{PostPK(sp.postID)}
+	pks := []string{q.pk}
 	for n := range sp.shards {
-		pks = append(pks, ShardPK(sp.postID, n))
+		pks = append(pks, sp.shard(n))
 	}
+	keys := indexKeys(q.scope.Index)
 	type part struct {
 		items []T
 		sks   []string
-		last  string // the last sort key read, when more may follow it
+		ends  []map[string]types.AttributeValue // each item's key, as a token names it
+		last  string                            // the last sort key read, when more may follow it
 		err   error
 	}
 	parts := make([]part, len(pks))
@@ -83,10 +92,13 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 		wg.Go(func() {
 			// Two more than the page: the item resumed after, and a marker.
 			in := &dynamodb.QueryInput{TableName: aws.String(s.table), ScanIndexForward: aws.Bool(!q.newestFirst), Limit: aws.Int32(int32(page.Limit + 2))}
-			cond := partition(AttrPK, pk).And(expression.Key(AttrSK).Between(expression.Value(lo), expression.Value(hi)))
+			if q.scope.Index != "" {
+				in.IndexName = aws.String(q.scope.Index)
+			}
+			cond := partition(keys.PartitionKey, pk).And(expression.Key(keys.SortKey).Between(expression.Value(lo), expression.Value(hi)))
 			var attrs []string
 			if page.Attributes != nil {
-				attrs = append([]string{AttrPK, AttrSK}, page.Attributes...)
+				attrs = append(keyAttrs(q.scope.Index), page.Attributes...)
 			}
 			if err := keyQuery(in, cond, attrs); err != nil {
 				parts[i].err = err
@@ -98,7 +110,7 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 				return
 			}
 			for _, item := range out.Items {
-				sk := sortKey(item)
+				sk := stringAttr(item, keys.SortKey)
 				if len(out.LastEvaluatedKey) > 0 {
 					parts[i].last = sk
 				}
@@ -111,7 +123,9 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 					return
 				}
 				readOnly(&v, page.Attributes)
-				parts[i].items, parts[i].sks = append(parts[i].items, v), append(parts[i].sks, sk)
+				end := lastKey(item, q.scope.Index)
+				end[keys.PartitionKey] = str(q.pk) // a token names the parent's own partition
+				parts[i].items, parts[i].sks, parts[i].ends = append(parts[i].items, v), append(parts[i].sks, sk), append(parts[i].ends, end)
 			}
 		})
 	}
@@ -124,6 +138,7 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 	type merged struct {
 		item T
 		sk   string
+		end  map[string]types.AttributeValue
 	}
 	var all []merged
 	// bound is the first sort key past which a partition that has more may
@@ -134,7 +149,7 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 			return Page[T]{}, p.err
 		}
 		for i := range p.items {
-			all = append(all, merged{p.items[i], p.sks[i]})
+			all = append(all, merged{p.items[i], p.sks[i], p.ends[i]})
 		}
 		if p.last != "" && (bound == "" || before(p.last, bound)) {
 			bound = p.last
@@ -147,25 +162,32 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 		return strings.Compare(a.sk, b.sk)
 	})
 	out := Page[T]{Items: []T{}}
-	var sks []string
+	var ends []map[string]types.AttributeValue
 	left := false
 	for _, m := range all {
 		if len(out.Items) == page.Limit || bound != "" && before(bound, m.sk) {
 			left = true
 			break
 		}
-		out.Items, sks = append(out.Items, m.item), append(sks, m.sk)
+		out.Items, ends = append(out.Items, m.item), append(ends, m.end)
 	}
-	token := func(sk string) (string, error) {
-		key := itemKey{PostPK(sp.postID), sk}.attributes()
+	token := func(end map[string]types.AttributeValue) (string, error) {
+		key := maps.Clone(end)
 		key["shards"] = str(strconv.Itoa(sp.shards))
 		return s.tokens.Encode(q.scope, key)
 	}
-	out.after = func(i int) (string, error) { return token(sks[i]) }
+	out.after = func(i int) (string, error) { return token(ends[i]) }
 	if left || bound != "" {
-		next := bound
-		if len(sks) > 0 {
-			next = sks[len(sks)-1]
+		var next map[string]types.AttributeValue
+		if len(ends) > 0 {
+			next = ends[len(ends)-1]
+		} else { // every item read is past the bound: resume at it
+			next = map[string]types.AttributeValue{keys.PartitionKey: str(q.pk), keys.SortKey: str(bound)}
+			for _, a := range keyAttrs(q.scope.Index) {
+				if next[a] == nil {
+					next[a] = str("")
+				}
+			}
 		}
 		t, err := token(next)
 		if err != nil {
@@ -196,5 +218,5 @@ func (s *Store) spreadToken(q partitionQuery, token string) (string, int, error)
 	if !q.holds(start) || shards < 0 || shards > HotShards {
 		return "", 0, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
 	}
-	return start[AttrSK].(*types.AttributeValueMemberS).Value, shards, nil
+	return start[indexKeys(q.scope.Index).SortKey].(*types.AttributeValueMemberS).Value, shards, nil
 }

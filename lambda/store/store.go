@@ -46,7 +46,8 @@ type Store struct {
 	now    func() time.Time
 	newID  func(time.Time) string
 
-	hot       *hotPosts // which posts this store knows are hot
+	hot       *hotKeys  // which posts this store knows are hot
+	hotUsers  *hotKeys  // which users
 	hotCounts *sync.Map // post ID -> hotCount
 }
 
@@ -63,13 +64,15 @@ func WithIDs(newID func(time.Time) string) Option { return func(s *Store) { s.ne
 // WithShardsFrom makes the store spread a hot post's writes over its shards
 // in turn from shard n, rather than from a random one (the capacity model
 // uses it, for figures that do not change between runs).
-func WithShardsFrom(n uint64) Option { return func(s *Store) { s.hot.next.Store(n) } }
+func WithShardsFrom(n uint64) Option {
+	return func(s *Store) { s.hot.next.Store(n); s.hotUsers.next.Store(n) }
+}
 
 // New returns a Store for the table named table, signing pagination tokens
 // with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
 // sort by creation.
 func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
-	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotPosts(), hotCounts: &sync.Map{}}
+	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &sync.Map{}}
 	for _, o := range opts {
 		o(s)
 	}

@@ -364,7 +364,7 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 			s.put(av, func(map[string]types.AttributeValue) error {
 				return errs.E(op, errs.Conflict, "comment ID collision; retry")
 			}),
-			notHot(belowThreshold(published(s.addCount(postPK, SKCount, "commentCount", countUp, onCounter(postPK, notFound, nil))))),
+			notHot(belowThreshold(published(s.addCount(postPK, SKCount, "commentCount", countUp, onCounter(postPK, notFound, nil))), "commentCount")),
 			s.exists(authorPK, SKCount, onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
 	})
 	var hot *errHot
@@ -455,11 +455,26 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 		return Follow{}, err
 	}
 	var existing map[string]types.AttributeValue
-	err = s.counting(ctx, op, func() error {
-		return s.transact(ctx, op,
-			append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })},
-				s.followCounts(op, followerID, followedID, countUp)...)...)
-	})
+	if shards := s.hotUsers.of(followedID); shards > 0 {
+		err = s.followHot(ctx, op, f, shards, &existing)
+	} else {
+		err = s.counting(ctx, op, func() error {
+			counts := s.followCounts(op, followerID, followedID, countUp)
+			counts[1] = notHot(belowThreshold(counts[1], "followerCount")) // the followed user's
+			return s.transact(ctx, op,
+				append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })}, counts...)...)
+		})
+		var hot *errHot
+		switch {
+		case errors.Is(err, errPastThreshold): // the user turns hot, and takes the follow in a shard
+			if err = s.MakeUserHot(ctx, followedID); err == nil {
+				err = s.followHot(ctx, op, f, max(s.hotUsers.of(followedID), 1), &existing)
+			}
+		case errors.As(err, &hot): // turned hot since this store last knew
+			s.hotUsers.learn(followedID, hot.shards)
+			err = s.followHot(ctx, op, f, hot.shards, &existing)
+		}
+	}
 	if errors.Is(err, errExists) {
 		var old Follow
 		return old, unmarshal(op, existing, &old)
@@ -478,16 +493,26 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 	if err := checkIDs(op, followerID, followedID); err != nil {
 		return nil, err
 	}
-	var f Follow
-	found, err := s.getConsistent(ctx, op, itemKey{UserPK(followerID), FollowsSK(followedID)}, &f)
+	var item followItem
+	found, err := s.getConsistent(ctx, op, itemKey{UserPK(followerID), FollowsSK(followedID)}, &item)
 	if err != nil || !found {
 		return nil, err
 	}
-	err = s.counting(ctx, op, func() error {
-		return s.transact(ctx, op,
-			append([]txAction{s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists })},
-				s.followCounts(op, followerID, followedID, countDown)...)...)
-	})
+	f := item.Follow
+	remove := s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists })
+	if n := followerShard(followedID, item.GSI2PK); n >= 0 { // a hot user's: counted on the shard's counter
+		followerPK := UserPK(followerID)
+		err = s.counting(ctx, op, func() error {
+			// The follow read, not one made again since (in another shard).
+			return s.transact(ctx, op, onlyIf(remove, AttrGSI2PK, item.GSI2PK),
+				s.addCount(followerPK, SKCount, "followingCount", countDown, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
+				s.shardCount(UserShardPK(followedID, n), "followerCount", countDown, errs.E(op, errs.NotFound, "user not found")))
+		})
+	} else {
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, countDown)...)...)
+		})
+	}
 	if errors.Is(err, errExists) { // removed by a concurrent unfollow
 		return nil, nil
 	}

@@ -68,8 +68,9 @@ type Env struct {
 	// title and a 20,000-character body of four-byte characters), by bob,
 	// with 20 comments each.
 	Largest, LargestToo string
-	// Popular is the author of the seed's query (50 posts, 20 comments each).
-	Popular string
+	// Popular is the author of the seed's query (50 posts, 20 comments each);
+	// PopularToo another user, with posts, to turn hot.
+	Popular, PopularToo string
 }
 
 // Drain applies, with the projector, what the table's stream holds now.
@@ -134,7 +135,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	}
 	fn := lambda.NewHandler(projector.New(s, quiet).Handle)
 	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: store.FeedStreamBatchSize, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
-	e := &Env{Store: s, Rec: rec, Exec: exec, poller: poller, Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice}
+	e := &Env{Store: s, Rec: rec, Exec: exec, poller: poller, Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
 	if err := e.Drain(ctx); err != nil { // the load's records
 		return nil, err
 	}
@@ -159,7 +160,21 @@ func Workloads() []Workload {
 		}
 		return e.Largest
 	}
-	popular := func(e *Env, _ bool) string { return e.Popular }
+	popular := func(e *Env, after bool) string {
+		if after {
+			return e.PopularToo
+		}
+		return e.Popular
+	}
+	// A user taking 10,000 follows a second is past the pull threshold
+	// within a second: hot, and read at read time (its follows backfill
+	// nothing).
+	celebrity := func(ctx context.Context, e *Env, user string) error {
+		if err := e.Store.MakeUserHot(ctx, user); err != nil {
+			return err
+		}
+		return e.Store.MarkPulled(ctx, user)
+	}
 	makeHot := func(ctx context.Context, e *Env, post string) error { return e.Store.MakeHot(ctx, post) }
 	return []Workload{
 		{"comments on one post of the largest size", 1000, func(ctx context.Context, e *Env, post, actor string) error {
@@ -173,7 +188,7 @@ func Workloads() []Workload {
 		{"new followers of one user", 10000, func(ctx context.Context, e *Env, user, actor string) error {
 			_, err := e.Store.Follow(ctx, actor, user)
 			return err
-		}, popular, nil},
+		}, popular, celebrity},
 		{"readers of one post's page (post, first 20 comments with authors, likeCount, likedByMe)", 10000, func(ctx context.Context, e *Env, post, actor string) error {
 			return e.Query(ctx, actor, `{ post(id: "`+post+`") { title body likeCount likedByMe comments(limit: 20) { items { body author { name } } } } }`)
 		}, largest, nil},

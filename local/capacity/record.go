@@ -34,6 +34,7 @@ type Item = map[string]types.AttributeValue
 type Request struct {
 	Operation     string
 	Index         string // the index a Query read ("": the table)
+	PK            string // the partition key a Query read, from its key condition
 	Consistent    bool   // a strongly consistent read
 	Transactional bool
 	Failed        bool // refused (a condition failed, a transaction cancelled): not costed
@@ -225,12 +226,20 @@ func (r *Recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...f
 	if req.Index != "" {
 		pk = indexPK(req.Index)
 	}
+	for _, m := range equality.FindAllStringSubmatch(aws.ToString(in.KeyConditionExpression), -1) {
+		if in.ExpressionAttributeNames[m[1]] == pk {
+			req.PK = attr(in.ExpressionAttributeValues, m[2])
+		}
+	}
 	for _, item := range read.Items {
 		req.Reads = append(req.Reads, Read{PK: attr(item, pk), Item: item, Found: true})
 	}
 	r.add(req)
 	return out, nil
 }
+
+// equality finds "#name = :value" in a key condition.
+var equality = regexp.MustCompile(`(#[A-Za-z0-9_]+) = (:[A-Za-z0-9_]+)`)
 
 func (r *Recorder) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes

@@ -108,8 +108,8 @@ func cost(r Request, local bool) map[Key]Units {
 		if total == 0 && local {
 			return out
 		}
-		pk := ""
-		if len(r.Reads) > 0 {
+		pk := r.PK // an empty Query's too (documented: at least one block)
+		if pk == "" && len(r.Reads) > 0 {
 			pk = r.Reads[0].PK
 		}
 		land(Key{r.Index, pk}, Units{Read: readUnits(total, r.Consistent)})

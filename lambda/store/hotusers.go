@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// Hot users. A follow's GSI2 entry lands in the followed user's one GSI2
+// partition (FOLLOWERS#<id>), and the follow adds to the user's counter
+// (and its copy in GSI1 under HANDLE#<handle>): 2 units on each of three
+// partitions a follow, 500 follows a second (make capacity). Past
+// HotThreshold followers, a follow turns the user hot (MakeUserHot): its
+// new follows' GSI2 entries go to one of HotShards GSI2 partitions
+// (FollowersShardPK) in turn, each counted on a shard counter in a
+// partition of its own (UserShardPK), whose counts the projector copies
+// onto the user's counter (ApplyTallies), as for a hot post. A read of the
+// user's counts reads its counter alone, and a page of its followers reads
+// the GSI2 partitions together (spreadPage).
+
+// MakeUserHot turns the user hot: one transaction that marks its counter
+// (shards, an empty tally), puts each shard's counter (no counts, version
+// 0) and the marker its followers' Query reads first (SKHotFollowers, in
+// GSI2 under HotFollowerSK), conditioned on the user's counter existing
+// and not being hot already (then it changes nothing). A user without a
+// counter item (older than counters) is left as it is.
+func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
+	const op = "store.MakeUserHot"
+	if err := checkIDs(op, userID); err != nil {
+		return err
+	}
+	var c User
+	found, err := s.getConsistent(ctx, op, itemKey{UserPK(userID), SKCount}, &c)
+	if err != nil || !found || c.Shards > 0 {
+		return err
+	}
+	already := errors.New("hot already")
+	mark := expression.Set(expression.Name("shards"), expression.Value(HotShards)).
+		Set(expression.Name("hot"), expression.Value(map[string]ShardTally{}))
+	actions := []txAction{notHot(txAction{key: itemKey{UserPK(userID), SKCount}, update: &mark, cond: itemExists,
+		failed: func(map[string]types.AttributeValue) error { return already }})}
+	for n := range HotShards {
+		item, err := marshal(op, shardCounterItem{PK: UserShardPK(userID, n), SK: SKShard, UserID: userID, Shard: n})
+		if err != nil {
+			return err
+		}
+		actions = append(actions, always(s.put(item, nil)))
+	}
+	actions = append(actions, always(s.put(map[string]types.AttributeValue{AttrPK: str(UserPK(userID)), AttrSK: str(SKHotFollowers),
+		AttrGSI2PK: str(FollowersPK(userID)), AttrGSI2SK: str(HotFollowerSK), "shards": &types.AttributeValueMemberN{Value: strconv.Itoa(HotShards)}}, nil)))
+	err = s.transact(ctx, op, actions...)
+	var hot *errHot
+	switch {
+	case errors.As(err, &hot):
+		s.hotUsers.learn(userID, hot.shards)
+		return nil
+	case errors.Is(err, already):
+		return nil
+	case err != nil:
+		return err
+	}
+	s.hotUsers.learn(userID, HotShards)
+	return nil
+}
+
+// followHot is Follow of a hot user: the follow, its GSI2 entry in the
+// next shard, the follower's followingCount and that shard's followerCount,
+// in one transaction; errExists (with existing set) when it follows
+// already.
+func (s *Store) followHot(ctx context.Context, op string, f Follow, shards int, existing *map[string]types.AttributeValue) error {
+	n := int(s.hotUsers.next.Add(1) % uint64(shards))
+	item := newFollowItem(f)
+	item.GSI2PK = FollowersShardPK(f.FollowedID, n)
+	av, err := marshal(op, item)
+	if err != nil {
+		return err
+	}
+	followerPK := UserPK(f.FollowerID)
+	return s.counting(ctx, op, func() error {
+		return s.transact(ctx, op,
+			s.put(av, func(old map[string]types.AttributeValue) error { *existing = old; return errExists }),
+			s.addCount(followerPK, SKCount, "followingCount", countUp, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
+			s.shardCount(UserShardPK(f.FollowedID, n), "followerCount", countUp, errs.E(op, errs.NotFound, "user not found")))
+	})
+}
+
+// followerShard returns the shard of a follow's GSI2 partition gsi2pk
+// (-1: the followed user's own).
+func followerShard(followedID, gsi2pk string) int {
+	rest, ok := strings.CutPrefix(gsi2pk, FollowersPK(followedID)+"#")
+	if !ok || len(rest) != 2 {
+		return -1
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n < 0 || n >= HotShards {
+		return -1
+	}
+	return n
+}
+
+// Followers returns a page of the follows made to the user, ordered by the
+// follower's ID (AP8): one Query on GSI2. A hot user's are in its GSI2
+// shards too (spreadPage): its marker, which the Query reads first, the
+// store's own knowledge, or a token of a hot user's page, says so.
+func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
+	q := followers(userID)
+	hot := func(shards int) (Page[Follow], error) {
+		return spreadPage[Follow](ctx, s, spread{q: q, shards: shards, shard: func(n int) string { return FollowersShardPK(userID, n) }}, page)
+	}
+	if shards := s.hotUsers.of(userID); shards > 0 {
+		return hot(shards) // a token from before it turned hot too: its shards hold followers on both sides of it
+	}
+	if page.NextToken != "" {
+		if _, shards, err := s.spreadToken(q, page.NextToken); err == nil && shards > 0 {
+			return hot(shards)
+		}
+	}
+	res, err := queryPage[Follow](ctx, s, q, page)
+	if err == nil && page.NextToken == "" && len(res.Items) > 0 && res.Items[0].FollowerID == "" { // the marker: hot
+		s.hotUsers.learn(userID, HotShards)
+		return hot(HotShards)
+	}
+	return res, err
+}
