@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,25 @@ type Report struct {
 var (
 	initReport   = regexp.MustCompile(`INIT REPORT\(durationMs: ([0-9.]+)\)`)
 	invokeReport = regexp.MustCompile(`REPORT RequestId: \S+\s+(?:Init Duration: [0-9.]+ ms\s+)?Duration: ([0-9.]+) ms`)
+	// The emulator's REPORT of the first invocation counts the init in its
+	// Duration (Lambda's does not: it reports Init Duration apart), so an
+	// invocation's own duration is its INVOKE RTDONE's.
+	invokeDone = regexp.MustCompile(`INVOKE RTDONE\([^)]*duration: ([0-9.]+)ms\)`)
 )
+
+// parseReport reads the init and invocation durations in the emulator's
+// output.
+func parseReport(out string) Report {
+	var r Report
+	if m := initReport.FindStringSubmatch(out); m != nil {
+		r.InitMs, _ = strconv.ParseFloat(m[1], 64)
+	}
+	for _, m := range invokeDone.FindAllStringSubmatch(out, -1) {
+		ms, _ := strconv.ParseFloat(m[1], 64)
+		r.InvokeMs = append(r.InvokeMs, ms)
+	}
+	return r
+}
 
 // Report reads the emulator's output and the function process's memory
 // (Linux only: /proc). Call it after the invocations to measure; it waits
@@ -38,13 +57,7 @@ func (e *Emulator) Report() (Report, error) {
 		time.Sleep(10 * time.Millisecond)
 		out = e.Output()
 	}
-	if m := initReport.FindStringSubmatch(out); m != nil {
-		r.InitMs, _ = strconv.ParseFloat(m[1], 64)
-	}
-	for _, m := range invokeReport.FindAllStringSubmatch(out, -1) {
-		ms, _ := strconv.ParseFloat(m[1], 64)
-		r.InvokeMs = append(r.InvokeMs, ms)
-	}
+	r = parseReport(out)
 	pid, err := e.functionPID()
 	if err != nil {
 		return r, err
@@ -83,4 +96,42 @@ func (e *Emulator) functionPID() (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("rie: the emulator (pid %d) has no child process", pid)
+}
+
+// Summarize describes runs of the same function, each a new environment:
+// the median and the range of its init, first and second invocation and
+// peak RSS, and the first invocation as a multiple of the second (a
+// warm one), median of the runs' own ratios.
+func Summarize(runs []Report) string {
+	pick := func(f func(Report) float64) []float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		return v
+	}
+	spread := func(v []float64, unit string, decimals int) string {
+		v = slices.Sorted(slices.Values(v))
+		if len(v) == 0 {
+			return "none"
+		}
+		return fmt.Sprintf("%.*f %s (%.*f-%.*f)", decimals, Median(v), unit, decimals, v[0], decimals, v[len(v)-1])
+	}
+	return fmt.Sprintf("%d runs: init %s, first invocation %s, second %s, first/second %s, peak RSS %s",
+		len(runs),
+		spread(pick(func(r Report) float64 { return r.InitMs }), "ms", 1),
+		spread(pick(func(r Report) float64 { return r.InvokeMs[0] }), "ms", 1),
+		spread(pick(func(r Report) float64 { return r.InvokeMs[1] }), "ms", 1),
+		spread(pick(func(r Report) float64 { return r.InvokeMs[0] / r.InvokeMs[1] }), "x", 2),
+		spread(pick(func(r Report) float64 { return float64(r.PeakRSSKiB) }), "KiB", 0))
+}
+
+// Median is the median of sorted values (the mean of the middle two for an
+// even count).
+func Median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
 }

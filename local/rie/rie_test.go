@@ -251,3 +251,18 @@ func TestBootstrapReadsItsKeyFromTheSecret(t *testing.T) {
 	}
 	mu.Unlock()
 }
+
+func TestSummarize(t *testing.T) {
+	type Report = rie.Report
+	runs := []Report{
+		{InitMs: 5, InvokeMs: []float64{12, 6}, PeakRSSKiB: 10000},
+		{InitMs: 4, InvokeMs: []float64{6, 6}, PeakRSSKiB: 10400},
+		{InitMs: 7, InvokeMs: []float64{9, 3}, PeakRSSKiB: 10200},
+		{InitMs: 6, InvokeMs: []float64{10, 5}, PeakRSSKiB: 10600},
+	}
+	got := rie.Summarize(runs)
+	want := "4 runs: init 5.5 ms (4.0-7.0), first invocation 9.5 ms (6.0-12.0), second 5.5 ms (3.0-6.0), first/second 2.00 x (1.00-3.00), peak RSS 10300 KiB (10000-10600)"
+	if got != want {
+		t.Errorf("Summarize:\n got %s\nwant %s", got, want)
+	}
+}

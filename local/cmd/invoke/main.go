@@ -32,18 +32,24 @@ func main() {
 	event := flag.String("event", "", "the event file to replay (events/*.json)")
 	bootstrap := flag.String("bootstrap", ".build/local/bootstrap", "the function binary, built for this machine")
 	secretDelay := flag.Duration("secret-delay", -1, "read the token key from a Secrets Manager stand-in that answers after this long, as deployed (default: NEXT_TOKEN_KEY, no secret)")
+	runs := flag.Int("runs", 1, "start the function this many times, each a new environment, and report medians (min-max)")
+	against := flag.String("against", "", "another bootstrap to start as many times, alternating with -bootstrap, and report beside it")
 	flag.Parse()
-	if *event == "" {
-		fmt.Fprintln(os.Stderr, "usage: invoke -event events/<file>.json [-bootstrap path]")
+	if *event == "" || *runs < 1 {
+		fmt.Fprintln(os.Stderr, "usage: invoke -event events/<file>.json [-bootstrap path] [-secret-delay d] [-runs n [-against path]]")
 		os.Exit(2)
 	}
-	if err := run(*event, *bootstrap, *secretDelay); err != nil {
+	bootstraps := []string{*bootstrap}
+	if *against != "" {
+		bootstraps = append(bootstraps, *against)
+	}
+	if err := run(*event, bootstraps, *runs, *secretDelay); err != nil {
 		fmt.Fprintln(os.Stderr, "invoke:", err)
 		os.Exit(1)
 	}
 }
 
-func run(eventFile, bootstrap string, secretDelay time.Duration) error {
+func run(eventFile string, bootstraps []string, runs int, secretDelay time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	payload, err := os.ReadFile(eventFile)
@@ -77,24 +83,29 @@ func run(eventFile, bootstrap string, secretDelay time.Duration) error {
 		defer secrets.Close()
 		env = append(env, "NEXT_TOKEN_SECRET_ARN="+secretARN, "AWS_ENDPOINT_URL_SECRETS_MANAGER="+secrets.URL)
 	}
-	emu, err := rie.Start(ctx, binary, bootstrap, env)
-	if err != nil {
-		return err
+	reports := make([][]rie.Report, len(bootstraps))
+	var reply []byte
+	for i := range runs {
+		for b, bootstrap := range bootstraps { // alternating, so that the machine's drift falls on both
+			emu, err := rie.Start(ctx, binary, bootstrap, env)
+			if err != nil {
+				return err
+			}
+			r, out, err := twice(ctx, emu, payload)
+			if i == 0 && b == 0 {
+				reply = out
+				fmt.Fprintf(os.Stderr, "--- function log\n%s", emu.Output())
+			}
+			emu.Stop()
+			if err != nil {
+				return err
+			}
+			reports[b] = append(reports[b], r)
+		}
 	}
-	defer emu.Stop()
-	reply, err := emu.Invoke(ctx, payload)
-	if err != nil {
-		return err
-	}
-	if _, err := emu.Invoke(ctx, payload); err != nil { // a warm invocation, for the memory figure
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "--- function log\n%s", emu.Output())
-	if r, err := emu.Report(); err == nil && len(r.InvokeMs) == 2 {
-		fmt.Fprintf(os.Stderr, "--- cold start and memory\ninit %.1f ms, first invocation %.1f ms, second %.1f ms, peak RSS after two invocations %d KiB\n",
-			r.InitMs, r.InvokeMs[0], r.InvokeMs[1], r.PeakRSSKiB)
-	} else {
-		fmt.Fprintf(os.Stderr, "--- cold start and memory: not measured (%v)\n", err)
+	fmt.Fprintln(os.Stderr, "--- cold start and memory")
+	for b, bootstrap := range bootstraps {
+		fmt.Fprintf(os.Stderr, "%s: %s\n", bootstrap, rie.Summarize(reports[b]))
 	}
 	fmt.Fprintln(os.Stderr, "--- reply")
 	var pretty bytes.Buffer
@@ -103,6 +114,27 @@ func run(eventFile, bootstrap string, secretDelay time.Duration) error {
 	}
 	fmt.Println(pretty.String())
 	return nil
+}
+
+// twice invokes the function in emu with payload twice (the second warm,
+// for the memory figure) and returns the emulator's report and the first
+// reply.
+func twice(ctx context.Context, emu *rie.Emulator, payload []byte) (rie.Report, []byte, error) {
+	reply, err := emu.Invoke(ctx, payload)
+	if err != nil {
+		return rie.Report{}, nil, err
+	}
+	if _, err := emu.Invoke(ctx, payload); err != nil {
+		return rie.Report{}, nil, err
+	}
+	r, err := emu.Report()
+	if err != nil {
+		return rie.Report{}, nil, err
+	}
+	if len(r.InvokeMs) != 2 {
+		return rie.Report{}, nil, fmt.Errorf("the emulator reported %d invocations, not 2", len(r.InvokeMs))
+	}
+	return r, reply, nil
 }
 
 // secretARN is the token key's secret in the Secrets Manager stand-in.
