@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,15 +40,18 @@ func TestLambdaHoldsTheFunctionAndOnlyIt(t *testing.T) {
 // The function links only the AWS clients it uses: no config package, and
 // so none of the SSO, SSO-OIDC, STS, Sign-In and IMDS clients it brings for
 // credential sources a Lambda function never uses, and no Secrets Manager
-// client for its one call (package awsenv makes it).
+// client for its one call (package awsenv makes it); and no DynamoDB
+// schemas, the models of every operation's shapes that the DynamoDB client
+// builds at each start from v1.69.0, when it took to schema-based
+// serialization (go.mod keeps it at v1.68.0: docs/benchmarks.md#cold-start).
 func TestOnlyWhatTheFunctionUsesIsLinked(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	out, err := exec.Command("go", "list", "-tags", "lambda.norpc", "-deps", ".").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		for _, banned := range []string{"aws-sdk-go-v2/config", "aws-sdk-go-v2/credentials", "aws-sdk-go-v2/feature/ec2/imds",
-			"service/sso", "service/ssooidc", "service/sts", "service/signin", "service/secretsmanager"} {
+			"service/sso", "service/ssooidc", "service/sts", "service/signin", "service/secretsmanager", "service/dynamodb/schemas"} {
 			if strings.Contains(pkg, banned) {
 				t.Errorf("the function links %s", pkg)
 			}
@@ -73,4 +78,27 @@ func TestTokenKey(t *testing.T) {
 			t.Errorf("%v: key %q, error %v", c.vars, key, err)
 		}
 	}
+}
+
+// The bootstrap, built as make build builds it (linux/arm64, the Lambda
+// flags), is at most 9 MB: what a new environment loads before its first
+// request.
+func TestTheBootstrapIsAtMost9MB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the function for linux/arm64")
+	}
+	bin := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	info, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Size() > 9_000_000 {
+		t.Errorf("the bootstrap is %d bytes, past 9 MB", info.Size())
+	}
+	t.Logf("bootstrap: %d bytes", info.Size())
 }
