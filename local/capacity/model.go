@@ -224,6 +224,10 @@ func (l Load) Rate() float64 {
 type Recorded struct {
 	Workload      Workload
 	Before, After []Request
+	// BeforeInvocations and AfterInvocations are the projector's
+	// invocations for them: the batches of the stream's records its filter
+	// selects.
+	BeforeInvocations, AfterInvocations int
 }
 
 // Run runs each workload Ops times before and Ops times after (on its hot
@@ -231,36 +235,37 @@ type Recorded struct {
 // requests and, after, the projector's.
 func Run(ctx context.Context, e *Env, workloads []Workload) ([]Recorded, error) {
 	var out []Recorded
-	run := func(w Workload, target string) ([]Request, error) {
+	run := func(w Workload, target string) ([]Request, int, error) {
 		if err := e.Drain(ctx); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		e.Rec.Take()
+		invoked := e.poller.Invocations
 		var reqs []Request
 		for i := range Ops {
 			if err := w.Op(ctx, e, target, Actor(i)); err != nil {
-				return nil, fmt.Errorf("%s: %w", w.Name, err)
+				return nil, 0, fmt.Errorf("%s: %w", w.Name, err)
 			}
 			reqs = append(reqs, e.Rec.Take()...)
 		}
 		if err := e.Drain(ctx); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return append(reqs, e.Rec.Take()...), nil
+		return append(reqs, e.Rec.Take()...), e.poller.Invocations - invoked, nil
 	}
 	for _, w := range workloads {
 		r := Recorded{Workload: w}
 		var err error
-		if r.Before, err = run(w, w.Target(e, false)); err != nil {
+		if r.Before, r.BeforeInvocations, err = run(w, w.Target(e, false)); err != nil {
 			return nil, err
 		}
-		r.After = r.Before
+		r.After, r.AfterInvocations = r.Before, r.BeforeInvocations
 		if w.Hot != nil {
 			target := w.Target(e, true)
 			if err := w.Hot(ctx, e, target); err != nil {
 				return nil, err
 			}
-			if r.After, err = run(w, target); err != nil {
+			if r.After, r.AfterInvocations, err = run(w, target); err != nil {
 				return nil, err
 			}
 		}
@@ -282,8 +287,11 @@ type Sizing struct {
 	Sustained float64 `json:"sustained"` // operations a second with no partition over its limit
 	LimitedBy string  `json:"limitedBy"` // the partition key that sets it
 	PerOp     Units   `json:"perOperation"`
+	// ProjectorInvocations is the projector's invocations per operation.
+	ProjectorInvocations float64 `json:"projectorInvocationsPerOperation"`
 	// DollarsPerMillion is what a million operations cost in on-demand
-	// request units (package prices).
+	// request units and the projector's invocation requests (package
+	// prices; not its duration: see docs/capacity.md).
 	DollarsPerMillion float64 `json:"dollarsPerMillion"`
 	Loads             []Load  `json:"-"` // by partition, the hottest first
 }
@@ -292,7 +300,8 @@ type Sizing struct {
 func Cost(recorded []Recorded, rules Rules) []Result {
 	var results []Result
 	for _, rec := range recorded {
-		results = append(results, Result{Name: rec.Workload.Name, Goal: rec.Workload.Goal, Before: size(rec.Before, rules), After: size(rec.After, rules)})
+		results = append(results, Result{Name: rec.Workload.Name, Goal: rec.Workload.Goal,
+			Before: size(rec.Before, rec.BeforeInvocations, rules), After: size(rec.After, rec.AfterInvocations, rules)})
 	}
 	return results
 }
@@ -300,7 +309,7 @@ func Cost(recorded []Recorded, rules Rules) []Result {
 // round drops the float error of sums of halves and quarters.
 func round(u float64) float64 { return math.Round(u*1e6) / 1e6 }
 
-func size(reqs []Request, rules Rules) Sizing {
+func size(reqs []Request, invocations int, rules Rules) Sizing {
 	byKey := map[Key]Units{}
 	for _, req := range reqs {
 		for k, u := range rules.Cost(req) {
@@ -314,7 +323,8 @@ func size(reqs []Request, rules Rules) Sizing {
 		r.PerOp = r.PerOp.add(l.Units)
 	}
 	r.PerOp = Units{round(r.PerOp.Read), round(r.PerOp.Write)}
-	r.DollarsPerMillion = round(prices.PerMillion(r.PerOp.Read, r.PerOp.Write))
+	r.ProjectorInvocations = round(float64(invocations) / Ops)
+	r.DollarsPerMillion = round(prices.PerMillion(r.PerOp.Read, r.PerOp.Write) + 1e6*r.ProjectorInvocations*prices.LambdaRequest)
 	slices.SortFunc(r.Loads, func(a, b Load) int {
 		return cmp.Or(cmp.Compare(a.Rate(), b.Rate()), strings.Compare(a.Key.String(), b.Key.String()))
 	})

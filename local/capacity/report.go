@@ -13,8 +13,8 @@ import (
 // Print writes each workload's sustained rate against its goal, before and
 // after, and its hottest partition keys (at most top of each), as Markdown.
 func Print(w io.Writer, results []Result, top int) {
-	fmt.Fprintln(w, "| Workload | Goal /s | Design | Sustained /s | Limited by | RCU, WCU per operation | $ per million |")
-	fmt.Fprintln(w, "|---|---:|---|---:|---|---:|---:|")
+	fmt.Fprintln(w, "| Workload | Goal /s | Design | Sustained /s | Limited by | RCU, WCU per operation | Projector invocations per operation | $ per million |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---|---:|---:|---:|")
 	for _, r := range results {
 		for i, d := range []Sizing{r.Before, r.After} {
 			name, goal, design := r.Name, count(r.Goal), "today"
@@ -24,7 +24,8 @@ func Print(w io.Writer, results []Result, top int) {
 					design = "hot (nothing yet: as today)"
 				}
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` | %s, %s | %s |\n", name, goal, design, count(d.Sustained), d.LimitedBy, units(d.PerOp.Read), units(d.PerOp.Write), units(d.DollarsPerMillion))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | `%s` | %s, %s | %s | %s |\n", name, goal, design, count(d.Sustained), d.LimitedBy,
+				units(d.PerOp.Read), units(d.PerOp.Write), units(d.ProjectorInvocations), units(d.DollarsPerMillion))
 		}
 	}
 	for _, r := range results {

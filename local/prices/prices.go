@@ -20,3 +20,12 @@ const (
 func PerMillion(read, write float64) float64 {
 	return 1e6 * (read*DynamoDBReadRequestUnit + write*DynamoDBWriteRequestUnit)
 }
+
+// Read on 2026-12-01 from stored copies of the AWS Lambda pricing page
+// (AWS, "AWS Lambda pricing", and its Arm row as republished): a request
+// costs the same on both architectures; duration on arm64, the first
+// 7.5 billion GB-seconds a month.
+const (
+	LambdaRequest       = 0.20 / 1e6   // dollars per invocation
+	LambdaArm64GBSecond = 0.0000133334 // dollars per GB-second of duration
+)
