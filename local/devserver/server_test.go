@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -148,5 +150,97 @@ func TestTheFeedThroughTheStream(t *testing.T) {
 	}
 	if r := post(t, url, "", `{ feed { items { title } } }`); len(r.Errors) != 1 {
 		t.Errorf("an API key's feed: %+v", r)
+	}
+}
+
+// A post made hot through make dev, by the threshold the design uses: the
+// Blog post's 998 comments, then 12 more through the API (the 1,001st
+// turns it hot, and the rest go to its shards), and 20 likes after: once
+// the poller has applied the stream, its counts equal its comments and
+// likes, which page to the end, oldest and newest first, each once; a post
+// that is not hot still reads its comments in one Query.
+func TestAHotPostThroughMakeDev(t *testing.T) {
+	d := sample.Blog(1, 998, 40)
+	hot := d.Posts[len(d.Posts)-1]
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("hot-%d", os.Getpid()), Data: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+	for i := range 12 {
+		if r := post(t, url, devserver.Token(fmt.Sprintf("reader%02d", i+1)), `mutation { createComment(input: {postId: "`+hot.ID+`", body: "past the threshold"}) { id } }`); len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+	}
+	for i := range 20 {
+		if r := post(t, url, devserver.Token(fmt.Sprintf("reader%02d", i+1)), `mutation { likePost(postId: "`+hot.ID+`") { id } }`); len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+	}
+	const comments, likes = 998 + 12, 20
+	sharded := 0
+	for n := range store.CommentShards {
+		sharded += storetest.Count(t, storetest.Client(t), fmt.Sprintf("hot-%d", os.Getpid()), "", "pk", store.ShardPK(hot.ID, n), "sk", store.CommentPrefix)
+	}
+	if sharded != 10 { // the 999th and 1,000th in its own partition
+		t.Errorf("%d comments in the post's shards, want 10: the post did not turn hot at the threshold", sharded)
+	}
+	start := time.Now()
+	for {
+		r := post(t, url, "", `{ post(id: "`+hot.ID+`") { commentCount likeCount } }`)
+		p, _ := r.Data["post"].(map[string]any)
+		if p != nil && p["commentCount"] == float64(comments) && p["likeCount"] == float64(likes+hot.LikeCount) {
+			break
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("counts never reached %d comments and %d likes: %+v", comments, likes+hot.LikeCount, r)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	page := func(field, args string) []string {
+		t.Helper()
+		var ids []string
+		token := "null"
+		item, id := "id", func(it map[string]any) string { return it["id"].(string) }
+		if field == "likes" {
+			item, id = "user { id }", func(it map[string]any) string { return it["user"].(map[string]any)["id"].(string) }
+		}
+		for range 30 {
+			r := post(t, url, devserver.Token("carol"), `{ post(id: "`+hot.ID+`") { `+field+`(limit: 100, nextToken: `+token+args+`) { items { `+item+` } nextToken } } }`)
+			if len(r.Errors) > 0 {
+				t.Fatal(r.Errors)
+			}
+			conn := r.Data["post"].(map[string]any)[field].(map[string]any)
+			for _, it := range conn["items"].([]any) {
+				ids = append(ids, id(it.(map[string]any)))
+			}
+			next, _ := conn["nextToken"].(string)
+			if next == "" {
+				return ids
+			}
+			token = fmt.Sprintf("%q", next)
+		}
+		t.Fatalf("%s: more than 30 pages", field)
+		return nil
+	}
+	oldest := page("comments", "")
+	newest := page("comments", ", order: NEWEST_FIRST")
+	if len(oldest) != comments || !slices.IsSorted(oldest) || len(slices.Compact(slices.Clone(oldest))) != comments {
+		t.Errorf("oldest first: %d comments, sorted %v, want %d distinct in order", len(oldest), slices.IsSorted(oldest), comments)
+	}
+	slices.Reverse(newest)
+	if !slices.Equal(newest, oldest) {
+		t.Errorf("newest first lists %d comments, not the %d oldest first in reverse", len(newest), len(oldest))
+	}
+	if liked := page("likes", ""); len(liked) != likes+hot.LikeCount || len(slices.Compact(slices.Sorted(slices.Values(liked)))) != len(liked) {
+		t.Errorf("%d likes listed, want %d distinct", len(liked), likes+hot.LikeCount)
+	}
+	// A post that is not hot: the post and its comments in one Query.
+	r := post(t, url, "", `{ post(id: "`+sample.HelloPost+`") { title comments { items { body } } } }`)
+	if c := r.Extensions.Cost; len(r.Errors) > 0 || c.LambdaInvocations != 1 || c.DynamoDB["Query"] != 1 || len(c.DynamoDB) != 1 {
+		t.Errorf("a post that is not hot: %+v", r)
 	}
 }
