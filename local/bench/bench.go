@@ -11,16 +11,19 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -37,6 +40,7 @@ type Query struct {
 	Name   string
 	Levels int // nesting levels with a resolver: the least number of invocations
 	Text   string
+	Caller string // the signed-in user it runs as; "" for an API key
 }
 
 // Queries returns the fixed set, over Data's IDs.
@@ -47,22 +51,36 @@ func Queries() []Query {
 		ids = append(ids, fmt.Sprintf("%q", p.ID))
 	}
 	return []Query{
-		{"user { posts { comments { author } } } (10 posts x 20 comments, 30 authors)", 4,
-			`{ user(id: "u_alice") { name posts(limit: 10) { items { title comments { items { body author { name } } } } } } }`},
-		{"post(id) { comments { author } }", 3,
-			`{ post(id: "` + d.Posts[1].ID + `") { title comments { items { body author { name } } } } }`},
+		{SeedQuery, 4,
+			`{ user(id: "u_alice") { name posts(limit: 10) { items { title comments { items { body author { name } } } } } } }`, ""},
+		{PostWithPage, 3,
+			`{ post(id: "` + d.Posts[1].ID + `") { title comments { items { body author { name } } } } }`, ""},
 		{"post(id) { comments(order: NEWEST_FIRST) { author } }", 3,
-			`{ post(id: "` + d.Posts[1].ID + `") { title comments(order: NEWEST_FIRST) { items { body author { name } } } } }`},
+			`{ post(id: "` + d.Posts[1].ID + `") { title comments(order: NEWEST_FIRST) { items { body author { name } } } } }`, ""},
 		{"user(handle) { followers { handle } }", 2,
-			`{ user(handle: "bob") { name followers(limit: 30) { items { handle } } } }`},
+			`{ user(handle: "bob") { name followers(limit: 30) { items { handle } } } }`, ""},
 		{"posts(ids) with 50 ids", 1,
-			`{ posts(ids: [` + strings.Join(ids, ", ") + `]) { id title commentCount } }`},
+			`{ posts(ids: [` + strings.Join(ids, ", ") + `]) { id title commentCount } }`, ""},
+		{FeedQuery, 2, `{ feed(limit: 20) { items { title author { name } } } }`, sample.Carol},
 	}
 }
 
+// The names of the queries the dollars chart draws.
+const (
+	SeedQuery     = "user { posts { comments { author } } } (10 posts x 20 comments, 30 authors)"
+	PostWithPage  = "post(id) { comments { author } }"
+	FeedQuery     = "feed(limit: 20) { author } (carol follows alice)"
+	feedExpiresAt = 4102444800 // 2100: the entries outlive every run
+)
+
 // Data is the benchmark's data set: the sample users plus 50 posts by alice
-// with 20 comments each by 30 distinct readers, who all follow bob.
-func Data() store.Dataset { return sample.Blog(50, 20, 30) }
+// with 20 comments each by 30 distinct readers, who all follow bob; carol
+// follows alice, her feed holding alice's posts.
+func Data() store.Dataset {
+	d := sample.Blog(50, 20, 30)
+	sample.FollowWithFeed(&d, sample.Carol, sample.Alice, feedExpiresAt)
+	return d
+}
 
 // Result is one query under one layout.
 type Result struct {
@@ -72,7 +90,14 @@ type Result struct {
 	RoundTrips  int // sequential DynamoDB round trips
 	Bytes       int // Lambda payloads, both ways
 	Median      time.Duration
+	// BilledMs is the invocations' durations as Lambda bills them (each
+	// rounded up to the millisecond), in the round of the median latency:
+	// measured in this process, against DynamoDB Local.
+	BilledMs int
 }
+
+// Dollars is what a million of the query cost (Dollars).
+func (r Result) Dollars() Dollars { return dollarsOf(r) }
 
 // Layout names, in the order of Row.Results.
 var Layouts = []string{"naive", "batched", "prefetch", "early return"}
@@ -109,17 +134,22 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	handler := func(opts ...resolver.Option) lambda.Handler {
 		return lambda.NewHandler(resolver.New(s, quiet, append(opts, resolver.WithCostLog(io.Discard))...))
 	}
+	clocks := make([]*billing, len(Layouts))
+	timed := func(i int, h executor.Invoker) executor.Invoker {
+		clocks[i] = &billing{Invoker: h}
+		return clocks[i]
+	}
 	layouts := []*executor.Executor{
-		executor.New(sch, naive.New(s), naive.Routes(), executor.WithDirectResolvers()),
-		executor.New(sch, handler(resolver.WithoutPrefetch(), resolver.WithoutAnswers()), routes.All, executor.WithDirectResolvers()),
-		executor.New(sch, handler(resolver.WithoutAnswers()), routes.All, executor.WithDirectResolvers()),
-		executor.New(sch, handler(), routes.All),
+		executor.New(sch, timed(0, naive.New(s)), naive.Routes(), executor.WithDirectResolvers()),
+		executor.New(sch, timed(1, handler(resolver.WithoutPrefetch(), resolver.WithoutAnswers())), routes.All, executor.WithDirectResolvers()),
+		executor.New(sch, timed(2, handler(resolver.WithoutAnswers())), routes.All, executor.WithDirectResolvers()),
+		executor.New(sch, timed(3, handler()), routes.All),
 	}
 	var rows []Row
 	for _, q := range Queries() {
 		row := Row{Query: q, Results: make([]Result, len(layouts))}
 		for i, e := range layouts {
-			if row.Results[i], err = measure(ctx, e, q, rounds); err != nil {
+			if row.Results[i], err = measure(ctx, e, clocks[i], q, rounds); err != nil {
 				return nil, fmt.Errorf("%s (%s): %w", q.Name, Layouts[i], err)
 			}
 		}
@@ -128,13 +158,22 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	return rows, nil
 }
 
-func measure(ctx context.Context, e *executor.Executor, q Query, rounds int) (Result, error) {
+func measure(ctx context.Context, e *executor.Executor, clock *billing, q Query, rounds int) (Result, error) {
 	var r Result
-	var took []time.Duration
+	type round struct {
+		took   time.Duration
+		billed int
+	}
+	var took []round
+	req := executor.Request{Query: q.Text}
+	if q.Caller != "" {
+		req.Identity = &appsync.Identity{Sub: q.Caller, Username: q.Caller}
+	}
 	for range max(rounds, 1) {
+		clock.billedMs.Store(0)
 		start := time.Now()
-		resp := e.Execute(ctx, executor.Request{Query: q.Text})
-		took = append(took, time.Since(start))
+		resp := e.Execute(ctx, req)
+		took = append(took, round{time.Since(start), int(clock.billedMs.Load())})
 		if len(resp.Errors) > 0 {
 			return r, fmt.Errorf("%s", resp.Errors[0].Message)
 		}
@@ -145,9 +184,23 @@ func measure(ctx context.Context, e *executor.Executor, q Query, rounds int) (Re
 			r.Requests += n
 		}
 	}
-	slices.Sort(took)
-	r.Median = took[len(took)/2]
+	slices.SortFunc(took, func(a, b round) int { return cmp.Compare(a.took, b.took) })
+	r.Median, r.BilledMs = took[len(took)/2].took, took[len(took)/2].billed
 	return r, nil
+}
+
+// billing is a handler that adds up its invocations' durations as Lambda
+// bills them: each rounded up to the millisecond.
+type billing struct {
+	executor.Invoker
+	billedMs atomic.Int64
+}
+
+func (b *billing) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	start := time.Now()
+	out, err := b.Invoker.Invoke(ctx, payload)
+	b.billedMs.Add(int64((time.Since(start) + time.Millisecond - 1) / time.Millisecond))
+	return out, err
 }
 
 // Table formats rows as a Markdown table, with what the early-return

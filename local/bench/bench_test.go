@@ -1,6 +1,9 @@
 package bench_test
 
 import (
+	"os"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/example/appsync-dynamo/local/bench"
@@ -29,6 +32,30 @@ func TestEarlyReturnBeatsTheOtherLayouts(t *testing.T) {
 	for _, r := range rows[:2] {
 		if r.Naive().Requests < 3*r.Batched().Requests {
 			t.Errorf("%s: batched %d DynamoDB requests vs %d naive: want at least 3x fewer", r.Query.Name, r.Batched().Requests, r.Naive().Requests)
+		}
+	}
+}
+
+// The dollars' Lambda memory is the stack's (infra/apistack.MemoryMB, in a
+// module of its own, which this one does not import).
+func TestTheDollarsUseTheStacksMemory(t *testing.T) {
+	src, err := os.ReadFile("../../infra/apistack/stack.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*MemoryMB\s*=\s*(\d+)`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("no MemoryMB constant in infra/apistack/stack.go")
+	}
+	if string(m[1]) != strconv.Itoa(bench.LambdaMemoryMB) {
+		t.Errorf("the stack gives the function %s MB, the dollars count %d", m[1], bench.LambdaMemoryMB)
+	}
+}
+
+func TestNiceCeiling(t *testing.T) {
+	for v, want := range map[float64]float64{212.37: 240, 13.58: 16, 7.66: 8, 0.5: 0.6, 400: 400} {
+		if got := bench.NiceCeiling(v); got != want {
+			t.Errorf("NiceCeiling(%v) = %v, want %v", v, got, want)
 		}
 	}
 }

@@ -29,3 +29,8 @@ const (
 	LambdaRequest       = 0.20 / 1e6   // dollars per invocation
 	LambdaArm64GBSecond = 0.0000133334 // dollars per GB-second of duration
 )
+
+// Read on 2026-12-01 from the stored copy of the AWS AppSync pricing page
+// (AWS, "AWS AppSync pricing"): query and data modification operations,
+// $4.00 per million (data transfer out, at the EC2 rate, is not counted).
+const AppSyncOperation = 4.00 / 1e6 // dollars per query or mutation

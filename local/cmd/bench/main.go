@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -15,12 +16,15 @@ import (
 
 func main() {
 	rounds := flag.Int("rounds", 15, "runs of each query; the median latency is reported")
+	chartPath = flag.String("chart", "docs/dollars.svg", "where to write the chart of dollars per million queries")
 	flag.Parse()
 	if err := run(*rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
+
+var chartPath *string
 
 func run(rounds int) error {
 	ctx := context.Background()
@@ -34,6 +38,15 @@ func run(rounds int) error {
 		return err
 	}
 	fmt.Print(bench.Table(rows))
+	fmt.Println("\nWhat a million of each query costs, in dollars (local/prices; Lambda's duration as measured here, against DynamoDB Local):")
+	fmt.Println()
+	bench.PrintDollars(os.Stdout, rows)
+	var chart bytes.Buffer
+	bench.DollarsChart(&chart, rows, bench.SeedQuery, bench.PostWithPage, bench.FeedQuery)
+	if err := os.WriteFile(*chartPath, chart.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Printf("\n(chart: %s)\n", *chartPath)
 	writes, err := bench.Writes(ctx, db.Endpoint)
 	if err != nil {
 		return err
