@@ -221,7 +221,9 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		ds.CreateResolver(jsii.String(resolverID(r)), props)
 	}
 
-	feedProjector(stack, table, props)
+	proj, failed := feedProjector(stack, table, props)
+	defend(stack, api)
+	watch(stack, fn, proj, failed)
 
 	out := func(name, value, description string) {
 		awscdk.NewCfnOutput(stack, jsii.String(name), &awscdk.CfnOutputProps{Value: jsii.String(value), Description: jsii.String(description)})
@@ -270,7 +272,7 @@ func goFunction(stack awscdk.Stack, id string, arch awslambda.Architecture, prop
 // table's stream: the event source with the projector's own settings and
 // filters (store.FeedStreamFilters), partial batch responses, bisection, bounded
 // retries and record age, and an encrypted on-failure queue.
-func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) {
+func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) (awslambda.Function, awssqs.Queue) {
 	fn := goFunction(stack, "Projector", architecture(props), &awslambda.FunctionProps{
 		Description: jsii.String("Keeps the readers' feeds from the table's stream"),
 		Code:        awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
@@ -309,6 +311,7 @@ func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) 
 	suppress(fn, "AwsSolutions-IAM4", "AWSLambdaBasicExecutionRole: what Lambda needs to write the function's own logs")
 	suppress(fn, "AwsSolutions-IAM5", "Query on the table's indexes (GSI1, GSI2: index/*), the stream read grant (stream/*), and X-Ray's PutTraceSegments, which takes no resource")
 	suppress(fn, "Serverless-LambdaDLQ", "the event source's on-failure destination receives what the function cannot apply; a function DLQ only receives asynchronous events")
+	return fn, failed
 }
 
 // suppress records on c, and its children, that cdk-nag's rule id does not

@@ -23,6 +23,8 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/infra/apistack"
+	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/samenv"
@@ -569,5 +571,59 @@ func samLocalInvoke(t *testing.T, arch string) {
 	doc, _ := os.ReadFile("../../docs/local.md")
 	if !strings.Contains(string(doc), fn.LogicalID) {
 		t.Errorf("docs/local.md does not name the function's logical ID %s", fn.LogicalID)
+	}
+}
+
+// The API behind a WAF web ACL (a rate-based rule per client IP, then AWS's
+// managed rule groups), associated with the API; a dashboard drawing every
+// metric the functions' cost lines emit, by its own name and namespace;
+// alarms on the resolver's errors and throttles and the projector's
+// on-failure queue.
+func TestTheAPIIsDefendedAndWatched(t *testing.T) {
+	tpl := synth(t, false)
+	acl := tpl.one(t, "AWS::WAFv2::WebACL").Properties
+	rules := str(acl["Rules"])
+	if acl["Scope"] != "REGIONAL" || !strings.Contains(rules, fmt.Sprintf(`"RateBasedStatement":{"AggregateKeyType":"IP","Limit":%d}`, apistack.RateLimitPer5Min)) ||
+		!strings.Contains(rules, `"Action":{"Block":{}}`) {
+		t.Errorf("web ACL scope %v, rules %s; want a regional ACL blocking past %d requests per IP", acl["Scope"], rules, apistack.RateLimitPer5Min)
+	}
+	for _, group := range apistack.ManagedRuleGroups {
+		if !strings.Contains(rules, `"ManagedRuleGroupStatement":{"Name":"`+group+`","VendorName":"AWS"}`) {
+			t.Errorf("the web ACL does not apply %s: %s", group, rules)
+		}
+	}
+	var apiID string
+	for id := range tpl.ofType("AWS::AppSync::GraphQLApi") {
+		apiID = id
+	}
+	assoc := tpl.one(t, "AWS::WAFv2::WebACLAssociation").Properties
+	if got := str(assoc["ResourceArn"]); !strings.Contains(got, apiID) || !strings.Contains(str(assoc["WebACLArn"]), "ApiFirewall") {
+		t.Errorf("the web ACL is associated with %s (web ACL %s), want the API %s", got, str(assoc["WebACLArn"]), apiID)
+	}
+
+	body := str(tpl.one(t, "AWS::CloudWatch::Dashboard").Properties["DashboardBody"])
+	for _, m := range resolver.Metrics {
+		if want := fmt.Sprintf(`MetricName=\\\"%s\\\"`, m.Name); !strings.Contains(body, want) || !strings.Contains(body, resolver.MetricsDimension) {
+			t.Errorf("the dashboard draws no resolver metric %s (%s)", m.Name, want)
+		}
+	}
+	for _, m := range projector.Metrics {
+		if want := fmt.Sprintf(`\"%s\",\"%s\",\"%s\",\"projector\"`, projector.MetricsNamespace, m.Name, projector.MetricsDimension); !strings.Contains(body, want) {
+			t.Errorf("the dashboard draws no projector metric %s (%s)", m.Name, want)
+		}
+	}
+	for _, lambdaMetric := range []string{"Invocations", "Errors", "Throttles", "Duration", "IteratorAge", "ApproximateNumberOfMessagesVisible"} {
+		if !strings.Contains(body, `\"`+lambdaMetric+`\"`) {
+			t.Errorf("the dashboard draws no %s", lambdaMetric)
+		}
+	}
+	alarms := map[string]bool{}
+	for _, a := range tpl.ofType("AWS::CloudWatch::Alarm") {
+		alarms[fmt.Sprint(a.Properties["Namespace"], "/", a.Properties["MetricName"])] = true
+	}
+	for _, want := range []string{"AWS/Lambda/Errors", "AWS/Lambda/Throttles", "AWS/SQS/ApproximateNumberOfMessagesVisible"} {
+		if !alarms[want] {
+			t.Errorf("no alarm on %s; alarms: %v", want, alarms)
+		}
 	}
 }

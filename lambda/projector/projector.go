@@ -170,27 +170,37 @@ func num(img map[string]events.DynamoDBAttributeValue, name string) (int64, bool
 }
 
 // MetricsNamespace is the CloudWatch namespace of the projector's cost
-// metrics.
-const MetricsNamespace = "AppSyncDynamoFeed"
+// metrics, whose one dimension is MetricsDimension ("projector").
+const (
+	MetricsNamespace = "AppSyncDynamoFeed"
+	MetricsDimension = "Function"
+)
+
+// Metrics are the metrics of each invocation's cost line, by name, with
+// their unit: the stack's dashboard draws them.
+var Metrics = []struct{ Name, Unit string }{
+	{"Records", "Count"}, {"Applied", "Count"},
+	{"DynamoDBRequests", "Count"}, {"WriteCapacityUnits", "Count"},
+	{"ReadCapacityUnits", "Count"}, {"Duration", "Milliseconds"},
+}
 
 // logCost writes the invocation's cost as one log line in CloudWatch
 // Embedded Metric Format: the records sent and applied, the DynamoDB
 // requests by operation, the capacity units and the duration.
 func (p *Projector) logCost(records, applied int, sum cost.Summary, took time.Duration) {
+	metrics := make([]map[string]string, len(Metrics))
+	for i, m := range Metrics {
+		metrics[i] = map[string]string{"Name": m.Name, "Unit": m.Unit}
+	}
 	requests := 0
 	for _, n := range sum.Requests {
 		requests += n
 	}
 	p.log.Info("invocation",
 		slog.Any("_aws", map[string]any{"Timestamp": time.Now().UnixMilli(), "CloudWatchMetrics": []map[string]any{{
-			"Namespace": MetricsNamespace, "Dimensions": [][]string{{"Function"}},
-			"Metrics": []map[string]string{
-				{"Name": "Records", "Unit": "Count"}, {"Name": "Applied", "Unit": "Count"},
-				{"Name": "DynamoDBRequests", "Unit": "Count"}, {"Name": "WriteCapacityUnits", "Unit": "Count"},
-				{"Name": "ReadCapacityUnits", "Unit": "Count"}, {"Name": "Duration", "Unit": "Milliseconds"},
-			},
+			"Namespace": MetricsNamespace, "Dimensions": [][]string{{MetricsDimension}}, "Metrics": metrics,
 		}}}),
-		"Function", "projector", "Records", records, "Applied", applied, "DynamoDBRequests", requests,
+		MetricsDimension, "projector", "Records", records, "Applied", applied, "DynamoDBRequests", requests,
 		"Requests", sum.Requests, "WriteCapacityUnits", sum.Write, "ReadCapacityUnits", sum.Read,
 		"Duration", float64(took.Microseconds())/1000)
 }

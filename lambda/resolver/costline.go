@@ -18,18 +18,30 @@ import (
 // metrics when none is given (the stack gives its own name).
 const DefaultMetricsNamespace = "AppSyncDynamo"
 
+// Metrics are the metrics of each invocation's cost line, by name, with
+// their unit, under the dimension MetricsDimension (the field resolved):
+// the stack's dashboard draws them.
+var Metrics = []struct{ Name, Unit string }{
+	{"BatchSize", "Count"},
+	{"DynamoDBRequests", "Count"},
+	{"ReadCapacityUnits", "Count"},
+	{"WriteCapacityUnits", "Count"},
+	{"Duration", "Milliseconds"},
+}
+
+// MetricsDimension is the cost metrics' one dimension.
+const MetricsDimension = "Field"
+
 // emfMetrics declares which keys of the log line are metrics, in namespace.
 func emfMetrics(namespace string) json.RawMessage {
+	metrics := make([]map[string]string, len(Metrics))
+	for i, m := range Metrics {
+		metrics[i] = map[string]string{"Name": m.Name, "Unit": m.Unit}
+	}
 	b, _ := payload.Marshal([]map[string]any{{
 		"Namespace":  namespace,
-		"Dimensions": [][]string{{"Field"}},
-		"Metrics": []map[string]string{
-			{"Name": "BatchSize", "Unit": "Count"},
-			{"Name": "DynamoDBRequests", "Unit": "Count"},
-			{"Name": "ReadCapacityUnits", "Unit": "Count"},
-			{"Name": "WriteCapacityUnits", "Unit": "Count"},
-			{"Name": "Duration", "Unit": "Milliseconds"},
-		},
+		"Dimensions": [][]string{{MetricsDimension}},
+		"Metrics":    metrics,
 	}})
 	return b
 }
