@@ -37,6 +37,9 @@ type Call struct {
 	// Start and End are when the call began and when its answer (or last
 	// retry) came back.
 	Start, End time.Time
+	// Tag is the tag of the context it was made with (WithTag): who made it,
+	// for a plan of the request; 0 for none.
+	Tag int
 
 	branch *branch // where it was made among concurrent calls (Together)
 }
@@ -84,22 +87,50 @@ func (m *Meter) Total() int {
 // different branches of the same Together never wait for one another,
 // even when a loaded machine ran one branch only after another had ended.
 func (m *Meter) RoundTrips() int {
+	_, critical := m.Critical()
+	n := 0
+	for _, on := range critical {
+		if on {
+			n++
+		}
+	}
+	return n
+}
+
+// Critical returns the calls recorded, by end time, and which of them are
+// the longest chain RoundTrips counts (the first such chain to end): the
+// critical path, whose length is the round trips.
+func (m *Meter) Critical() ([]Call, []bool) {
 	calls := m.Calls()
 	slices.SortFunc(calls, func(a, b Call) int { return a.End.Compare(b.End) })
 	chain := make([]int, len(calls)) // the longest chain ending with each call
-	longest := 0
+	prev := make([]int, len(calls))  // the call before it in that chain, -1 for none
+	last := -1                       // the last call of the longest chain
 	for i, c := range calls {
-		chain[i] = 1
+		chain[i], prev[i] = 1, -1
 		// The calls that ended before c started come before it by end time.
 		before := sort.Search(i, func(j int) bool { return calls[j].End.After(c.Start) })
 		for j := range before {
 			if chain[j]+1 > chain[i] && !concurrent(calls[j].branch, c.branch) {
-				chain[i] = chain[j] + 1
+				chain[i], prev[i] = chain[j]+1, j
 			}
 		}
-		longest = max(longest, chain[i])
+		if last < 0 || chain[i] > chain[last] {
+			last = i
+		}
 	}
-	return longest
+	critical := make([]bool, len(calls))
+	for i := last; i >= 0; i = prev[i] {
+		critical[i] = true
+	}
+	return calls, critical
+}
+
+type tagKey struct{}
+
+// WithTag returns a context whose DynamoDB calls carry tag (Call.Tag).
+func WithTag(ctx context.Context, tag int) context.Context {
+	return context.WithValue(ctx, tagKey{}, tag)
 }
 
 // branch is one of a group of concurrent branches (a wave), inside the
@@ -206,6 +237,7 @@ func Middleware(stack *middleware.Stack) error {
 			}
 			call := describeInput(in.Parameters)
 			call.branch, _ = ctx.Value(branchKey{}).(*branch)
+			call.Tag, _ = ctx.Value(tagKey{}).(int)
 			call.Start = time.Now()
 			out, md, err := next.HandleInitialize(ctx, in)
 			call.End = time.Now()

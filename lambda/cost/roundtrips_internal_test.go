@@ -62,3 +62,27 @@ func TestRoundTripsOfConcurrentBranches(t *testing.T) {
 		t.Errorf("with a later wave: RoundTrips = %d, want 4", got)
 	}
 }
+
+// The critical path is the chain RoundTrips counts: the levels' calls that
+// waited for one another, one a level, and none of the calls beside them.
+func TestCritical(t *testing.T) {
+	at := func(ms int) time.Time { return time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond) }
+	m := &Meter{}
+	// user, then posts, then three comment Queries together (the slowest
+	// ends last), then authors.
+	for i, c := range [][2]int{{0, 3}, {4, 7}, {8, 12}, {8, 11}, {9, 13}, {14, 16}} {
+		m.record(Call{Operation: "Query", Start: at(c[0]), End: at(c[1]), Tag: i + 1})
+	}
+	calls, critical := m.Critical()
+	var on []int
+	for i, c := range calls {
+		if critical[i] {
+			on = append(on, c.Tag)
+		}
+	}
+	// By end time: 1, 2, 4, 3, 5, 6. The authors' call started after every
+	// comment Query ended; the first of them to end is the one chained.
+	if len(on) != 4 || on[0] != 1 || on[1] != 2 || on[3] != 6 || m.RoundTrips() != 4 {
+		t.Errorf("critical calls %v (round trips %d), want 1, 2, a comment Query, 6", on, m.RoundTrips())
+	}
+}

@@ -40,7 +40,7 @@ func Handler(api *API) http.Handler {
 	}
 	mux.HandleFunc("/graphql", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
-		w.Header().Set("Access-Control-Allow-Headers", "authorization, content-type, x-api-key")
+		w.Header().Set("Access-Control-Allow-Headers", "authorization, content-type, x-api-key, "+PlanHeader)
 		w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 		if r.Method == http.MethodOptions {
 			w.WriteHeader(http.StatusNoContent)
@@ -77,12 +77,17 @@ func Handler(api *API) http.Handler {
 		for k, v := range r.Header {
 			req.Headers[strings.ToLower(k)] = strings.Join(v, ",")
 		}
+		req.Plan = r.Header.Get(PlanHeader) == "1"
 		resp := exec.Execute(r.Context(), req)
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(resp)
 	})
 	return mux
 }
+
+// PlanHeader asks for the request's plan (executor.Plan) in extensions.plan,
+// with the value 1; the console always sends it.
+const PlanHeader = "x-local-plan"
 
 func writeError(w http.ResponseWriter, status int, errType, message string) {
 	w.Header().Set("Content-Type", "application/json")

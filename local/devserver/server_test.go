@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -242,5 +246,74 @@ func TestAHotPostThroughMakeDev(t *testing.T) {
 	r := post(t, url, "", `{ post(id: "`+sample.HelloPost+`") { title comments { items { body } } } }`)
 	if c := r.Extensions.Cost; len(r.Errors) > 0 || c.LambdaInvocations != 1 || c.DynamoDB["Query"] != 1 || len(c.DynamoDB) != 1 {
 		t.Errorf("a post that is not hot: %+v", r)
+	}
+}
+
+// The seed's query with x-local-plan: 1 through make dev's server: its
+// extensions.plan holds every resolver with how it was resolved, every
+// invocation and every DynamoDB request, and its totals equal
+// extensions.cost's: one invocation, the early returns, the requests by
+// operation, and 4 requests on the critical path, one per level.
+func TestThePlanOfTheSeedsQuery(t *testing.T) {
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("plan-%d", os.Getpid()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	body, _ := json.Marshal(map[string]any{"query": `{ user(id: "u_alice") { name posts { items { title comments { items { body author { name } } } } } } }`})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/graphql", bytes.NewReader(body))
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set(devserver.PlanHeader, "1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Errors     []any
+		Extensions struct {
+			Cost executor.Cost
+			Plan executor.Plan
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Errors) > 0 {
+		t.Fatalf("%v %v", err, r.Errors)
+	}
+	c, p := r.Extensions.Cost, r.Extensions.Plan
+	byOp, critical, early := map[string]int{}, 0, 0
+	for _, q := range p.Requests {
+		byOp[q.Operation]++
+		if q.Critical {
+			critical++
+		}
+		if q.Invocation == nil || *q.Invocation >= len(p.Invocations) || q.End < q.Start {
+			t.Errorf("request %+v: no invocation made it, or it ends before it starts", q)
+		}
+	}
+	for _, res := range p.Resolvers {
+		if res.ResolvedBy == executor.EarlyReturn {
+			early++
+		}
+	}
+	if len(p.Invocations) != c.LambdaInvocations || len(p.Invocations) != 1 || early != c.EarlyReturns || early == 0 ||
+		critical != c.DynamoDBRoundTrips || critical != 4 || !maps.Equal(byOp, c.DynamoDB) {
+		t.Errorf("plan: %d invocations, %d early returns, %d critical requests, requests %v; cost %+v", len(p.Invocations), early, critical, byOp, c)
+	}
+	if root := p.Resolvers[0]; root.Path != "/user" || root.ResolvedBy != executor.DirectInvocation || root.Invocation == nil {
+		t.Errorf("the root resolver: %+v", root)
+	}
+	if inv := p.Invocations[0]; inv.Field != "Query.user" || inv.Batch != 1 || inv.BytesIn == 0 || inv.BytesOut == 0 {
+		t.Errorf("the invocation: %+v", inv)
+	}
+	// Without the header, no plan.
+	plain, err := http.Post(srv.URL+"/graphql", "application/json", strings.NewReader(`{"query": "{ user(id: \"u_alice\") { name } }"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Body.Close()
+	if raw, _ := io.ReadAll(plain.Body); !strings.Contains(string(raw), `"cost"`) || strings.Contains(string(raw), `"plan"`) {
+		t.Errorf("without the header: %s", raw)
 	}
 }

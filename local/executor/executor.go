@@ -130,6 +130,9 @@ type Request struct {
 	Identity *appsync.Identity `json:"-"`
 	// Headers are the HTTP request headers, passed on in events.
 	Headers map[string]string `json:"-"`
+	// Plan asks for the request's plan in extensions.plan (plan.go): the
+	// local AppSync's header x-local-plan: 1.
+	Plan bool `json:"-"`
 }
 
 // Response is a GraphQL response. Extensions["cost"] reports the Lambda
@@ -185,6 +188,9 @@ func (e *Executor) Execute(ctx context.Context, req Request) Response {
 	defer cancel()
 	ctx, meter := cost.WithMeter(ctx)
 	r := &run{e: e, ctx: ctx, req: req}
+	if req.Plan {
+		r.plan = newPlanner()
+	}
 	data := r.execute()
 	sum := meter.Summary()
 	resp := Response{Data: data, Errors: r.errors, Extensions: map[string]any{"cost": Cost{
@@ -192,6 +198,9 @@ func (e *Executor) Execute(ctx context.Context, req Request) Response {
 		DynamoDB: sum.Requests, DynamoDBRoundTrips: meter.RoundTrips(),
 		ReadCapacityUnits: sum.Read, WriteCapacityUnits: sum.Write,
 	}}}
+	if r.plan != nil {
+		resp.Extensions["plan"] = r.plan.finish(meter)
+	}
 	return resp
 }
 
@@ -207,9 +216,10 @@ type run struct {
 	invocations int
 	// earlyReturns counts the JavaScript resolvers that returned early.
 	earlyReturns int
-	resolvers    int // resolvers run so far (one per routed field per parent)
-	largest      int // bytes of the largest Lambda request or reply
-	bytes        int // bytes of every Lambda request and reply
+	resolvers    int      // resolvers run so far (one per routed field per parent)
+	largest      int      // bytes of the largest Lambda request or reply
+	bytes        int      // bytes of every Lambda request and reply
+	plan         *planner // nil unless the request asks for its plan
 	mu           sync.Mutex
 }
 
@@ -318,6 +328,9 @@ type call struct {
 	node    *node
 	limited bool // past the resolver count limit: fails without an invocation
 }
+
+// key is the call's field, "Type.field".
+func (c call) key() string { return c.task.typ.Name + "." + c.field.name }
 
 // levels resolves tasks breadth first: all the routed fields of one level are
 // invoked together, grouped by field, before the next level starts.

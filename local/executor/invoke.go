@@ -64,21 +64,21 @@ func (r *run) invoke(ctx context.Context, route routes.Route, calls []call) []ou
 }
 
 func (r *run) invokeOne(ctx context.Context, c call) outcome {
-	reply, err := r.invokePayload(ctx, r.event(c), -1)
+	reply, err := r.invokePayload(ctx, r.event(c), -1, site{field: c.key(), calls: []call{c}, direct: true})
 	if err != nil {
 		return lambdaError(err)
 	}
 	return outcome{data: reply[0]}
 }
 
-// invokePayload invokes the Lambda with p and decodes its reply: n items for
-// a batch, or (n < 0) one value.
-func (r *run) invokePayload(ctx context.Context, p any, n int) ([]any, error) {
+// invokePayload invokes the Lambda with p, for s, and decodes its reply: n
+// items for a batch, or (n < 0) one value.
+func (r *run) invokePayload(ctx context.Context, p any, n int, s site) ([]any, error) {
 	request, err := payload.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := r.call(ctx, request)
+	reply, err := r.call(ctx, request, s)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (r *run) invokeBatch(ctx context.Context, calls []call) []outcome {
 	for i, c := range calls {
 		events[i] = r.event(c)
 	}
-	items, err := r.invokePayload(ctx, events, len(calls))
+	items, err := r.invokePayload(ctx, events, len(calls), site{field: calls[0].key(), calls: calls, direct: true})
 	for i, it := range items {
 		if _, ok := it.(map[string]any); !ok && err == nil {
 			err = fmt.Errorf("item %d of the Lambda's reply to a batch is not an object {data, errorMessage, errorType}", i)
@@ -151,7 +151,7 @@ var errExecutionTimeout = messages.InvokeResponse_Error{Type: "ExecutionTimeout"
 // timeout as deadline, refusing a request or a reply over the limit, and
 // recording the largest of them. ctx is the request's, or one of its
 // concurrent branches (cost.Together).
-func (r *run) call(ctx context.Context, request []byte) ([]byte, error) {
+func (r *run) call(ctx context.Context, request []byte, s site) ([]byte, error) {
 	if r.ctx.Err() != nil {
 		return nil, errExecutionTimeout
 	}
@@ -162,9 +162,11 @@ func (r *run) call(ctx context.Context, request []byte) ([]byte, error) {
 	r.mu.Lock()
 	r.invocations++
 	r.mu.Unlock()
+	ctx, ended := r.plan.invoked(ctx, s, len(request))
 	ctx, cancel := context.WithTimeout(ctx, r.e.functionTimeout)
 	defer cancel()
 	reply, err := r.e.lambda.Invoke(ctx, request)
+	ended(len(reply))
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
 		// The function ran to its own deadline (not the request's): Lambda
 		// would have stopped it and answered this.

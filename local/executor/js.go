@@ -38,6 +38,7 @@ func (r *run) invokeJS(ctx context.Context, route routes.Route, calls []call) []
 		i   int
 		ctx jsresolver.Context
 		req jsresolver.Request
+		c   call
 	}
 	var batched, single []pending
 	for i, c := range calls {
@@ -55,10 +56,11 @@ func (r *run) invokeJS(ctx context.Context, route routes.Route, calls []call) []
 			r.mu.Lock()
 			r.earlyReturns++
 			r.mu.Unlock()
+			r.plan.returnedEarly(c.key(), c)
 		case req.Operation == "BatchInvoke":
-			batched = append(batched, pending{i, ctx, req})
+			batched = append(batched, pending{i, ctx, req, c})
 		default:
-			single = append(single, pending{i, ctx, req})
+			single = append(single, pending{i, ctx, req, c})
 		}
 	}
 	respond := func(p pending, result any, err error) {
@@ -82,10 +84,12 @@ func (r *run) invokeJS(ctx context.Context, route routes.Route, calls []call) []
 		ctx := branch()
 		wg.Go(func() {
 			payloads := make([]any, len(chunk))
+			s := site{field: chunk[0].c.key()}
 			for k, p := range chunk {
 				payloads[k] = p.req.Payload
+				s.calls = append(s.calls, p.c)
 			}
-			items, err := r.invokePayload(ctx, payloads, len(chunk))
+			items, err := r.invokePayload(ctx, payloads, len(chunk), s)
 			for k, p := range chunk {
 				var item any
 				if err == nil {
@@ -98,7 +102,7 @@ func (r *run) invokeJS(ctx context.Context, route routes.Route, calls []call) []
 	for _, p := range single {
 		ctx := branch()
 		wg.Go(func() {
-			reply, err := r.invokePayload(ctx, p.req.Payload, -1)
+			reply, err := r.invokePayload(ctx, p.req.Payload, -1, site{field: p.c.key(), calls: []call{p.c}})
 			var v any
 			if err == nil && len(reply) == 1 {
 				v = reply[0]
