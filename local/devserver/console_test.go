@@ -2,6 +2,7 @@ package devserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,8 +71,10 @@ func TestConsoleInChromium(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(modules, "graphiql", "graphiql.min.js")); err != nil {
 		t.Fatalf("GraphiQL is not installed (make test installs it and links local/console/node_modules): %v", err)
 	}
+	data := sample.Blog(2, 3, 3)
+	sample.FollowWithFeed(&data, sample.Carol, sample.Alice, 4102444800)
 	api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
-		Table: fmt.Sprintf("console-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Blog(2, 3, 3), Console: modules})
+		Table: fmt.Sprintf("console-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: data, Console: modules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,5 +130,49 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Error(err)
 	} else {
 		t.Logf("screenshot: %s (%d bytes)", screenshot, len(png))
+	}
+	// The waterfall of the seed's query: its one invocation, each of its
+	// requests a row under it, the four of the critical path in red, and
+	// the early returns counted.
+	checkWaterfall(t, ctx, 1, 4, "Comment.author")
+
+	// A feed page, as carol: the feed's invocation, its round trips, the
+	// authors answered early.
+	feed := srv.URL + "/?run=1&caller=carol&query=" + url.QueryEscape(`{ feed(limit: 5) { items { title author { name } } } }`)
+	if _, err := chromedp.Run(ctx, chromedp.Navigate(feed)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	checkWaterfall(t, ctx, 1, 3, "Post.author") // the feed's two round trips, then the authors
+	if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil && len(png) > 10000 {
+		os.WriteFile(filepath.Join(filepath.Dir(screenshot), "console-feed.png"), png, 0o644)
+	}
+}
+
+// checkWaterfall waits for the console's waterfall and checks its rows:
+// invocations, one row per DynamoDB request of the plan, critical of them
+// in red, and the early returns of field counted.
+func checkWaterfall(t *testing.T, ctx context.Context, invocations, critical int, field string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!!window.lastPlan && document.querySelectorAll('#plan g.row').length > 0`)); err != nil {
+		t.Fatalf("no waterfall drawn: %v", err)
+	}
+	var got struct {
+		Invocations, Requests, Critical, Planned int
+		Early                                    string
+	}
+	js := `({invocations: document.querySelectorAll('#plan g.row.invocation').length,
+		requests: document.querySelectorAll('#plan g.row.request, #plan g.row.critical').length,
+		critical: document.querySelectorAll('#plan g.row.critical').length,
+		planned: window.lastPlan.requests.length,
+		early: document.querySelector('#plan .early').textContent})`
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[json.RawMessage](js))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Invocations != invocations || got.Requests != got.Planned || got.Planned == 0 || got.Critical != critical || !strings.Contains(got.Early, field) {
+		t.Errorf("waterfall: %+v; want %d invocations, a row per request, %d critical, early returns of %s", got, invocations, critical, field)
 	}
 }
