@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // Call is one DynamoDB API call (retries by the SDK included in it).
@@ -40,6 +41,9 @@ type Call struct {
 	// Tag is the tag of the context it was made with (WithTag): who made it,
 	// for a plan of the request; 0 for none.
 	Tag int
+	// BytesOut and BytesIn are the HTTP bodies sent and received, every
+	// attempt's (their Content-Length; 0 where the length was not known).
+	BytesOut, BytesIn int64
 
 	branch *branch // where it was made among concurrent calls (Together)
 }
@@ -229,7 +233,7 @@ func FromContext(ctx context.Context) *Meter {
 //		o.APIOptions = append(o.APIOptions, cost.Middleware)
 //	})
 func Middleware(stack *middleware.Stack) error {
-	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("cost.Meter",
+	if err := stack.Initialize.Add(middleware.InitializeMiddlewareFunc("cost.Meter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			m := FromContext(ctx)
 			if m == nil {
@@ -239,15 +243,33 @@ func Middleware(stack *middleware.Stack) error {
 			call.branch, _ = ctx.Value(branchKey{}).(*branch)
 			call.Tag, _ = ctx.Value(tagKey{}).(int)
 			call.Start = time.Now()
-			out, md, err := next.HandleInitialize(ctx, in)
+			out, md, err := next.HandleInitialize(context.WithValue(ctx, bytesKey{}, &call), in)
 			call.End = time.Now()
 			if err == nil {
 				describeOutput(&call, out.Result)
 			}
 			m.record(call)
 			return out, md, err
-		}), middleware.After)
+		}), middleware.After); err != nil {
+		return err
+	}
+	// Each attempt's bodies, once sent and answered.
+	return stack.Deserialize.Add(middleware.DeserializeMiddlewareFunc("cost.Bytes",
+		func(ctx context.Context, in middleware.DeserializeInput, next middleware.DeserializeHandler) (middleware.DeserializeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleDeserialize(ctx, in)
+			if call, ok := ctx.Value(bytesKey{}).(*Call); ok {
+				if req, ok := in.Request.(*smithyhttp.Request); ok && req.ContentLength > 0 {
+					call.BytesOut += req.ContentLength
+				}
+				if resp, ok := out.RawResponse.(*smithyhttp.Response); ok && resp.ContentLength > 0 {
+					call.BytesIn += resp.ContentLength
+				}
+			}
+			return out, md, err
+		}), middleware.Before)
 }
+
+type bytesKey struct{}
 
 var total = types.ReturnConsumedCapacityIndexes
 

@@ -288,8 +288,8 @@ func TestThePlanOfTheSeedsQuery(t *testing.T) {
 		if q.Critical {
 			critical++
 		}
-		if q.Invocation == nil || *q.Invocation >= len(p.Invocations) || q.End < q.Start {
-			t.Errorf("request %+v: no invocation made it, or it ends before it starts", q)
+		if q.Invocation == nil || *q.Invocation >= len(p.Invocations) || q.End < q.Start || q.BytesOut <= 0 || q.BytesIn <= 0 {
+			t.Errorf("request %+v: no invocation made it, it ends before it starts, or it sent or received no bytes", q)
 		}
 	}
 	for _, res := range p.Resolvers {

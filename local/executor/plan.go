@@ -56,6 +56,8 @@ type PlannedRequest struct {
 	Items     int     `json:"items"`           // items returned, for a read
 	Read      float64 `json:"readCapacityUnits"`
 	Write     float64 `json:"writeCapacityUnits"`
+	BytesOut  int64   `json:"bytesOut"` // the HTTP bodies sent to DynamoDB, every attempt's
+	BytesIn   int64   `json:"bytesIn"`  // and received
 	Start     float64 `json:"start"`
 	End       float64 `json:"end"`
 	// Invocation is the index in Invocations of the one that made it
@@ -126,7 +128,7 @@ func (p *planner) finish(m *cost.Meter) Plan {
 	calls, critical := m.Critical()
 	for i, c := range calls {
 		r := PlannedRequest{Operation: c.Operation, Index: c.Index, Keys: c.Keys, Items: c.Items, Read: c.Read, Write: c.Write,
-			Start: p.ms(c.Start), End: p.ms(c.End), Critical: critical[i]}
+			BytesOut: c.BytesOut, BytesIn: c.BytesIn, Start: p.ms(c.Start), End: p.ms(c.End), Critical: critical[i]}
 		if c.Tag > 0 {
 			inv := c.Tag - 1
 			r.Invocation, r.Field = &inv, p.plan.Invocations[inv].Field
