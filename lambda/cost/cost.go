@@ -13,6 +13,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,6 +45,10 @@ type Call struct {
 	// BytesOut and BytesIn are the HTTP bodies sent and received, every
 	// attempt's (their Content-Length; 0 where the length was not known).
 	BytesOut, BytesIn int64
+	// KeysAsked are the keys the call named (each "pk sk", a Query's key
+	// condition values), recorded only for a tagged call (a plan's): nil
+	// otherwise, so that a deployed function pays nothing for them.
+	KeysAsked []string
 
 	branch *branch // where it was made among concurrent calls (Together)
 }
@@ -242,6 +247,9 @@ func Middleware(stack *middleware.Stack) error {
 			call := describeInput(in.Parameters)
 			call.branch, _ = ctx.Value(branchKey{}).(*branch)
 			call.Tag, _ = ctx.Value(tagKey{}).(int)
+			if call.Tag != 0 {
+				call.KeysAsked = keysAsked(in.Parameters)
+			}
 			call.Start = time.Now()
 			out, md, err := next.HandleInitialize(context.WithValue(ctx, bytesKey{}, &call), in)
 			call.End = time.Now()
@@ -321,6 +329,73 @@ func describeInput(params any) Call {
 	default:
 		return Call{Operation: "Other"}
 	}
+}
+
+// keysAsked lists the keys a request names: each key's string values in
+// attribute order ("pk sk"), or a Query's key condition values.
+func keysAsked(params any) []string {
+	key := func(k map[string]types.AttributeValue) string {
+		names := make([]string, 0, len(k))
+		for n := range k {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, n := range names {
+			if v, ok := k[n].(*types.AttributeValueMemberS); ok {
+				parts = append(parts, v.Value)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	keyOf := func(item map[string]types.AttributeValue) string {
+		return key(map[string]types.AttributeValue{"pk": item["pk"], "sk": item["sk"]})
+	}
+	var out []string
+	switch in := params.(type) {
+	case *dynamodb.GetItemInput:
+		out = append(out, key(in.Key))
+	case *dynamodb.QueryInput:
+		var values []string
+		for _, placeholder := range strings.Fields(aws.ToString(in.KeyConditionExpression)) {
+			if v, ok := in.ExpressionAttributeValues[strings.Trim(placeholder, "()")].(*types.AttributeValueMemberS); ok {
+				values = append(values, v.Value)
+			}
+		}
+		out = append(out, strings.Join(values, " "))
+	case *dynamodb.BatchGetItemInput:
+		for _, ka := range in.RequestItems {
+			for _, k := range ka.Keys {
+				out = append(out, key(k))
+			}
+		}
+	case *dynamodb.BatchWriteItemInput:
+		for _, ws := range in.RequestItems {
+			for _, w := range ws {
+				if w.PutRequest != nil {
+					out = append(out, keyOf(w.PutRequest.Item))
+				} else if w.DeleteRequest != nil {
+					out = append(out, key(w.DeleteRequest.Key))
+				}
+			}
+		}
+	case *dynamodb.UpdateItemInput:
+		out = append(out, key(in.Key))
+	case *dynamodb.TransactWriteItemsInput:
+		for _, it := range in.TransactItems {
+			switch {
+			case it.Put != nil:
+				out = append(out, keyOf(it.Put.Item))
+			case it.Update != nil:
+				out = append(out, key(it.Update.Key))
+			case it.Delete != nil:
+				out = append(out, key(it.Delete.Key))
+			case it.ConditionCheck != nil:
+				out = append(out, key(it.ConditionCheck.Key))
+			}
+		}
+	}
+	return out
 }
 
 // describeOutput adds the items returned and the capacity consumed.

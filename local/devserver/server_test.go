@@ -288,7 +288,7 @@ func TestThePlanOfTheSeedsQuery(t *testing.T) {
 		if q.Critical {
 			critical++
 		}
-		if q.Invocation == nil || *q.Invocation >= len(p.Invocations) || q.End < q.Start || q.BytesOut <= 0 || q.BytesIn <= 0 {
+		if q.Invocation == nil || *q.Invocation >= len(p.Invocations) || q.End < q.Start || q.BytesOut <= 0 || q.BytesIn <= 0 || len(q.KeysAsked) == 0 {
 			t.Errorf("request %+v: no invocation made it, it ends before it starts, or it sent or received no bytes", q)
 		}
 	}
@@ -303,6 +303,9 @@ func TestThePlanOfTheSeedsQuery(t *testing.T) {
 	}
 	if root := p.Resolvers[0]; root.Path != "/user" || root.ResolvedBy != executor.DirectInvocation || root.Invocation == nil {
 		t.Errorf("the root resolver: %+v", root)
+	}
+	if first := p.Requests[0]; first.Operation != "Query" || len(first.KeysAsked) != 1 || !strings.HasPrefix(first.KeysAsked[0], "USER#u_alice") {
+		t.Errorf("the first request, the user's Query: %+v", first)
 	}
 	if inv := p.Invocations[0]; inv.Field != "Query.user" || inv.Batch != 1 || inv.BytesIn == 0 || inv.BytesOut == 0 {
 		t.Errorf("the invocation: %+v", inv)

@@ -50,16 +50,17 @@ type PlannedInvocation struct {
 
 // PlannedRequest is one DynamoDB request.
 type PlannedRequest struct {
-	Operation string  `json:"operation"`
-	Index     string  `json:"index,omitempty"` // "" for the table
-	Keys      int     `json:"keys"`            // keys or items asked for, for a batch or transaction
-	Items     int     `json:"items"`           // items returned, for a read
-	Read      float64 `json:"readCapacityUnits"`
-	Write     float64 `json:"writeCapacityUnits"`
-	BytesOut  int64   `json:"bytesOut"` // the HTTP bodies sent to DynamoDB, every attempt's
-	BytesIn   int64   `json:"bytesIn"`  // and received
-	Start     float64 `json:"start"`
-	End       float64 `json:"end"`
+	Operation string   `json:"operation"`
+	Index     string   `json:"index,omitempty"` // "" for the table
+	Keys      int      `json:"keys"`            // keys or items asked for, for a batch or transaction
+	KeysAsked []string `json:"keysAsked"`       // each key ("pk sk"), or a Query's key condition values
+	Items     int      `json:"items"`           // items returned, for a read
+	Read      float64  `json:"readCapacityUnits"`
+	Write     float64  `json:"writeCapacityUnits"`
+	BytesOut  int64    `json:"bytesOut"` // the HTTP bodies sent to DynamoDB, every attempt's
+	BytesIn   int64    `json:"bytesIn"`  // and received
+	Start     float64  `json:"start"`
+	End       float64  `json:"end"`
 	// Invocation is the index in Invocations of the one that made it
 	// (absent for none: a request made outside any), and Field its field.
 	Invocation *int   `json:"invocation,omitempty"`
@@ -127,7 +128,7 @@ func (p *planner) returnedEarly(field string, c call) {
 func (p *planner) finish(m *cost.Meter) Plan {
 	calls, critical := m.Critical()
 	for i, c := range calls {
-		r := PlannedRequest{Operation: c.Operation, Index: c.Index, Keys: c.Keys, Items: c.Items, Read: c.Read, Write: c.Write,
+		r := PlannedRequest{Operation: c.Operation, Index: c.Index, Keys: c.Keys, KeysAsked: c.KeysAsked, Items: c.Items, Read: c.Read, Write: c.Write,
 			BytesOut: c.BytesOut, BytesIn: c.BytesIn, Start: p.ms(c.Start), End: p.ms(c.End), Critical: critical[i]}
 		if c.Tag > 0 {
 			inv := c.Tag - 1
