@@ -9,6 +9,7 @@ package apistack
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -100,6 +101,12 @@ var (
 // of a batch that failed past its retries.
 const MaxRecordAge = 6 * time.Hour
 
+// WritesPerMinute is each caller's mutations a minute past which the
+// function refuses them (Throttled, nothing written): a person writes far
+// fewer, and one request of 5,000 aliased mutations is cut to this many
+// writes (docs/limits.md).
+const WritesPerMinute = 120
+
 // New defines the stack.
 func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
@@ -187,6 +194,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 			"NEXT_TOKEN_SECRET_ARN": tokenKey.SecretArn(),
 			// The cost metrics of two stacks in one account do not mix.
 			"METRICS_NAMESPACE": stack.StackName(),
+			"WRITES_PER_MINUTE": jsii.String(strconv.Itoa(WritesPerMinute)),
 			// Declared empty, for `sam local invoke` (make sam-invoke) to
 			// override: SAM passes only the variables the template declares.
 			// Empty, they change nothing in AWS.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -293,6 +294,9 @@ func TestFunction(t *testing.T) {
 	}
 	if ns := env["METRICS_NAMESPACE"]; ns != "TestStack" {
 		t.Errorf("METRICS_NAMESPACE = %v, want the stack's name", ns)
+	}
+	if budget := env["WRITES_PER_MINUTE"]; budget != strconv.Itoa(apistack.WritesPerMinute) {
+		t.Errorf("WRITES_PER_MINUTE = %v, want %d", budget, apistack.WritesPerMinute)
 	}
 	// The key's secret by ARN: no value of it, resolved or not, in the configuration.
 	if arn := str(env["NEXT_TOKEN_SECRET_ARN"]); !strings.Contains(arn, `"Ref"`) || strings.Contains(str(env), "resolve:secretsmanager") || env["NEXT_TOKEN_KEY"] != "" {

@@ -37,6 +37,7 @@ type Store interface {
 	pages
 	prefetches
 	writes
+	budgets
 }
 
 var _ Store = (*store.Store)(nil)
@@ -47,11 +48,15 @@ type Handler struct {
 	pages    pages
 	prefetch prefetches
 	writes   writes
-	log      *slog.Logger
-	fields   map[string]resolveFunc
-	metrics  json.RawMessage // the EMF declaration of the cost line, encoded once
-	costs    io.Writer       // where the cost lines go (WithCostLog)
-	invoked  atomic.Bool     // false until the first invocation
+	budgets  budgets
+	// writeBudget is each caller's writes a minute (WithWriteBudget); 0 for
+	// none.
+	writeBudget int
+	log         *slog.Logger
+	fields      map[string]resolveFunc
+	metrics     json.RawMessage // the EMF declaration of the cost line, encoded once
+	costs       io.Writer       // where the cost lines go (WithCostLog)
+	invoked     atomic.Bool     // false until the first invocation
 	// noPrefetch and noAnswers turn the pattern's two parts off, for the
 	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
 	noPrefetch, noAnswers bool
@@ -82,11 +87,17 @@ func WithoutPrefetch() Option { return func(h *Handler) { h.noPrefetch = true } 
 // early, and which the benchmark compares with).
 func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
 
+// WithWriteBudget refuses a caller's mutations past perMinute a minute
+// (Throttled, nothing written), counting each before it writes
+// (store.ChargeWrite: one more write unit and round trip a mutation).
+// perMinute 0 counts nothing.
+func WithWriteBudget(perMinute int) Option { return func(h *Handler) { h.writeBudget = perMinute } }
+
 // New returns a Handler reading from s and logging to log. It panics if the
 // resolvers it has and the routed fields of routes.All differ: that is a
 // build error, caught by the package's tests, never a run-time condition.
 func New(s Store, log *slog.Logger, opts ...Option) *Handler {
-	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
+	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, budgets: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
 	for _, o := range opts {
 		o(h)
 	}

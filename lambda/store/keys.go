@@ -1,6 +1,9 @@
 package store
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // This file is the one place that knows the table's key formats
 // (docs/table.md#keys). Every function is pure; the ID checks here run
@@ -119,6 +122,12 @@ func ShardParent(pk string) (string, bool) {
 	}
 	return "", false
 }
+
+// WritesSK is the sort key, in a caller's partition (UserPK), of its count
+// of writes in the minute that starts at minute (ChargeWrite):
+// "~WRITES#<YYYYMMDDHHMM>". "~" sorts after every other item of the
+// partition, outside every range read there.
+func WritesSK(minute time.Time) string { return "~WRITES#" + minute.UTC().Format("200601021504") }
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }

@@ -11,7 +11,9 @@
 // dev): one of them is required in Lambda, and elsewhere a public
 // development key is used, with a warning, when both are unset;
 // METRICS_NAMESPACE, the CloudWatch namespace of the cost metrics (the stack
-// sets its name).
+// sets its name); WRITES_PER_MINUTE, each caller's mutations a minute past
+// which they are refused (resolver.WithWriteBudget; unset or 0: no budget;
+// the stack sets apistack.WritesPerMinute).
 //
 // The secret is read in the background from the start of init: nothing
 // waits for it but the first request that signs or checks a token, and
@@ -22,6 +24,7 @@ import (
 	"cmp"
 	"log/slog"
 	"os"
+	"strconv"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -55,5 +58,11 @@ func main() {
 	})
 	s := store.New(client, table, tokens)
 	namespace := cmp.Or(os.Getenv("METRICS_NAMESPACE"), resolver.DefaultMetricsNamespace)
-	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace)))
+	budget := 0
+	if v := os.Getenv("WRITES_PER_MINUTE"); v != "" {
+		if budget, err = strconv.Atoi(v); err != nil || budget < 0 {
+			refuse("WRITES_PER_MINUTE is not a count of writes: " + v)
+		}
+	}
+	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithWriteBudget(budget)))
 }

@@ -1,0 +1,63 @@
+package executor_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
+)
+
+// aliased is a mutation of n aliased createComment on post.
+func aliased(n int, post string) string {
+	var b strings.Builder
+	b.WriteString("mutation {")
+	for i := range n {
+		fmt.Fprintf(&b, ` c%d: createComment(input: {postId: "%s", body: "one of many"}) { id }`, i, post)
+	}
+	b.WriteString(" }")
+	return b.String()
+}
+
+// A caller's write budget: one request of aliased mutations past it writes
+// the budget's worth and refuses the rest, Throttled, with nothing written
+// for them; another caller still writes. And what it saves: the same
+// request of 200 comments costs the budget's writes and a write unit a
+// refusal, against 200 comments' without it (the figures are logged).
+func TestACallersWriteBudget(t *testing.T) {
+	d := sample.Data()
+	const budget = 50
+	budgeted, _, s := setupStore(t, d, routes.All, nil, []resolver.Option{resolver.WithWriteBudget(budget)})
+	unbudgeted, _, _ := setupStore(t, d, routes.All, nil, nil)
+	count := func(s *store.Store) int {
+		return storetest.Count(t, storetest.Client(t), s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
+	}
+	before := count(s)
+	// createComment is non-null: one refused field nulls the whole data, as
+	// GraphQL has it; what was written is counted in the table.
+	_, resp := run(t, budgeted, executor.Request{Identity: signedIn(sample.Alice), Query: aliased(200, sample.HelloPost)})
+	written, refused := count(s)-before, 0
+	for _, e := range resp.Errors {
+		if e.ErrorType == "Throttled" && strings.Contains(e.Message, fmt.Sprintf("more than %d writes a minute", budget)) {
+			refused++
+		}
+	}
+	if written != budget || refused != 200-budget {
+		t.Errorf("%d comments written, %d refused; want %d and %d", written, refused, budget, 200-budget)
+	}
+	if _, other := run(t, budgeted, executor.Request{Identity: signedIn(sample.Bob), Query: aliased(1, sample.HelloPost)}); len(other.Errors) > 0 {
+		t.Errorf("another caller's comment: %v", other.Errors)
+	}
+	_, plain := run(t, unbudgeted, executor.Request{Identity: signedIn(sample.Alice), Query: aliased(200, sample.HelloPost)})
+	with, without := resp.Extensions["cost"].(executor.Cost), plain.Extensions["cost"].(executor.Cost)
+	if len(plain.Errors) > 0 || with.WriteCapacityUnits >= without.WriteCapacityUnits {
+		t.Errorf("with the budget %v write units, without %v (errors %v)", with.WriteCapacityUnits, without.WriteCapacityUnits, plain.Errors)
+	}
+	t.Logf("200 aliased createComment, budget %d: %d invocations, %v write units (DynamoDB Local's), %v requests; without a budget: %d invocations, %v write units, %v requests",
+		budget, with.LambdaInvocations, with.WriteCapacityUnits, with.DynamoDB, without.LambdaInvocations, without.WriteCapacityUnits, without.DynamoDB)
+}
