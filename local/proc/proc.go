@@ -5,18 +5,31 @@ package proc
 
 import (
 	"bytes"
+	"errors"
+	"math/rand/v2"
 	"net"
+	"strconv"
 	"sync"
 )
 
-// FreePort returns a TCP port of 127.0.0.1 that was free a moment ago.
+// FreePort returns a TCP port of 127.0.0.1 that was free a moment ago,
+// below Linux's ephemeral range (32768 and up): the port is handed to a
+// process that binds it later (the emulator binds its runtime API only at
+// the first invocation), and a port of the ephemeral range may be taken
+// meanwhile by any connection or listener on port 0 (a test server, a
+// client's source port), where one below it is taken only by an explicit
+// bind.
 func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+	for range 100 {
+		port := 20000 + rand.IntN(12000)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue // in use: another
+		}
+		l.Close()
+		return port, nil
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return 0, errors.New("proc: no free port in 20000-31999 after 100 tries")
 }
 
 // Output is a buffer safe for concurrent use: exec copies a process's stdout
