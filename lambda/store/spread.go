@@ -177,19 +177,11 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 		return s.tokens.Encode(q.scope, key)
 	}
 	out.after = func(i int) (string, error) { return token(ends[i]) }
-	if left || bound != "" {
-		var next map[string]types.AttributeValue
-		if len(ends) > 0 {
-			next = ends[len(ends)-1]
-		} else { // every item read is past the bound: resume at it
-			next = map[string]types.AttributeValue{keys.PartitionKey: str(q.pk), keys.SortKey: str(bound)}
-			for _, a := range keyAttrs(q.scope.Index) {
-				if next[a] == nil {
-					next[a] = str("")
-				}
-			}
-		}
-		t, err := token(next)
+	// A partition that has more read page.Limit+2 items, of which at most
+	// two (the item resumed after, a marker) were skipped: the page holds
+	// at least one item whenever it is not the last.
+	if (left || bound != "") && len(ends) > 0 {
+		t, err := token(ends[len(ends)-1])
 		if err != nil {
 			return Page[T]{}, err
 		}

@@ -468,7 +468,11 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 		switch {
 		case errors.Is(err, errPastThreshold): // the user turns hot, and takes the follow in a shard
 			if err = s.MakeUserHot(ctx, followedID); err == nil {
-				err = s.followHot(ctx, op, f, max(s.hotUsers.of(followedID), 1), &existing)
+				if shards := s.hotUsers.of(followedID); shards > 0 {
+					err = s.followHot(ctx, op, f, shards, &existing)
+				} else { // its counter went meanwhile (MakeUserHot leaves a user without one)
+					err = errs.E(op, errs.NotFound, "user not found")
+				}
 			}
 		case errors.As(err, &hot): // turned hot since this store last knew
 			s.hotUsers.learn(followedID, hot.shards)
