@@ -217,20 +217,15 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 	comments := map[string]store.Comment{}
 	var mu sync.Mutex
 	comment := func(s *store.Store, u string) {
-		for {
-			c, err := s.CreateComment(ctx, u, post.ID, strings.Repeat("𝄞", 60))
-			if errs.Is(err, errs.Throttled) {
-				continue // the client tries again
-			}
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			comments[c.ID] = c
-			mu.Unlock()
+		// The largest comment the API takes: 2,000 four-byte characters.
+		c, err := retried(func() (store.Comment, error) { return s.CreateComment(ctx, u, post.ID, strings.Repeat("𝄞", 2000)) })
+		if err != nil {
+			t.Error(err)
 			return
 		}
+		mu.Lock()
+		comments[c.ID] = c
+		mu.Unlock()
 	}
 	uncomment := func(caller string, c store.Comment) {
 		if _, err := f.s.DeleteComment(ctx, caller, post.ID, c.ID); err != nil {
@@ -244,22 +239,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 	before := slices.Collect(maps.Values(comments))
 	f.must(nil, f.s.MakeHot(ctx, post.ID))
 
-	throttled := &storetest.ThrottleWrites{API: storetest.Client(t), Every: 5}
-	other := store.New(throttled, f.s.Table(), cursor.New(storetest.TokenKey))
-	var wg sync.WaitGroup
-	for i, u := range users[5:] {
-		wg.Go(func() {
-			s := f.s
-			if i%2 == 0 {
-				s = other
-			}
-			comment(s, u.ID)
-		})
-	}
-	wg.Wait()
-	if throttled.Refused == 0 {
-		t.Fatal("no write was refused")
-	}
+	f.atOnceThrottled(users[5:], comment)
 	if n := storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.PostPK(post.ID), "sk", store.CommentPrefix); n != len(before)+2 {
 		t.Errorf("%d items under COMMENT# in the post's own partition, want its %d comments from before and 2 markers", n, len(before))
 	}
@@ -273,7 +253,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 	uncomment(sample.Alice, before[1])       // the post's author, before
 	uncomment(after[0].AuthorID, after[0])   // its author, in a shard
 	uncomment(sample.Alice, after[1])        // the post's author, in a shard
-	if _, err := other.DeleteComment(ctx, users[39].ID, post.ID, after[2].ID); after[2].AuthorID != users[39].ID && !errs.Is(err, errs.Unauthorized) {
+	if _, err := f.s.DeleteComment(ctx, users[39].ID, post.ID, after[2].ID); after[2].AuthorID != users[39].ID && !errs.Is(err, errs.Unauthorized) {
 		t.Errorf("someone else deleting a comment in a shard: %v, want Unauthorized", err)
 	}
 	f.drain()
@@ -343,6 +323,14 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
 	f.drain()
 	check("read again")
+	// One shard DynamoDB throttles: a page fails, Throttled, rather than end
+	// short of that shard's comments.
+	failing := store.New(&storetest.ThrottleQueriesOf{API: storetest.Client(t), PK: store.ShardPK(post.ID, 3)}, f.s.Table(), cursor.New(storetest.TokenKey))
+	for _, order := range []store.Order{store.OldestFirst, store.NewestFirst} {
+		if page, err := failing.CommentsOnPost(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit, Order: order}); !errs.Is(err, errs.Throttled) {
+			t.Errorf("a page with a throttled shard: %d comments, error %v; want Throttled", len(page.Items), err)
+		}
+	}
 
 	if _, err := f.s.DeletePost(ctx, sample.Alice, post.ID); err != nil {
 		t.Fatal(err)
@@ -426,20 +414,13 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 	followers := map[string]bool{}
 	var mu sync.Mutex
 	follow := func(s *store.Store, u string) {
-		for {
-			_, err := s.Follow(ctx, u, star)
-			if errs.Is(err, errs.Throttled) {
-				continue // the client tries again
-			}
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			followers[u] = true
-			mu.Unlock()
+		if _, err := retried(func() (store.Follow, error) { return s.Follow(ctx, u, star) }); err != nil {
+			t.Error(err)
 			return
 		}
+		mu.Lock()
+		followers[u] = true
+		mu.Unlock()
 	}
 	unfollow := func(u string) {
 		if _, err := f.s.Unfollow(ctx, u, star); err != nil {
@@ -452,30 +433,16 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 	}
 	f.must(nil, f.s.MakeUserHot(ctx, star))
 	f.must(nil, f.s.MakeUserHot(ctx, star)) // once hot, it changes nothing
-	throttled := &storetest.ThrottleWrites{API: storetest.Client(t), Every: 5}
-	other := store.New(throttled, f.s.Table(), cursor.New(storetest.TokenKey))
-	var wg sync.WaitGroup
-	for i, u := range users[10:] {
-		wg.Go(func() {
-			s := f.s
-			if i%2 == 0 {
-				s = other
-			}
-			follow(s, u.ID)
-		})
-	}
-	wg.Wait()
-	if throttled.Refused == 0 {
-		t.Fatal("no write was refused")
-	}
+	f.atOnceThrottled(users[10:], follow)
 	if n := storetest.Count(t, storetest.Client(t), f.s.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", ""); n != 11 {
 		t.Errorf("%d entries in the user's own GSI2 partition, want its 10 followers from before and the marker", n)
 	}
 	for _, u := range []string{users[1].ID, users[20].ID, users[33].ID} { // one from before, two in shards
 		unfollow(u)
 	}
-	follow(other, users[20].ID) // followed again, into a shard
-	follow(f.s, users[5].ID)    // again while following: changes nothing
+	unknowing, _ := storetest.StoreOn(t, f.s.Table())
+	follow(unknowing, users[20].ID) // followed again, into a shard, by a store that finds out
+	follow(f.s, users[5].ID)        // again while following: changes nothing
 	f.drain()
 
 	pageAll := func(s *store.Store) []string {
@@ -580,5 +547,39 @@ func TestTheThresholdsFollowTurnsAUserHot(t *testing.T) {
 	f.must(u, err)
 	if u.Shards == 0 || u.FollowerCount != store.HotThreshold+1 {
 		t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, store.HotThreshold+1)
+	}
+}
+
+// retried is write tried again while it is Throttled, as a client does.
+func retried[T any](write func() (T, error)) (T, error) {
+	for {
+		v, err := write()
+		if !errs.Is(err, errs.Throttled) {
+			return v, err
+		}
+	}
+}
+
+// atOnceThrottled runs write for every user at once, half of them through
+// a second store, as another Lambda instance that knows nothing of what is
+// hot, whose every fifth write DynamoDB refuses as throttled; it fails the
+// test if none was refused.
+func (f *feedTest) atOnceThrottled(users []store.User, write func(s *store.Store, user string)) {
+	f.t.Helper()
+	throttled := &storetest.ThrottleWrites{API: storetest.Client(f.t), Every: 5}
+	other := store.New(throttled, f.s.Table(), cursor.New(storetest.TokenKey))
+	var wg sync.WaitGroup
+	for i, u := range users {
+		wg.Go(func() {
+			s := f.s
+			if i%2 == 0 {
+				s = other
+			}
+			write(s, u.ID)
+		})
+	}
+	wg.Wait()
+	if throttled.Refused == 0 {
+		f.t.Fatal("no write was refused")
 	}
 }

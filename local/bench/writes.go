@@ -110,6 +110,18 @@ func (w *writes) run() {
 		w.measure("follow", p.name, func(ctx context.Context) error { _, err := w.s.Follow(ctx, reader.ID, p.user.ID); return err })
 		w.measure("unfollow", p.name, func(ctx context.Context) error { _, err := w.s.Unfollow(ctx, reader.ID, p.user.ID); return err })
 	}
+	// The largest profile, hot (store.MakeUserHot): a follow's GSI2 entry
+	// lands in one of its shards, counted on that shard's counter.
+	const hotUser = "the largest profile, hot (its followers in 50 shards)"
+	largest := profiles[1].user.ID
+	w.setup(func() error { return w.s.MakeUserHot(w.ctx, largest) })
+	w.measure("follow", hotUser, func(ctx context.Context) error { _, err := w.s.Follow(ctx, reader.ID, largest); return err })
+	w.measure("unfollow", hotUser, func(ctx context.Context) error { _, err := w.s.Unfollow(ctx, reader.ID, largest); return err })
+	// What the deployed function adds to every mutation: its caller's count
+	// of writes (store.ChargeWrite, apistack.WritesPerMinute).
+	w.measure("(any mutation's write budget)", "the caller's count of writes this minute", func(ctx context.Context) error {
+		return w.s.ChargeWrite(ctx, reader.ID, 120)
+	})
 
 	author := profiles[0].user.ID
 	posts := []struct{ name, title, body string }{

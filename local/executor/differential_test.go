@@ -69,6 +69,16 @@ func newDifferential(tb testing.TB) *differential {
 			tb.Fatal(err)
 		}
 	}
+	// A hot user: carol, followed by alice before, then by the readers, in
+	// her GSI2 shards (pages of her followers merge them).
+	if err := s.MakeUserHot(tb.Context(), sample.Carol); err != nil {
+		tb.Fatal(err)
+	}
+	for _, u := range []string{"u_reader01", "u_reader02", "u_reader03"} {
+		if _, err := s.Follow(tb.Context(), u, sample.Carol); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	sch, err := schema.Load()
 	if err != nil {
 		tb.Fatal(err)

@@ -172,3 +172,19 @@ func (c *ThrottleWrites) TransactWriteItems(ctx context.Context, in *dynamodb.Tr
 	}
 	return c.API.TransactWriteItems(ctx, in, opts...)
 }
+
+// ThrottleQueriesOf is a store.API whose Query of partition PK DynamoDB
+// refuses as throttled, every time; every other request goes through.
+type ThrottleQueriesOf struct {
+	store.API
+	PK string
+}
+
+func (c *ThrottleQueriesOf) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	for _, v := range in.ExpressionAttributeValues {
+		if s, ok := v.(*types.AttributeValueMemberS); ok && s.Value == c.PK {
+			return nil, &smithy.GenericAPIError{Code: "ThrottlingException", Message: "Rate of requests exceeds the allowed throughput."}
+		}
+	}
+	return c.API.Query(ctx, in, opts...)
+}
