@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
@@ -58,7 +59,7 @@ func commentShard(id string) int { return int(id[len(id)-1]) % CommentShards }
 // need be, to the next of ULID's alphabet whose shard is n: the ID stays a
 // ULID of the same time, sorting where it did within its millisecond.
 func inShard(id string, n int) string {
-	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	const alphabet = ulid.Encoding
 	last := id[len(id)-1]
 	from := max(strings.IndexByte(alphabet, last), 0)
 	for i := range len(alphabet) {
