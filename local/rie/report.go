@@ -100,8 +100,10 @@ func (e *Emulator) functionPID() (int, error) {
 
 // Summarize describes runs of the same function, each a new environment:
 // the median and the range of its init, first and second invocation and
-// peak RSS, and the first invocation as a multiple of the second (a
-// warm one), median of the runs' own ratios.
+// peak RSS, the first invocation as a multiple of the second (a warm one),
+// median of the runs' own ratios, and init plus the first invocation (what
+// the first request of a new environment waits for, less the runtime's
+// start), median of the runs' own sums.
 func Summarize(runs []Report) string {
 	pick := func(f func(Report) float64) []float64 {
 		v := make([]float64, len(runs))
@@ -117,12 +119,13 @@ func Summarize(runs []Report) string {
 		}
 		return fmt.Sprintf("%.*f %s (%.*f-%.*f)", decimals, Median(v), unit, decimals, v[0], decimals, v[len(v)-1])
 	}
-	return fmt.Sprintf("%d runs: init %s, first invocation %s, second %s, first/second %s, peak RSS %s",
+	return fmt.Sprintf("%d runs: init %s, first invocation %s, second %s, first/second %s, init+first %s, peak RSS %s",
 		len(runs),
 		spread(pick(func(r Report) float64 { return r.InitMs }), "ms", 1),
 		spread(pick(func(r Report) float64 { return r.InvokeMs[0] }), "ms", 1),
 		spread(pick(func(r Report) float64 { return r.InvokeMs[1] }), "ms", 1),
 		spread(pick(func(r Report) float64 { return r.InvokeMs[0] / r.InvokeMs[1] }), "x", 2),
+		spread(pick(func(r Report) float64 { return r.InitMs + r.InvokeMs[0] }), "ms", 1),
 		spread(pick(func(r Report) float64 { return float64(r.PeakRSSKiB) }), "KiB", 0))
 }
 

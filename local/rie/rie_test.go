@@ -261,7 +261,7 @@ func TestSummarize(t *testing.T) {
 		{InitMs: 6, InvokeMs: []float64{10, 5}, PeakRSSKiB: 10600},
 	}
 	got := rie.Summarize(runs)
-	want := "4 runs: init 5.5 ms (4.0-7.0), first invocation 9.5 ms (6.0-12.0), second 5.5 ms (3.0-6.0), first/second 2.00 x (1.00-3.00), peak RSS 10300 KiB (10000-10600)"
+	want := "4 runs: init 5.5 ms (4.0-7.0), first invocation 9.5 ms (6.0-12.0), second 5.5 ms (3.0-6.0), first/second 2.00 x (1.00-3.00), init+first 16.0 ms (10.0-17.0), peak RSS 10300 KiB (10000-10600)"
 	if got != want {
 		t.Errorf("Summarize:\n got %s\nwant %s", got, want)
 	}

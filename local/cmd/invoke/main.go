@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -151,20 +152,26 @@ func secretsManager(delay time.Duration) *httptest.Server {
 	}))
 }
 
-// warm replays the event 20 times through the handler in this process, so
-// that DynamoDB Local's JVM has compiled the requests it makes before the
-// function's first invocation: that invocation's figure is then the
-// function's own cold path, not DynamoDB Local's.
+// warm replays the event through the handler in this process, each time on
+// a new connection, so that DynamoDB Local's JVM has compiled both the
+// requests the function makes and the path of a connection's first request
+// (each environment's first invocation opens one) before the function's
+// first invocation: that invocation's figure is then the function's own
+// cold path, not DynamoDB Local's. (200 fresh connections took a fresh
+// connection's GetItem from 1.06 to 0.80 ms here, a reused one's 0.55.)
 func warm(ctx context.Context, endpoint, table string, payload []byte) error {
-	h := resolver.New(store.New(ddblocal.Client(endpoint), table, cursor.New([]byte("warm-up"))),
-		slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))
-	for range 20 {
+	for range 200 {
+		conns := http.DefaultTransport.(*http.Transport).Clone()
+		client := ddblocal.Client(endpoint, func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: conns} })
+		h := resolver.New(store.New(client, table, cursor.New([]byte("warm-up"))),
+			slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))
 		if _, err := h.Invoke(ctx, payload); err != nil {
 			var fail messages.InvokeResponse_Error
 			if !errors.As(err, &fail) { // a field's own error (an event that fails) warms as well
 				return err
 			}
 		}
+		conns.CloseIdleConnections()
 	}
 	return nil
 }
