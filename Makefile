@@ -130,8 +130,8 @@ dev: check-tools dynamodb-local console ## serve GraphQL on http://127.0.0.1:$(P
 token: ## print a token acting as a sample user: make token CALLER=alice (CALLER=<name> NEW=1: a user with no profile yet)
 	@$(GO) run ./local/cmd/dev token $(if $(filter 1,$(NEW)),-new) "$(CALLER)"
 
-invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json [RUNS=20 [AGAINST=<another bootstrap>]] [SECRET_DELAY=50ms]
-	$(GO) run ./local/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap $(if $(RUNS),-runs $(RUNS)) $(if $(AGAINST),-against $(AGAINST)) $(if $(SECRET_DELAY),-secret-delay $(SECRET_DELAY))
+invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json [RUNS=20 [AGAINST=<another bootstrap>]] [SECRET_DELAY=50ms] [TLS=1]
+	$(GO) run ./local/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap $(if $(RUNS),-runs $(RUNS)) $(if $(AGAINST),-against $(AGAINST)) $(if $(SECRET_DELAY),-secret-delay $(SECRET_DELAY)) $(if $(TLS),-tls)
 
 bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), the handler benchmarks (with the Node baseline), the JSON decoders compared
 	@# The per-event figures first, in a process of their own: DynamoDB Local's

@@ -10,7 +10,9 @@
 // at every start) for credential sources a Lambda function never uses; and
 // the Secrets Manager client, for one call, is larger than the call. This
 // package makes that call itself, signed with the SDK's Signature V4 signer,
-// which the DynamoDB client links anyway.
+// which the DynamoDB client links anyway. And the HTTP client of both trusts
+// Amazon's roots before the system's (tls.go), so that a new environment's
+// first TLS handshake does not wait for the system's bundle to be parsed.
 package awsenv
 
 import (
@@ -31,7 +33,8 @@ import (
 )
 
 // Config returns the region and credentials in the environment getenv
-// reads, or an error naming what is missing.
+// reads, or an error naming what is missing, and the HTTP client of every
+// request to AWS (HTTPClient: Amazon's roots trusted first).
 func Config(getenv func(string) string) (aws.Config, error) {
 	region := getenv("AWS_REGION")
 	if region == "" {
@@ -52,9 +55,14 @@ func Config(getenv func(string) string) (aws.Config, error) {
 		return aws.Config{}, fmt.Errorf("%s not set: Lambda sets them for the execution role; elsewhere set them (any value for DynamoDB Local)",
 			strings.Join(missing, ", "))
 	}
+	client, err := HTTPClient(getenv)
+	if err != nil {
+		return aws.Config{}, err
+	}
 	creds := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: getenv("AWS_SESSION_TOKEN"), Source: "awsenv"}
 	return aws.Config{
-		Region: region,
+		Region:     region,
+		HTTPClient: client,
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return creds, nil
 		}),
@@ -74,7 +82,7 @@ func Endpoint(getenv func(string) string, service string) string {
 // SecretString reads the string value of the secret arn with Secrets
 // Manager's GetSecretValue, at endpoint ("" for the region's), signed with
 // cfg's credentials. An empty value is an error.
-func SecretString(ctx context.Context, client *http.Client, cfg aws.Config, endpoint, arn string) (string, error) {
+func SecretString(ctx context.Context, client aws.HTTPClient, cfg aws.Config, endpoint, arn string) (string, error) {
 	if endpoint == "" {
 		endpoint = "https://secretsmanager." + cfg.Region + ".amazonaws.com"
 	}

@@ -2,9 +2,14 @@ package rie_test
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/rie"
@@ -264,5 +270,57 @@ func TestSummarize(t *testing.T) {
 	want := "4 runs: init 5.5 ms (4.0-7.0), first invocation 9.5 ms (6.0-12.0), second 5.5 ms (3.0-6.0), first/second 2.00 x (1.00-3.00), init+first 16.0 ms (10.0-17.0), peak RSS 10300 KiB (10000-10600)"
 	if got != want {
 		t.Errorf("Summarize:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestBootstrapOverTLS reaches DynamoDB Local through a TLS proxy, as the
+// function reaches DynamoDB in Lambda: it trusts the certificates of
+// AWS_CA_BUNDLE (Amazon's roots, in Lambda) first and the system's
+// (SSL_CERT_FILE) after them, and reaches no server that neither holds.
+func TestBootstrapOverTLS(t *testing.T) {
+	binary, bootstrap := build(t)
+	s, _ := storetest.NewStore(t, sample.Data())
+	backend, _ := url.Parse(storetest.Endpoint(t))
+	proxy := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(backend))
+	defer proxy.Close()
+	proxy.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshakes
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	proxyCert := write("proxy.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: proxy.Certificate().Raw}))
+	amazon := write("amazon.pem", awsenv.AmazonRootsPEM())
+	event, err := os.ReadFile("../../events/Post.author.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, bundle, system string
+		reached              bool
+	}{
+		{"the proxy's certificate in AWS_CA_BUNDLE", proxyCert, amazon, true},
+		{"in the system's roots only", amazon, proxyCert, true},
+		{"in neither", amazon, amazon, false},
+	} {
+		emu, err := rie.Start(t.Context(), binary, bootstrap, []string{
+			"TABLE_NAME=" + s.Table(), "AWS_ENDPOINT_URL_DYNAMODB=" + proxy.URL,
+			"AWS_CA_BUNDLE=" + c.bundle, "SSL_CERT_FILE=" + c.system, "SSL_CERT_DIR=" + t.TempDir(), // no other roots
+			"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+			"NEXT_TOKEN_KEY=" + string(storetest.TokenKey),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := emu.Invoke(t.Context(), event)
+		emu.Stop()
+		var items []struct{ Data *struct{ Handle string } }
+		reached := err == nil && json.Unmarshal(out, &items) == nil && len(items) == 3 && items[0].Data != nil && items[0].Data.Handle == "alice"
+		if reached != c.reached {
+			t.Errorf("%s: reached DynamoDB %v, want %v: reply %s (%v)\n%s", c.name, reached, c.reached, out, err, emu.Output())
+		}
 	}
 }

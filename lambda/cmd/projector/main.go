@@ -33,7 +33,9 @@ func main() {
 		log.Error("refusing to start: " + err.Error())
 		os.Exit(1)
 	}
-	client := store.NewClient(cfg, awsenv.Endpoint(os.Getenv, "DYNAMODB"), func(o *dynamodb.Options) {
+	endpoint := awsenv.Endpoint(os.Getenv, "DYNAMODB")
+	awsenv.Preconnect(cfg, "dynamodb", endpoint)
+	client := store.NewClient(cfg, endpoint, func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	})
 	// The projector signs no pagination token: any key will do.

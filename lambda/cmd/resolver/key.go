@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -37,7 +36,7 @@ func tokenCodec(cfg aws.Config, getenv func(string) string, log *slog.Logger) (*
 	read := func() ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), secretTimeout)
 		defer cancel()
-		key, err := awsenv.SecretString(ctx, http.DefaultClient, cfg, endpoint, arn)
+		key, err := awsenv.SecretString(ctx, cfg.HTTPClient, cfg, endpoint, arn)
 		if err == nil && key == cursor.DevelopmentKey {
 			err = errPublicKey
 		}

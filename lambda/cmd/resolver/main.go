@@ -49,11 +49,13 @@ func main() {
 	if err != nil {
 		refuse(err.Error())
 	}
+	endpoint := awsenv.Endpoint(os.Getenv, "DYNAMODB")
+	awsenv.Preconnect(cfg, "dynamodb", endpoint)
 	tokens, err := tokenCodec(cfg, os.Getenv, log)
 	if err != nil {
 		refuse(err.Error())
 	}
-	client := store.NewClient(cfg, awsenv.Endpoint(os.Getenv, "DYNAMODB"), func(o *dynamodb.Options) {
+	client := store.NewClient(cfg, endpoint, func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	})
 	s := store.New(client, table, tokens)

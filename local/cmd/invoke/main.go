@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,12 +16,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/signal"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -35,6 +39,7 @@ func main() {
 	secretDelay := flag.Duration("secret-delay", -1, "read the token key from a Secrets Manager stand-in that answers after this long, as deployed (default: NEXT_TOKEN_KEY, no secret)")
 	runs := flag.Int("runs", 1, "start the function this many times, each a new environment, and report medians (min-max)")
 	against := flag.String("against", "", "another bootstrap to start as many times, alternating with -bootstrap, and report beside it")
+	overTLS := flag.Bool("tls", false, "reach DynamoDB Local and the Secrets Manager stand-in over TLS, as the function reaches AWS: through a proxy whose certificate the function trusts beside the system's roots (SSL_CERT_FILE)")
 	flag.Parse()
 	if *event == "" || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "usage: invoke -event events/<file>.json [-bootstrap path] [-secret-delay d] [-runs n [-against path]]")
@@ -44,13 +49,13 @@ func main() {
 	if *against != "" {
 		bootstraps = append(bootstraps, *against)
 	}
-	if err := run(*event, bootstraps, *runs, *secretDelay); err != nil {
+	if err := run(*event, bootstraps, *runs, *secretDelay, *overTLS); err != nil {
 		fmt.Fprintln(os.Stderr, "invoke:", err)
 		os.Exit(1)
 	}
 }
 
-func run(eventFile string, bootstraps []string, runs int, secretDelay time.Duration) error {
+func run(eventFile string, bootstraps []string, runs int, secretDelay time.Duration, overTLS bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	payload, err := os.ReadFile(eventFile)
@@ -70,17 +75,28 @@ func run(eventFile string, bootstraps []string, runs int, secretDelay time.Durat
 	if err := ddblocal.Seed(ctx, db.Endpoint, table, sample.Data()); err != nil {
 		return err
 	}
-	if err := warm(ctx, db.Endpoint, table, payload); err != nil {
-		return err
+	endpoint, newServer := db.Endpoint, httptest.NewServer
+	env := []string{"TABLE_NAME=" + table, "AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local"}
+	var transport *http.Transport // to the endpoint, for the warm-up
+	if overTLS {
+		proxy, roots, err := tlsProxy(db.Endpoint)
+		if err != nil {
+			return err
+		}
+		defer proxy.Close()
+		defer os.Remove(roots)
+		defer os.Remove(roots + ".amazon")
+		endpoint, newServer, transport = proxy.URL, httptest.NewTLSServer, proxy.Client().Transport.(*http.Transport)
+		env = append(env, "SSL_CERT_FILE="+roots, "AWS_CA_BUNDLE="+roots+".amazon")
 	}
-	env := []string{
-		"TABLE_NAME=" + table, "AWS_ENDPOINT_URL_DYNAMODB=" + db.Endpoint,
-		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+	env = append(env, "AWS_ENDPOINT_URL_DYNAMODB="+endpoint)
+	if err := warm(ctx, endpoint, transport, table, payload); err != nil {
+		return err
 	}
 	if secretDelay < 0 {
 		env = append(env, "NEXT_TOKEN_KEY=local-emulator-token-key") // in Lambda, the development key is refused
 	} else {
-		secrets := secretsManager(secretDelay)
+		secrets := newServer(secretsManager(secretDelay))
 		defer secrets.Close()
 		env = append(env, "NEXT_TOKEN_SECRET_ARN="+secretARN, "AWS_ENDPOINT_URL_SECRETS_MANAGER="+secrets.URL)
 	}
@@ -144,12 +160,52 @@ const secretARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:NextToke
 // secretsManager is a Secrets Manager stand-in that answers GetSecretValue of
 // secretARN after delay, as a real call from a new environment takes time
 // (its DNS, TCP and TLS handshakes and the request).
-func secretsManager(delay time.Duration) *httptest.Server {
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func secretsManager(delay time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(delay)
 		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
 		fmt.Fprintf(w, `{"ARN":%q,"Name":"NextTokenKey","SecretString":"local-secret-token-key"}`, secretARN)
-	}))
+	})
+}
+
+// systemRoots is where Debian and Ubuntu keep the system's certificate
+// bundle (Amazon Linux's, which the function reads in Lambda, is as long:
+// about 140 certificates).
+const systemRoots = "/etc/ssl/certs/ca-certificates.crt"
+
+// tlsProxy serves backend over TLS, with httptest's certificate for
+// 127.0.0.1, and writes two bundles with that certificate: the system's
+// roots beside it (the returned path, for SSL_CERT_FILE: what a function
+// that trusts the system's roots parses, as it does in Lambda) and Amazon's
+// five beside it (the path with ".amazon", for AWS_CA_BUNDLE: what
+// awsenv.HTTPClient parses first, as it does with Amazon's own in Lambda).
+// The function then makes its TLS handshakes as in Lambda, while the proxy's
+// warm connections to DynamoDB Local keep that server's own per-connection
+// cost out of the figures.
+func tlsProxy(backend string) (*httptest.Server, string, error) {
+	u, err := url.Parse(backend)
+	if err != nil {
+		return nil, "", err
+	}
+	bundle, err := os.ReadFile(systemRoots)
+	if err != nil {
+		return nil, "", fmt.Errorf("the system's roots, to trust the proxy's certificate beside: %w", err)
+	}
+	proxy := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(u))
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: proxy.Certificate().Raw})
+	f, err := os.CreateTemp("", "invoke-roots-*.pem")
+	if err == nil {
+		_, err = f.Write(append(bundle, cert...))
+		err = errors.Join(err, f.Close())
+	}
+	if err == nil {
+		err = os.WriteFile(f.Name()+".amazon", append(awsenv.AmazonRootsPEM(), cert...), 0o600)
+	}
+	if err != nil {
+		proxy.Close()
+		return nil, "", err
+	}
+	return proxy, f.Name(), nil
 }
 
 // warm replays the event through the handler in this process, each time on
@@ -159,9 +215,13 @@ func secretsManager(delay time.Duration) *httptest.Server {
 // first invocation: that invocation's figure is then the function's own
 // cold path, not DynamoDB Local's. (200 fresh connections took a fresh
 // connection's GetItem from 1.06 to 0.80 ms here, a reused one's 0.55.)
-func warm(ctx context.Context, endpoint, table string, payload []byte) error {
+// transport (nil: Go's default) reaches endpoint.
+func warm(ctx context.Context, endpoint string, transport *http.Transport, table string, payload []byte) error {
+	if transport == nil {
+		transport = http.DefaultTransport.(*http.Transport)
+	}
 	for range 200 {
-		conns := http.DefaultTransport.(*http.Transport).Clone()
+		conns := transport.Clone()
 		client := ddblocal.Client(endpoint, func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: conns} })
 		h := resolver.New(store.New(client, table, cursor.New([]byte("warm-up"))),
 			slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))
