@@ -43,7 +43,9 @@ func TestLambdaHoldsTheFunctionAndOnlyIt(t *testing.T) {
 // client for its one call (package awsenv makes it); and no DynamoDB
 // schemas, the models of every operation's shapes that the DynamoDB client
 // builds at each start from v1.69.0, when it took to schema-based
-// serialization (go.mod keeps it at v1.68.0: docs/benchmarks.md#cold-start).
+// serialization (go.mod keeps it at v1.68.0: docs/benchmarks.md#cold-start),
+// nor DynamoDB Streams' (the attributevalue package links its types; go.mod
+// keeps it at v1.41.0, the last before its schemas).
 func TestOnlyWhatTheFunctionUsesIsLinked(t *testing.T) {
 	out, err := exec.Command("go", "list", "-tags", "lambda.norpc", "-deps", ".").Output()
 	if err != nil {
@@ -51,7 +53,8 @@ func TestOnlyWhatTheFunctionUsesIsLinked(t *testing.T) {
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		for _, banned := range []string{"aws-sdk-go-v2/config", "aws-sdk-go-v2/credentials", "aws-sdk-go-v2/feature/ec2/imds",
-			"service/sso", "service/ssooidc", "service/sts", "service/signin", "service/secretsmanager", "service/dynamodb/schemas"} {
+			"service/sso", "service/ssooidc", "service/sts", "service/signin", "service/secretsmanager", "service/dynamodb/schemas",
+			"service/dynamodbstreams/schemas"} {
 			if strings.Contains(pkg, banned) {
 				t.Errorf("the function links %s", pkg)
 			}
