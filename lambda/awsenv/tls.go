@@ -93,6 +93,10 @@ type preconnected struct {
 	at   time.Time
 }
 
+// dialTimeout bounds a connection's TCP and TLS handshakes (the SDK's
+// default dial timeout; a request's own deadline is shorter).
+const dialTimeout = 30 * time.Second
+
 // maxPreconnectedAge is how long a connection opened ahead may wait for its
 // first request: an older one may have been closed by the server as idle,
 // and is replaced by a new one.
@@ -128,7 +132,9 @@ func Preconnect(cfg aws.Config, service, endpoint string) {
 	c.pending[addr] = done
 	c.mu.Unlock()
 	go func() {
-		conn, err := c.dial(context.Background(), "tcp", addr)
+		ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+		defer cancel()
+		conn, err := c.dial(ctx, "tcp", addr)
 		done <- preconnected{conn, err, time.Now()}
 	}()
 }
@@ -150,6 +156,11 @@ func (c *Client) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 				p.conn.Close()
 			}
 		case <-ctx.Done():
+			go func() { // close it once it opens: it is no one's now
+				if p := <-done; p.conn != nil {
+					p.conn.Close()
+				}
+			}()
 			return nil, ctx.Err()
 		}
 	}
@@ -169,7 +180,10 @@ func TLSDialer(first, system func() (*x509.CertPool, error)) func(ctx context.Co
 		if err != nil {
 			return nil, err
 		}
-		d := tls.Dialer{Config: &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host, RootCAs: roots, NextProtos: []string{"http/1.1"}}}
+		d := tls.Dialer{
+			NetDialer: &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}, // the SDK's defaults
+			Config:    &tls.Config{MinVersion: tls.VersionTLS12, ServerName: host, RootCAs: roots, NextProtos: []string{"http/1.1"}},
+		}
 		return d.DialContext(ctx, network, addr)
 	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
