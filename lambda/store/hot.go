@@ -161,33 +161,54 @@ func (s *Store) MakeHot(ctx context.Context, postID string) error {
 	if err != nil || !found || c.Shards > 0 || !c.Published() {
 		return err
 	}
-	already := errors.New("hot already, or changed")
+	guard := func(a txAction) txAction { return onlyIf(published(a), "authorId", c.AuthorID) } // published, as read
+	shard := func(n int) shardCounterItem {
+		return shardCounterItem{PK: ShardPK(postID, n), SK: SKShard, PostID: postID, Shard: n, AuthorID: c.AuthorID, Status: StatusPublished}
+	}
+	var markers []map[string]types.AttributeValue
+	for _, sk := range []string{SKHotMarker, SKHotCommentsFirst, SKHotCommentsLast} {
+		markers = append(markers, map[string]types.AttributeValue{AttrPK: str(PostPK(postID)), AttrSK: str(sk)})
+	}
+	return s.turnHot(ctx, op, postID, s.hot, PostPK(postID), guard, shard, markers)
+}
+
+// turnHot is MakeHot's and MakeUserHot's transaction: it marks the counter
+// of the partition pk (shards, an empty tally) on the conditions that it
+// exists, is not hot and what guard adds, puts the counter of each shard n
+// (shard(n)) and each marker (with the count of shards), and learns the
+// parent id hot in keys, with the shards it has when it was hot already.
+// A counter that changed since it was read (guard failed) leaves it as it
+// is.
+func (s *Store) turnHot(ctx context.Context, op, id string, keys *hotKeys, pk string, guard func(txAction) txAction,
+	shard func(n int) shardCounterItem, markers []map[string]types.AttributeValue) error {
+	changed := errors.New("hot already, or changed")
 	mark := expression.Set(expression.Name("shards"), expression.Value(HotShards)).
 		Set(expression.Name("hot"), expression.Value(map[string]ShardTally{}))
-	actions := []txAction{onlyIf(published(notHot(txAction{key: itemKey{PostPK(postID), SKCount}, update: &mark, cond: itemExists,
-		failed: func(map[string]types.AttributeValue) error { return already }})), "authorId", c.AuthorID)}
+	actions := []txAction{guard(notHot(txAction{key: itemKey{pk, SKCount}, update: &mark, cond: itemExists,
+		failed: func(map[string]types.AttributeValue) error { return changed }}))}
 	for n := range HotShards {
-		item, err := marshal(op, shardCounterItem{PK: ShardPK(postID, n), SK: SKShard, PostID: postID, Shard: n, AuthorID: c.AuthorID, Status: StatusPublished})
+		item, err := marshal(op, shard(n))
 		if err != nil {
 			return err
 		}
 		actions = append(actions, always(s.put(item, nil)))
 	}
-	for _, sk := range []string{SKHotMarker, SKHotCommentsFirst, SKHotCommentsLast} {
-		actions = append(actions, always(s.put(map[string]types.AttributeValue{AttrPK: str(PostPK(postID)), AttrSK: str(sk), "shards": &types.AttributeValueMemberN{Value: strconv.Itoa(HotShards)}}, nil)))
+	for _, m := range markers {
+		m["shards"] = &types.AttributeValueMemberN{Value: strconv.Itoa(HotShards)}
+		actions = append(actions, always(s.put(m, nil)))
 	}
-	err = s.transact(ctx, op, actions...)
+	err := s.transact(ctx, op, actions...)
 	var hot *errHot
 	switch {
 	case errors.As(err, &hot):
-		s.hot.learn(postID, hot.shards)
+		keys.learn(id, hot.shards)
 		return nil
-	case errors.Is(err, already):
+	case errors.Is(err, changed):
 		return nil
 	case err != nil:
 		return err
 	}
-	s.hot.learn(postID, HotShards)
+	keys.learn(id, HotShards)
 	return nil
 }
 

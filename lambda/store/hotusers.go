@@ -2,11 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
@@ -40,33 +38,13 @@ func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 	if err != nil || !found || c.Shards > 0 {
 		return err
 	}
-	already := errors.New("hot already")
-	mark := expression.Set(expression.Name("shards"), expression.Value(HotShards)).
-		Set(expression.Name("hot"), expression.Value(map[string]ShardTally{}))
-	actions := []txAction{notHot(txAction{key: itemKey{UserPK(userID), SKCount}, update: &mark, cond: itemExists,
-		failed: func(map[string]types.AttributeValue) error { return already }})}
-	for n := range HotShards {
-		item, err := marshal(op, shardCounterItem{PK: UserShardPK(userID, n), SK: SKShard, UserID: userID, Shard: n})
-		if err != nil {
-			return err
-		}
-		actions = append(actions, always(s.put(item, nil)))
+	shard := func(n int) shardCounterItem {
+		return shardCounterItem{PK: UserShardPK(userID, n), SK: SKShard, UserID: userID, Shard: n}
 	}
-	actions = append(actions, always(s.put(map[string]types.AttributeValue{AttrPK: str(UserPK(userID)), AttrSK: str(SKHotFollowers),
-		AttrGSI2PK: str(FollowersPK(userID)), AttrGSI2SK: str(HotFollowerSK), "shards": &types.AttributeValueMemberN{Value: strconv.Itoa(HotShards)}}, nil)))
-	err = s.transact(ctx, op, actions...)
-	var hot *errHot
-	switch {
-	case errors.As(err, &hot):
-		s.hotUsers.learn(userID, hot.shards)
-		return nil
-	case errors.Is(err, already):
-		return nil
-	case err != nil:
-		return err
-	}
-	s.hotUsers.learn(userID, HotShards)
-	return nil
+	marker := map[string]types.AttributeValue{AttrPK: str(UserPK(userID)), AttrSK: str(SKHotFollowers),
+		AttrGSI2PK: str(FollowersPK(userID)), AttrGSI2SK: str(HotFollowerSK)}
+	return s.turnHot(ctx, op, userID, s.hotUsers, UserPK(userID), func(a txAction) txAction { return a }, shard,
+		[]map[string]types.AttributeValue{marker})
 }
 
 // followHot is Follow of a hot user: the follow, its GSI2 entry in the
