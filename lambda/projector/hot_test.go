@@ -260,10 +260,10 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 
 	pageAll := func(s *store.Store, req store.PageRequest) []string {
 		t.Helper()
-		return pageIDs(t, req, func(req store.PageRequest) (store.Page[store.Comment], error) {
+		return storetest.IDs(t, func(req store.PageRequest) (store.Page[store.Comment], error) {
 			return s.CommentsOnPost(ctx, post.ID, req)
 		},
-			func(c store.Comment) string { return c.ID })
+			req, func(c store.Comment) string { return c.ID })
 	}
 	freshStore := func() *store.Store { s, _ := storetest.StoreOn(t, f.s.Table()); return s } // knows nothing of the post
 	check := func(when string) {
@@ -435,8 +435,8 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 
 	pageAll := func(s *store.Store) []string {
 		t.Helper()
-		return pageIDs(t, store.PageRequest{Limit: 7}, func(req store.PageRequest) (store.Page[store.Follow], error) { return s.Followers(ctx, star, req) },
-			func(f store.Follow) string { return f.FollowerID })
+		return storetest.IDs(t, func(req store.PageRequest) (store.Page[store.Follow], error) { return s.Followers(ctx, star, req) },
+			store.PageRequest{Limit: 7}, func(f store.Follow) string { return f.FollowerID })
 	}
 	check := func(when string) {
 		t.Helper()
@@ -555,26 +555,4 @@ func (f *feedTest) atOnceThrottled(users []store.User, write func(s *store.Store
 	if throttled.Refused == 0 {
 		f.t.Fatal("no write was refused")
 	}
-}
-
-// pageIDs reads pages from req on to the end (at most 50) and returns the
-// ID of each item, in order.
-func pageIDs[T any](t *testing.T, req store.PageRequest, read func(store.PageRequest) (store.Page[T], error), id func(T) string) []string {
-	t.Helper()
-	var ids []string
-	for range 50 {
-		page, err := read(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, item := range page.Items {
-			ids = append(ids, id(item))
-		}
-		if page.NextToken == nil {
-			return ids
-		}
-		req.NextToken = *page.NextToken
-	}
-	t.Fatal("more than 50 pages")
-	return nil
 }

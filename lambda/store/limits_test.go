@@ -29,28 +29,6 @@ func manyLargePosts(n int) store.Dataset {
 	return d
 }
 
-// allPages reads a connection page by page until its nextToken is null and
-// returns every item ID, in order, and the number of pages.
-func allPages[T any](t *testing.T, read func(store.PageRequest) (store.Page[T], error), req store.PageRequest, id func(T) string) (ids []string, pages int) {
-	t.Helper()
-	for pages < 100 {
-		page, err := read(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages++
-		for _, item := range page.Items {
-			ids = append(ids, id(item))
-		}
-		if page.NextToken == nil {
-			return ids, pages
-		}
-		req.NextToken = *page.NextToken
-	}
-	t.Fatal("no end after 100 pages")
-	return nil, 0
-}
-
 func distinct(ids []string) int {
 	seen := map[string]bool{}
 	for _, id := range ids {
@@ -69,7 +47,7 @@ func TestPageCutByDynamoDBsMegabyteHasANextToken(t *testing.T) {
 	if len(first.Items) >= store.DefaultLimit || first.NextToken == nil {
 		t.Fatalf("first page: %d items, nextToken %v; want a short page (1 MB read) with a nextToken", len(first.Items), first.NextToken)
 	}
-	ids, pages := allPages(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+	ids, pages := storetest.Pages(t, func(r store.PageRequest) (store.Page[store.Post], error) {
 		return s.PostsByAuthor(ctx, sample.Bob, false, r)
 	},
 		store.PageRequest{Limit: store.DefaultLimit}, func(p store.Post) string { return p.ID })
@@ -91,7 +69,7 @@ func TestPageCutByBytesHasANextToken(t *testing.T) {
 		}
 		return page, err
 	}
-	ids, pages := allPages(t, read, req, func(p store.Post) string { return p.ID })
+	ids, pages := storetest.Pages(t, read, req, func(p store.Post) string { return p.ID })
 	if len(ids) != 25 || distinct(ids) != 25 || pages < 7 {
 		t.Errorf("%d pages gave %d posts (%d distinct), want 25 in pages of at most 3", pages, len(ids), distinct(ids))
 	}
@@ -126,7 +104,7 @@ func TestPrefetchCutShortServesAShortPageAndTheRestFollows(t *testing.T) {
 		for _, c := range page.Items {
 			ids = append(ids, c.ID)
 		}
-		rest, _ := allPages(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
+		rest, _ := storetest.Pages(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
 			return s.CommentsOnPost(ctx, sample.HelloPost, r)
 		},
 			store.PageRequest{Limit: store.MaxLimit, NextToken: *page.NextToken}, func(c store.Comment) string { return c.ID })

@@ -49,28 +49,6 @@ func listStore(t *testing.T, d store.Dataset) (*store.Store, *queries) {
 	return store.New(rec, base.Table(), cursor.New([]byte(cursor.DevelopmentKey))), rec
 }
 
-// every follows a connection to its end and returns the IDs of its items.
-func every[T any](t *testing.T, fetch func(store.PageRequest) (store.Page[T], error), first store.PageRequest, id func(T) string) []string {
-	t.Helper()
-	var ids []string
-	req := first
-	for range 1000 {
-		page, err := fetch(req)
-		if err != nil {
-			t.Fatalf("page after %d items: %v", len(ids), err)
-		}
-		for _, item := range page.Items {
-			ids = append(ids, id(item))
-		}
-		if page.NextToken == nil {
-			return ids
-		}
-		req.NextToken = *page.NextToken
-	}
-	t.Fatal("no last page")
-	return nil
-}
-
 func commentID(c store.Comment) string { return c.ID }
 func postID(p store.Post) string       { return p.ID }
 
@@ -113,7 +91,7 @@ func TestOrdersAndRangesAreKeyConditions(t *testing.T) {
 		{"a millisecond inside", store.PageRequest{Limit: 50, After: at(all[4]).Add(-time.Millisecond), Before: at(all[6]).Add(time.Millisecond)}, all[4:7]},
 		{"nothing between", store.PageRequest{Limit: 5, After: at(all[4]), Before: at(all[5])}, nil},
 	} {
-		got := every(t, fetch, tc.req, commentID)
+		got := storetest.IDs(t, fetch, tc.req, commentID)
 		if !slices.Equal(got, ids(tc.want)) {
 			t.Errorf("%s: %d comments %v\nwant %d %v", tc.name, len(got), got, len(tc.want), ids(tc.want))
 		}
@@ -126,7 +104,7 @@ func TestOrdersAndRangesAreKeyConditions(t *testing.T) {
 	}
 
 	// The author's posts and comments, newest first by default.
-	posts := every(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+	posts := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Post], error) {
 		return s.PostsByAuthor(ctx, sample.Alice, false, r)
 	},
 		store.PageRequest{Limit: 2}, postID)
@@ -134,14 +112,14 @@ func TestOrdersAndRangesAreKeyConditions(t *testing.T) {
 	if !slices.Equal(posts, wantPosts) {
 		t.Errorf("alice's posts newest first = %v, want %v", posts, wantPosts)
 	}
-	oldest := every(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+	oldest := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Post], error) {
 		return s.PostsByAuthor(ctx, sample.Alice, false, r)
 	},
 		store.PageRequest{Limit: 3, Order: store.OldestFirst, After: time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)}, postID)
 	if !slices.Equal(oldest, []string{d.Posts[2].ID, d.Posts[3].ID}) {
 		t.Errorf("alice's posts after 08:00, oldest first = %v", oldest)
 	}
-	readerComments := every(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
+	readerComments := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
 		return s.CommentsByAuthor(ctx, "u_reader01", r)
 	}, store.PageRequest{Limit: 5, Order: store.OldestFirst}, commentID)
 	if len(readerComments) != 3*45/7+1 || !slices.IsSorted(readerComments) {
@@ -209,7 +187,7 @@ func TestDraftsAndPublishing(t *testing.T) {
 	}
 	count := func() int { u, _ := s.User(ctx, sample.Alice); return u.PostCount }
 	list := func(drafts bool) []string {
-		return every(t, func(r store.PageRequest) (store.Page[store.Post], error) {
+		return storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Post], error) {
 			return s.PostsByAuthor(ctx, sample.Alice, drafts, r)
 		},
 			store.PageRequest{Limit: 10}, postID)
@@ -426,7 +404,7 @@ func TestRangesAtTheLimits(t *testing.T) {
 		in = append(in, all[i].ID)
 	}
 	pages := 0
-	got := every(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
+	got := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
 		pages++
 		page, err := s.CommentsOnPost(t.Context(), post.ID, r)
 		for _, c := range page.Items {

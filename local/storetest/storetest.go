@@ -203,3 +203,34 @@ func Count(t testing.TB, c *dynamodb.Client, table, index, pkAttr, pk, skAttr, p
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
 }
+
+// Pages follows a connection from req to its last page (read, page after
+// page, with each page's nextToken), failing the test on an error or past
+// 1,000 pages, and returns the ID (id) of every item, in order, and the
+// number of pages read.
+func Pages[T any](t testing.TB, read func(store.PageRequest) (store.Page[T], error), req store.PageRequest, id func(T) string) (ids []string, pages int) {
+	t.Helper()
+	for pages < 1000 {
+		page, err := read(req)
+		if err != nil {
+			t.Fatalf("page %d, after %d items: %v", pages+1, len(ids), err)
+		}
+		pages++
+		for _, item := range page.Items {
+			ids = append(ids, id(item))
+		}
+		if page.NextToken == nil {
+			return ids, pages
+		}
+		req.NextToken = *page.NextToken
+	}
+	t.Fatal("no last page after 1,000 pages")
+	return nil, 0
+}
+
+// IDs is Pages' IDs.
+func IDs[T any](t testing.TB, read func(store.PageRequest) (store.Page[T], error), req store.PageRequest, id func(T) string) []string {
+	t.Helper()
+	ids, _ := Pages(t, read, req, id)
+	return ids
+}
