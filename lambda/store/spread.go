@@ -130,11 +130,12 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 		})
 	}
 	wg.Wait()
-	// before reports whether sort key a comes before b in the page's order.
-	before := func(a, b string) bool { return a < b }
+	// order compares sort keys in the page's order.
+	order := strings.Compare
 	if q.newestFirst {
-		before = func(a, b string) bool { return a > b }
+		order = func(a, b string) int { return strings.Compare(b, a) }
 	}
+	before := func(a, b string) bool { return order(a, b) < 0 }
 	type merged struct {
 		item T
 		sk   string
@@ -155,12 +156,7 @@ func spreadPage[T any](ctx context.Context, s *Store, sp spread, page PageReques
 			bound = p.last
 		}
 	}
-	slices.SortFunc(all, func(a, b merged) int {
-		if q.newestFirst {
-			return strings.Compare(b.sk, a.sk)
-		}
-		return strings.Compare(a.sk, b.sk)
-	})
+	slices.SortFunc(all, func(a, b merged) int { return order(a.sk, b.sk) })
 	out := Page[T]{Items: []T{}}
 	var ends []map[string]types.AttributeValue
 	left := false
