@@ -1,6 +1,7 @@
 package awsenv_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -253,5 +254,56 @@ func TestPreconnectHandsItsConnectionToTheFirstRequest(t *testing.T) {
 	awsenv.Preconnect(cfg, "dynamodb", plain.URL)
 	if n := awsenv.Pending(cfg); n != 0 {
 		t.Errorf("a plain HTTP endpoint was opened ahead (%d pending)", n)
+	}
+}
+
+// A server that takes the connection and never answers the handshake does
+// not hold a request waiting for the connection opened ahead past the
+// request's deadline (whether the hand-off's own wait gives up with it, or
+// the transport stops waiting for the dial: either suffices, so this checks
+// what a caller sees, not which).
+func TestAHandshakeThatHangsEndsWithTheRequestsDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "https://" + ln.Addr().String()
+	awsenv.Preconnect(cfg, "dynamodb", url)
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	start := time.Now()
+	resp, err := cfg.HTTPClient.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("a server that never handshakes answered")
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the request gave up after %v, want about its 200 ms deadline", took)
 	}
 }
