@@ -556,3 +556,62 @@ func (f *feedTest) atOnceThrottled(users []store.User, write func(s *store.Store
 		f.t.Fatal("no write was refused")
 	}
 }
+
+// A listing begun before its user or post turned hot, resumed by a store
+// that has not learned it, still lists what was written to the shards after
+// its token: followers (whose IDs sort anywhere) of a user made hot between
+// its pages, and comments in a time range, oldest first, of a post made hot
+// between its pages (the range leaves out the markers). Each resumed page
+// of a user or post not known hot reads the marker beside its Query.
+func TestAListingBegunBeforeItTurnedHotListsWhatCameAfter(t *testing.T) {
+	f := newFeedTest(t)
+	ctx := t.Context()
+	users, post := f.fansOfAPost(6)
+	const star = "u_dave"
+	for _, u := range users[:4] {
+		_, err := f.s.Follow(ctx, u.ID, star)
+		f.must(nil, err)
+	}
+	for i := range 3 {
+		_, err := f.s.CreateComment(ctx, users[i].ID, post.ID, "before")
+		f.must(nil, err)
+	}
+	begun, _ := storetest.StoreOn(t, f.s.Table())
+	followers, err := begun.Followers(ctx, star, store.PageRequest{Limit: 1})
+	f.must(followers, err)
+	ranged := store.PageRequest{Limit: 1, After: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Before: time.Now().Add(time.Hour)}
+	comments, err := begun.CommentsOnPost(ctx, post.ID, ranged)
+	f.must(comments, err)
+	if followers.NextToken == nil || comments.NextToken == nil {
+		t.Fatal("a first page was the last")
+	}
+
+	f.must(nil, f.s.MakeUserHot(ctx, star))
+	f.must(nil, f.s.MakeHot(ctx, post.ID))
+	for _, u := range users[4:] { // u_fan04, u_fan05: after the token's u_fan00, in shards
+		_, err := f.s.Follow(ctx, u.ID, star)
+		f.must(nil, err)
+	}
+	var after []string
+	for i := 3; i < 5; i++ {
+		c, err := f.s.CreateComment(ctx, users[i].ID, post.ID, "after")
+		f.must(c, err)
+		after = append(after, c.ID)
+	}
+
+	fresh, _ := storetest.StoreOn(t, f.s.Table())
+	rest := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Follow], error) { return fresh.Followers(ctx, star, r) },
+		store.PageRequest{Limit: 1, NextToken: *followers.NextToken}, func(f store.Follow) string { return f.FollowerID })
+	if want := []string{"u_fan01", "u_fan02", "u_fan03", "u_fan04", "u_fan05"}; !slices.Equal(rest, want) {
+		t.Errorf("followers after the first page: %v, want %v", rest, want)
+	}
+	fresh, _ = storetest.StoreOn(t, f.s.Table())
+	ranged.NextToken = *comments.NextToken
+	got := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
+		return fresh.CommentsOnPost(ctx, post.ID, r)
+	},
+		ranged, func(c store.Comment) string { return c.ID })
+	if len(got) != 4 || !slices.Equal(got[2:], after) {
+		t.Errorf("comments after the first page: %v, want two from before and then %v", got, after)
+	}
+}

@@ -84,8 +84,11 @@ func followerShard(followedID, gsi2pk string) int {
 
 // Followers returns a page of the follows made to the user, ordered by the
 // follower's ID (AP8): one Query on GSI2. A hot user's are in its GSI2
-// shards too (spreadPage): its marker, which the Query reads first, the
-// store's own knowledge, or a token of a hot user's page, says so.
+// shards too (spreadPage): its marker, which a first page's Query reads
+// first, the store's own knowledge, or a token of a hot user's page, says
+// so; a page resumed from a token of a user not known hot reads the marker
+// beside its Query (half a unit more, the same round trip), since the user
+// may have turned hot since the listing began.
 func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
 	q := followers(userID)
 	hot := func(shards int) (Page[Follow], error) {
@@ -94,13 +97,22 @@ func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) 
 	if shards := s.hotUsers.of(userID); shards > 0 {
 		return hot(shards) // a token from before it turned hot too: its shards hold followers on both sides of it
 	}
-	if page.NextToken != "" {
-		if _, shards, err := s.spreadToken(q, page.NextToken); err == nil && shards > 0 {
-			return hot(shards)
+	if page.NextToken == "" {
+		res, err := queryPage[Follow](ctx, s, q, page)
+		if err == nil && len(res.Items) > 0 && res.Items[0].FollowerID == "" { // the marker: hot
+			s.hotUsers.learn(userID, HotShards)
+			return hot(HotShards)
 		}
+		return res, err
 	}
-	res, err := queryPage[Follow](ctx, s, q, page)
-	if err == nil && page.NextToken == "" && len(res.Items) > 0 && res.Items[0].FollowerID == "" { // the marker: hot
+	if _, shards, err := s.spreadToken(q, page.NextToken); err == nil && shards > 0 {
+		return hot(shards)
+	}
+	// A listing begun before the user turned hot: its shards may hold
+	// followers after the token, which sort anywhere, and the marker sorts
+	// before it; so the marker is read beside the page.
+	res, marked, err := queryMarked[Follow](ctx, s, "store."+q.scope.Query, q, page, itemKey{UserPK(userID), SKHotFollowers})
+	if err == nil && marked {
 		s.hotUsers.learn(userID, HotShards)
 		return hot(HotShards)
 	}

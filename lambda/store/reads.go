@@ -188,10 +188,11 @@ func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool,
 // A hot post's comments are in CommentShards of its shards too
 // (spreadPage): the store's own knowledge, a token of a hot post's page, or
 // its markers say so, one of which a Query of its comments in either order
-// reads first. A page in a time range (the markers outside it) reads the
-// marker beside its Query, in the same round trip, until the store knows.
-// A later page of a token from before the post turned hot reads the post's
-// own partition alone unless the store knows it is hot.
+// reads first. A page in a time range (the markers outside it), the first
+// or any oldest first, reads the marker beside its Query, in the same round
+// trip, until the store knows: a comment written in a shard after the
+// listing began may fall after its token. (Newest first, such a comment
+// comes before the token: a later page was never to list it.)
 func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
 	const op = "store.Post.comments"
 	q := commentsOnPost(postID).shaped(page, "")
@@ -206,22 +207,16 @@ func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequ
 			return hot()
 		}
 	}
+	// A range may leave out both markers, on a first page and on any page
+	// oldest first, after which newer comments (in shards, if the post has
+	// turned hot since) fall in the range: the marker is read beside it.
 	var (
-		res     Page[Comment]
-		err     error
-		marked  bool
-		markErr error
+		res    Page[Comment]
+		err    error
+		marked bool
 	)
-	if q.lo != "" && page.NextToken == "" {
-		var wg sync.WaitGroup
-		branch := cost.Together(ctx)
-		markCtx, queryCtx := branch(), branch()
-		wg.Go(func() { marked, markErr = s.markedHot(markCtx, op, postID) })
-		res, err = queryPage[Comment](queryCtx, s, q, page)
-		wg.Wait()
-		if err == nil {
-			err = markErr
-		}
+	if q.lo != "" && (page.NextToken == "" || !q.newestFirst) {
+		res, marked, err = queryMarked[Comment](ctx, s, op, q, page, itemKey{PostPK(postID), SKHotCommentsLast})
 	} else {
 		res, err = queryPage[Comment](ctx, s, q, page)
 	}
@@ -244,14 +239,28 @@ func (s *Store) Following(ctx context.Context, userID string, page PageRequest) 
 	return queryPage[Follow](ctx, s, following(userID), page)
 }
 
-// markedHot reports whether the post's comments marker is there: one
-// GetItem of an item of a few bytes, eventually consistent (half a read
-// unit).
-func (s *Store) markedHot(ctx context.Context, op, postID string) (bool, error) {
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKHotCommentsLast}.attributes(),
-		ProjectionExpression: aws.String(AttrPK)})
+// queryMarked is queryPage beside a GetItem of the marker at key (an item
+// of a few bytes, eventually consistent: half a read unit), in one round
+// trip: the page, and whether the marker is there.
+func queryMarked[T any](ctx context.Context, s *Store, op string, q partitionQuery, page PageRequest, key itemKey) (Page[T], bool, error) {
+	var (
+		wg      sync.WaitGroup
+		out     *dynamodb.GetItemOutput
+		markErr error
+	)
+	branch := cost.Together(ctx)
+	markCtx, queryCtx := branch(), branch()
+	wg.Go(func() {
+		out, markErr = s.api.GetItem(markCtx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes(),
+			ProjectionExpression: aws.String(AttrPK)})
+	})
+	res, err := queryPage[T](queryCtx, s, q, page)
+	wg.Wait()
 	if err != nil {
-		return false, fail(op, err)
+		return Page[T]{}, false, err
 	}
-	return out.Item != nil, nil
+	if markErr != nil {
+		return Page[T]{}, false, fail(op, markErr)
+	}
+	return res, out.Item != nil, nil
 }
