@@ -29,20 +29,28 @@ import (
 // An answer holds everything the field's execution may select, or is not
 // given. GraphQL merges every occurrence of a response key into one
 // execution, and the child resolver finds an answer by field and arguments,
-// whatever the alias: so the Lambda answers a field of an object only when
-// it sees every occurrence that could meet that answer. It answers nothing
-// on an object whose selection spreads a named fragment (AppSync leaves its
-// text out: it may select any field again, with more below it), and nothing
-// for a field of which one occurrence has arguments it cannot know (a
-// variable AppSync did not pass in info.variables, which the child's
-// ctx.args may hold, or may leave out and so match another occurrence's
-// key). The alternative, an answer no selection can outgrow (every
-// attribute, no answers below it), was not taken: it reads and sends every
-// attribute (a post's body, the users of a connection that selects only
-// IDs) to save at most the one invocation of that field's level, which the
-// levels below it cost anyway, and a page of every attribute can be cut
-// shorter by the reply's bytes than the page the field's own invocation
-// returns.
+// whatever the alias. How the Lambda makes sure depends on how it reads
+// AppSync's selections (WithSelectionReading):
+//
+//   - Reading every occurrence's selection, it answers a field of an object
+//     only when it sees every occurrence that could meet that answer, and
+//     answers for that selection alone. It answers nothing on an object
+//     whose selection spreads a named fragment (AppSync leaves its text out:
+//     it may select any field again, with more below it), and nothing for a
+//     field of which one occurrence has arguments it cannot know (a variable
+//     AppSync did not pass in info.variables, which the child's ctx.args may
+//     hold, or may leave out and so match another occurrence's key).
+//   - Reading the first occurrence's (the default), no selection is known in
+//     full, so every answer is one no selection can outgrow: the resolvers
+//     building it read every attribute and count (the selection is a lower
+//     bound for them too), and the answers below it are whole in the same
+//     way. The selection says only which children are worth answering.
+//
+// Where the selection is known in full, whole answers are not given: they
+// read and send every attribute (a post's body, the users of a connection
+// that selects only IDs) and every count (a counter item beside each user
+// and post, half a read unit each), to save an invocation only where a
+// named fragment is spread (docs/deploying.md measures both readings).
 //
 // No answer is given either for an occurrence that asks for a later page (a
 // nextToken), for one whose resolver failed (the child's own invocation
@@ -174,7 +182,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		key := selectionKey(ev)
 		p, seen := sets[key]
 		if !seen {
-			set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
+			set, err := h.selectionOf(ev)
 			p = parsed{set, err == nil && asksForChildren(set, route)}
 			sets[key] = p
 		}

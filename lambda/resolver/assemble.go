@@ -56,14 +56,14 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	var below []*selection.Field
 	hidden := false
 	for _, f := range fields {
-		hidden = hidden || f.Set.Opaque
+		hidden = hidden || hidesChildren(f.Set)
 		if route.Shape != routes.Connection {
 			below = append(below, f.Set.Fields...)
 			continue
 		}
 		for _, items := range f.Set.Named("items") {
 			below = append(below, items.Set.Fields...)
-			hidden = hidden || items.Set.Opaque
+			hidden = hidden || hidesChildren(items.Set)
 		}
 	}
 	if hidden {
@@ -95,6 +95,16 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	}
 	return objs, true
 }
+
+// hidesChildren reports whether a named fragment spread in set hides what
+// the objects' children select, where the reading is otherwise exact
+// (selection.EveryOccurrence): their children are then neither answered nor
+// prefetched for, and invoke with selections of their own, which AppSync
+// writes in full. Under the first-occurrence reading (set.Partial) no
+// selection is known in full, a spread's or not: every resolver reads its
+// objects whole, so the answers built for what the selection shows are
+// whole too, and serve whatever else the query merges into them.
+func hidesChildren(set selection.Set) bool { return set.Opaque && !set.Partial }
 
 // appendAssembled appends raw, a value of a field of the given shape, to
 // dst with the answers of the objects it holds, in one pass over raw.

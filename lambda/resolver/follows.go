@@ -46,8 +46,8 @@ func (h *Handler) userConnection(
 		needs := map[string]bool{} // by selection: the events of a batch mostly share one
 		counts := false
 		for _, ev := range distinctSelections(evs) {
-			needs[selectionKey(ev)] = needsUserItems(ev)
-			counts = counts || selectsUserCount(ev, "items")
+			needs[selectionKey(ev)] = h.needsUserItems(ev)
+			counts = counts || h.selectsUserCount(ev, "items")
 		}
 		need := make([]bool, len(evs))
 		for i, r := range out {

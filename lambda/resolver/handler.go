@@ -26,6 +26,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -60,6 +61,9 @@ type Handler struct {
 	// noPrefetch and noAnswers turn the pattern's two parts off, for the
 	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
 	noPrefetch, noAnswers bool
+	// reading is how the handler takes AppSync to write a merged field's
+	// selection (WithSelectionReading).
+	reading selection.Reading
 }
 
 // Option configures a Handler.
@@ -86,6 +90,16 @@ func WithoutPrefetch() Option { return func(h *Handler) { h.noPrefetch = true } 
 // layout of direct Lambda resolvers on every field, which cannot return
 // early, and which the benchmark compares with).
 func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
+
+// WithSelectionReading makes the handler read every event's selection as
+// AppSync writing it under r. The default, selection.FirstOccurrence, is
+// right under either reading: a selection is taken for a lower bound, so
+// nothing is read or answered for less than every attribute (projections,
+// counts, users of a connection are all read) and the children answered
+// are answered whole. selection.EveryOccurrence reads and answers for the
+// selection alone: cheaper, and right only where AppSync writes every
+// occurrence's selection (make smoke tells; docs/deploying.md).
+func WithSelectionReading(r selection.Reading) Option { return func(h *Handler) { h.reading = r } }
 
 // WithWriteBudget refuses a caller's mutations past perMinute a minute
 // (Throttled, nothing written), counting each before it writes
@@ -152,6 +166,11 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	defer func() { h.logCost(ctx, field, len(events), meter.Summary(), time.Since(start)) }()
 	if err != nil {
 		return nil, h.invokeError("", errs.Wrap("resolver.Invoke", errs.Validation, "malformed AppSync event", err))
+	}
+	if !batch {
+		if probed, ok := probe(&events[0]); ok {
+			return nil, probed
+		}
 	}
 	ptrs := make([]*appsync.Event, len(events))
 	for i := range events {

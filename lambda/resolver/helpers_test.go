@@ -13,17 +13,26 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
 // newHandler returns the Lambda handler, wrapped as aws-lambda-go wraps it,
-// over a new table loaded with data.
+// over a new table loaded with data, reading selections as make dev's
+// AppSync writes them (selection.EveryOccurrence): the tests of what a
+// selection spares read it so.
 func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.Handler {
 	t.Helper()
+	return readingHandler(t, selection.EveryOccurrence, data, opts...)
+}
+
+// readingHandler is newHandler reading selections under r.
+func readingHandler(t *testing.T, r selection.Reading, data store.Dataset, opts ...store.Option) lambda.Handler {
+	t.Helper()
 	s, _ := storetest.NewStore(t, data, opts...)
-	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard)))
+	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(r)))
 }
 
 // directHandler is newHandler with the replies direct Lambda resolvers get:
@@ -32,7 +41,8 @@ func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.H
 func directHandler(t *testing.T, data store.Dataset) lambda.Handler {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data)
-	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithoutAnswers()))
+	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithoutAnswers(),
+		resolver.WithSelectionReading(selection.EveryOccurrence)))
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }

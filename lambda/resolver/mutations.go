@@ -328,10 +328,10 @@ type likeArgs struct {
 // then the post as its selection needs it: its counter item alone when
 // nothing else of the post is selected.
 func (h *Handler) likePost(ctx context.Context, ev *appsync.Event, callerID string, args likeArgs) (any, error) {
-	return h.writes.LikePost(ctx, callerID, args.PostID, selectedAttributes(ev, ""))
+	return h.writes.LikePost(ctx, callerID, args.PostID, h.selectedAttributes(ev, ""))
 }
 
 // unlikePost resolves Mutation.unlikePost: idempotent, as likePost.
 func (h *Handler) unlikePost(ctx context.Context, ev *appsync.Event, callerID string, args likeArgs) (any, error) {
-	return h.writes.UnlikePost(ctx, callerID, args.PostID, selectedAttributes(ev, ""))
+	return h.writes.UnlikePost(ctx, callerID, args.PostID, h.selectedAttributes(ev, ""))
 }

@@ -124,7 +124,7 @@ func (a *userPostsArgs) validate() error {
 // selection needs. Someone else's drafts are an empty connection, not an
 // error, so that the rest of the page resolves.
 func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPostsArgs) (any, error) {
-	args.attributes = itemAttributes(ev, "id", "authorId", "status")
+	args.attributes = h.itemAttributes(ev, "id", "authorId", "status")
 	drafts := args.Status != nil && *args.Status == store.StatusDraft
 	return connection(userID, func(ctx context.Context, id string, req store.PageRequest) (store.Page[store.Post], error) {
 		if drafts && ev.Identity.UserID() != id {
@@ -142,7 +142,7 @@ func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPos
 // would fail, and null the whole user): one more request, for the page's
 // posts' existence (store.PostsExist), only then.
 func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	args.attributes = itemAttributes(ev, "id", "postId", "authorId")
+	args.attributes = h.itemAttributes(ev, "id", "postId", "authorId")
 	page, err := connection(userID, h.pages.CommentsByAuthor)(ctx, ev, args)
 	if err != nil || args.attributes != nil && !slices.Contains(args.attributes, "post") {
 		return page, err
@@ -177,7 +177,7 @@ func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args page
 			return page, nil
 		}
 	}
-	req.Attributes = itemAttributes(ev, "id", "postId", "authorId")
+	req.Attributes = h.itemAttributes(ev, "id", "postId", "authorId")
 	return h.pages.CommentsOnPost(ctx, src.ID, req)
 }
 
@@ -239,6 +239,6 @@ func (h *Handler) feed(ctx context.Context, ev *appsync.Event, args pageArgs) (a
 	if err != nil {
 		return nil, err
 	}
-	args.attributes = itemAttributes(ev, "id", "authorId", "status")
+	args.attributes = h.itemAttributes(ev, "id", "authorId", "status")
 	return h.pages.Feed(ctx, reader, args.request(ev))
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -100,17 +99,19 @@ func (r userResult) MarshalJSON() ([]byte, error) {
 // (under any alias) that asks for a first page must have known arguments,
 // and the same order and range. It returns the first page to read: the
 // largest limit asked for, so that one read serves every alias. It declines
-// (false) when the selection cannot be read (unparsable text, a named
-// fragment spread hiding fields), when an argument is a variable AppSync did
-// not pass, when the first pages differ in order or range, or when only
-// later pages are asked for.
-func prefetchLimit(ev *appsync.Event, conn string) (store.PageRequest, bool) {
+// (false) when the selection cannot be read (unparsable text, or a named
+// fragment spread hiding fields under the every-occurrence reading), when an
+// argument is a variable AppSync did not pass, when the first pages differ
+// in order or range, or when only later pages are asked for. Under the
+// first-occurrence reading it reads the occurrences the selection shows: a
+// child whose arguments the prefetch does not cover reads its own page.
+func (h *Handler) prefetchLimit(ev *appsync.Event, conn string) (store.PageRequest, bool) {
 	var first store.PageRequest
 	if !strings.Contains(ev.Info.SelectionSetGraphQL, conn) {
 		return first, false // not selected (or only in a fragment, which declines too): no parse
 	}
-	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
-	if err != nil || set.Opaque {
+	set, err := h.selectionOf(ev)
+	if err != nil || hidesChildren(set) {
 		return first, false
 	}
 	seen := false
@@ -142,7 +143,7 @@ func prefetchLimit(ev *appsync.Event, conn string) (store.PageRequest, bool) {
 // the selection asks for them, otherwise with one GetItem. The post and its
 // prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
-	if first, ok := prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
+	if first, ok := h.prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
 		p, pre, err := h.prefetch.PostWithComments(ctx, id, first, routes.SourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
@@ -162,7 +163,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 	prefetch := false
 	selections := distinctSelections(evs)
 	for _, ev := range selections {
-		req, ok := prefetchLimit(ev, "comments")
+		req, ok := h.prefetchLimit(ev, "comments")
 		if !ok || h.noPrefetch {
 			continue
 		}
@@ -176,7 +177,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 	if !prefetch {
 		attrs := []string{} // what the events select of the posts, nil for everything
 		for _, ev := range selections {
-			a := selectedAttributes(ev, "", "authorId", "status")
+			a := h.selectedAttributes(ev, "", "authorId", "status")
 			if a == nil {
 				attrs = nil
 				break
@@ -255,7 +256,7 @@ func selectionKey(ev *appsync.Event) string {
 // userByID reads one user for ev: with the follows it made in one Query when
 // the selection asks for following, otherwise with one GetItem.
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
-	if first, ok := prefetchLimit(ev, "following"); ok && !h.noPrefetch {
+	if first, ok := h.prefetchLimit(ev, "following"); ok && !h.noPrefetch {
 		u, pre, err := h.prefetch.UserWithFollowing(ctx, id, first.Limit, routes.SourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}

@@ -13,21 +13,28 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
+// selectionOf reads ev's selection as the handler's reading has it
+// (WithSelectionReading).
+func (h *Handler) selectionOf(ev *appsync.Event) (selection.Set, error) {
+	return selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables, h.reading)
+}
+
 // itemAttributes returns the attributes a connection's selection reads of
 // its items, plus required (what child resolvers need on their source), or
 // nil (read everything) when the selection cannot be read in full.
-func itemAttributes(ev *appsync.Event, required ...string) []string {
-	return selectedAttributes(ev, "items", required...)
+func (h *Handler) itemAttributes(ev *appsync.Event, required ...string) []string {
+	return h.selectedAttributes(ev, "items", required...)
 }
 
 // selectedAttributes returns the names of the fields selected under the
 // field named under ("" for the field's own selection), plus required, or
-// nil when the selection cannot be read in full (a named fragment spread).
-// Names that are not attributes (author, comments) are harmless in a
-// projection.
-func selectedAttributes(ev *appsync.Event, under string, required ...string) []string {
-	set, err := selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables)
-	if err != nil || set.Opaque || ev.Info.SelectionSetGraphQL == "" {
+// nil when the selection cannot be read in full: a named fragment spread,
+// or any selection under the first-occurrence reading (it is a lower
+// bound). Names that are not attributes (author, comments) are harmless in
+// a projection.
+func (h *Handler) selectedAttributes(ev *appsync.Event, under string, required ...string) []string {
+	set, err := h.selectionOf(ev)
+	if err != nil || !set.Exact() || ev.Info.SelectionSetGraphQL == "" {
 		return nil
 	}
 	attrs := append([]string(nil), required...)
@@ -39,7 +46,7 @@ func selectedAttributes(ev *appsync.Event, under string, required ...string) []s
 		}
 	}
 	for _, level := range levels {
-		if level.Opaque {
+		if !level.Exact() {
 			return nil
 		}
 		for _, f := range level.Fields {
@@ -53,8 +60,8 @@ func selectedAttributes(ev *appsync.Event, under string, required ...string) []s
 // its users than their IDs. It reads field names from selectionSetGraphQL
 // (selectionSetList shows aliases in their place: "id: handle" is not the
 // ID); when the selection cannot be read in full, it answers true.
-func needsUserItems(ev *appsync.Event) bool {
-	attrs := selectedAttributes(ev, "items")
+func (h *Handler) needsUserItems(ev *appsync.Event) bool {
+	attrs := h.selectedAttributes(ev, "items")
 	if attrs == nil {
 		return true
 	}
@@ -68,13 +75,15 @@ func needsUserItems(ev *appsync.Event) bool {
 
 // selectsUserCount reports whether ev's selection (under the field named
 // under, "" for its own) may select a user's count, which costs reading the
-// users' counter items. Most selections name none and spread no named
-// fragment: a look at the text spares parsing them.
-func selectsUserCount(ev *appsync.Event, under string) bool {
-	if text := ev.Info.SelectionSetGraphQL; text != "" && !strings.Contains(text, "Count") && !strings.Contains(text, "...") {
+// users' counter items: always, under the first-occurrence reading. Most
+// selections name none and spread no named fragment: a look at the text
+// spares parsing them.
+func (h *Handler) selectsUserCount(ev *appsync.Event, under string) bool {
+	if text := ev.Info.SelectionSetGraphQL; h.reading == selection.EveryOccurrence && text != "" &&
+		!strings.Contains(text, "Count") && !strings.Contains(text, "...") {
 		return false
 	}
-	return store.SelectsCount(selectedAttributes(ev, under), store.UserCounts)
+	return store.SelectsCount(h.selectedAttributes(ev, under), store.UserCounts)
 }
 
 // users is store.Users for a batch of events selecting users: their counts
@@ -82,7 +91,7 @@ func selectsUserCount(ev *appsync.Event, under string) bool {
 func (h *Handler) users(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]store.User, error) {
 	counts := false
 	for _, ev := range distinctSelections(evs) {
-		if counts = selectsUserCount(ev, ""); counts {
+		if counts = h.selectsUserCount(ev, ""); counts {
 			break
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -30,7 +31,10 @@ type golden struct {
 // TestReplayEvents replays every events/*.json through the handler, each
 // against a fresh table loaded with the sample data (with a fixed clock and
 // ID sequence, so writes are reproducible), and compares the result with
-// testdata/golden/<name>.json.
+// testdata/golden/<name>.json; and again through the handler reading
+// selections as the first occurrence's (the deployed default), whose replies
+// and requests are in testdata/golden/first-occurrence/<name>.json where
+// they differ, and must be the same where no such file is.
 // Run `go test ./lambda/resolver -run TestReplayEvents -update` to rewrite the
 // golden files after a deliberate change, and review the diff.
 func TestReplayEvents(t *testing.T) {
@@ -41,42 +45,73 @@ func TestReplayEvents(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		t.Run(name, func(t *testing.T) {
-			h := newHandler(t, sample.Data(), storetest.Deterministic(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))...)
-			payload, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, ierr, m := invoke(t, h, payload)
-			var g golden
-			if ierr != nil {
-				g.Error = &struct {
-					ErrorType    string `json:"errorType"`
-					ErrorMessage string `json:"errorMessage"`
-				}{ierr.Type, ierr.Message}
-			} else {
-				g.Response = out
-			}
-			g.DynamoDB = m.Summary().Requests
-			got, err := json.MarshalIndent(g, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", name+".json")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("no golden file (run with -update to create it): %v", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("replay of %s differs from %s (- golden, + got):\n%s", file, path, lineDiff(string(want), string(got)))
-			}
+			every := filepath.Join("testdata", "golden", name+".json")
+			got := replay(t, file, selection.EveryOccurrence)
+			checkGolden(t, file, every, got, nil)
+			first := filepath.Join("testdata", "golden", "first-occurrence", name+".json")
+			checkGolden(t, file, first, replay(t, file, selection.FirstOccurrence), got)
 		})
+	}
+}
+
+// replay runs the event in file through a handler reading selections under
+// r, over a fresh table, and returns what it produced as a golden file holds
+// it.
+func replay(t *testing.T, file string, r selection.Reading) []byte {
+	t.Helper()
+	h := readingHandler(t, r, sample.Data(), storetest.Deterministic(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))...)
+	payload, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, ierr, m := invoke(t, h, payload)
+	var g golden
+	if ierr != nil {
+		g.Error = &struct {
+			ErrorType    string `json:"errorType"`
+			ErrorMessage string `json:"errorMessage"`
+		}{ierr.Type, ierr.Message}
+	} else {
+		g.Response = out
+	}
+	g.DynamoDB = m.Summary().Requests
+	got, err := json.MarshalIndent(g, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(got, '\n')
+}
+
+// checkGolden compares got with the golden file at path, or, with -update,
+// writes it there. When same is given (the every-occurrence reply), a reply
+// equal to it has no golden file of its own: -update removes one, and
+// without -update a missing file means got must equal same.
+func checkGolden(t *testing.T, file, path string, got, same []byte) {
+	t.Helper()
+	if *update {
+		if same != nil && bytes.Equal(got, same) {
+			if err := os.Remove(path); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	switch {
+	case os.IsNotExist(err) && same != nil:
+		want, path = same, "the every-occurrence reply (no "+path+")"
+	case err != nil:
+		t.Fatalf("no golden file (run with -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("replay of %s differs from %s (- golden, + got):\n%s", file, path, lineDiff(string(want), string(got)))
 	}
 }
 

@@ -5,13 +5,15 @@
 // AppSync's selectionSetList has no arguments and shows aliases in place of
 // names, so the arguments of a nested field (comments(limit: 5)) can only be
 // read here. What this package cannot know it says so: a named fragment
-// spread (left unexpanded by AppSync) makes its level Opaque, and an argument
-// naming a variable absent from info.variables is Unknown. Callers must not
-// guess in either case.
+// spread (left unexpanded by AppSync) makes its level Opaque, an argument
+// naming a variable absent from info.variables is Unknown, and under the
+// FirstOccurrence reading every level is Partial. Callers must not guess in
+// any of these cases.
 package selection
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -20,13 +22,63 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 )
 
+// Reading is how AppSync writes the selection of a field that a query
+// selects more than once under one response key (directly and again in a
+// fragment, named or inline): GraphQL merges the occurrences into one
+// execution of the field, and AWS documents neither whether info describes
+// all of them nor which. A resolver that reads less, or answers less, for
+// a smaller selection must know which reading it is given.
+type Reading int
+
+const (
+	// FirstOccurrence: info holds the first occurrence's selection only (as
+	// Amplify's AppSync simulator, graphql-js, writes both
+	// selectionSetGraphQL and selectionSetList), so any level may select
+	// more than it shows: what a selection lists is a lower bound. It is
+	// the zero Reading, right whichever way AppSync writes it.
+	FirstOccurrence Reading = iota
+	// EveryOccurrence: info holds the selections of every occurrence,
+	// merged (as the local AppSync writes it by default). Only a named
+	// fragment spread, whose text AppSync leaves out, hides fields.
+	EveryOccurrence
+)
+
+// String returns the reading's name, as ParseReading reads it.
+func (r Reading) String() string {
+	if r == EveryOccurrence {
+		return "every-occurrence"
+	}
+	return "first-occurrence"
+}
+
+// ParseReading reads a Reading's name ("first-occurrence" or
+// "every-occurrence"); "" is FirstOccurrence.
+func ParseReading(name string) (Reading, error) {
+	switch name {
+	case "", FirstOccurrence.String():
+		return FirstOccurrence, nil
+	case EveryOccurrence.String():
+		return EveryOccurrence, nil
+	}
+	return FirstOccurrence, fmt.Errorf("selection reading %q: want %s or %s", name, FirstOccurrence, EveryOccurrence)
+}
+
 // Set is the fields selected at one level.
 type Set struct {
 	Fields []*Field
 	// Opaque is true when a named fragment spread at this level may select
 	// more fields than Fields lists.
 	Opaque bool
+	// Partial is true at every level of a selection read as
+	// FirstOccurrence: another occurrence of the field, or of any field
+	// above or below this level, may select more than Fields lists.
+	Partial bool
 }
+
+// Exact reports whether Fields is everything the query selects at this
+// level (under its aliases): only then may a caller read or answer less for
+// what it does not list.
+func (s Set) Exact() bool { return !s.Opaque && !s.Partial }
 
 // Field is one selected field.
 type Field struct {
@@ -53,12 +105,13 @@ func (s Set) Named(name string) []*Field {
 }
 
 // Parse reads the selection of the field named fieldName from its
-// selectionSetGraphQL text. It accepts both the sub-selection alone
+// selectionSetGraphQL text, as written under the reading r (every level is
+// Partial under FirstOccurrence). It accepts both the sub-selection alone
 // ("{ id title }") and, as some documentation shows, the text with the field
 // itself around it, braced or not and aliased or not ("post { id title }",
 // "{ mine: posts(ids: $ids) { title } }"). Inline fragments are merged into
 // their level. variables is info.variables (may be empty).
-func Parse(text, fieldName string, variables json.RawMessage) (Set, error) {
+func Parse(text, fieldName string, variables json.RawMessage, r Reading) (Set, error) {
 	if t := strings.TrimSpace(text); t != "" && t[0] != '{' {
 		text = "{" + text + "}" // the field with its selection, unbraced
 	}
@@ -76,7 +129,7 @@ func Parse(text, fieldName string, variables json.RawMessage) (Set, error) {
 	if len(doc.Operations) > 0 {
 		root = doc.Operations[0].SelectionSet
 	}
-	set := build(root, vars)
+	set := build(root, vars, r == FirstOccurrence)
 	// The form with the field around its selection, aliased or not
 	// ("mine: posts(ids: $ids) { title }"). No type of this schema has a field
 	// whose only sub-field could share its name, so this is never a real
@@ -88,12 +141,12 @@ func Parse(text, fieldName string, variables json.RawMessage) (Set, error) {
 	return set, nil
 }
 
-func build(sel ast.SelectionSet, vars map[string]any) Set {
-	var s Set
+func build(sel ast.SelectionSet, vars map[string]any, partial bool) Set {
+	s := Set{Partial: partial}
 	for _, item := range sel {
 		switch x := item.(type) {
 		case *ast.Field:
-			f := &Field{Alias: x.Alias, Name: x.Name, Args: map[string]any{}, Set: build(x.SelectionSet, vars), sel: x.SelectionSet}
+			f := &Field{Alias: x.Alias, Name: x.Name, Args: map[string]any{}, Set: build(x.SelectionSet, vars, partial), sel: x.SelectionSet}
 			if f.Alias == "" {
 				f.Alias = f.Name
 			}
@@ -104,7 +157,7 @@ func build(sel ast.SelectionSet, vars map[string]any) Set {
 			}
 			s.Fields = append(s.Fields, f)
 		case *ast.InlineFragment:
-			inner := build(x.SelectionSet, vars)
+			inner := build(x.SelectionSet, vars, partial)
 			s.Fields = append(s.Fields, inner.Fields...)
 			s.Opaque = s.Opaque || inner.Opaque
 		case *ast.FragmentSpread:

@@ -8,7 +8,7 @@ import (
 
 func TestParse(t *testing.T) {
 	text := "{\n  title\n  a: comments(limit: 2) {\n    items {\n      body\n    }\n  }\n  b: comments(limit: $n, nextToken: null) {\n    nextToken\n  }\n  ... on Post {\n    commentCount\n  }\n}"
-	set, err := selection.Parse(text, "post", []byte(`{"n": 5}`))
+	set, err := selection.Parse(text, "post", []byte(`{"n": 5}`), selection.EveryOccurrence)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,33 +34,33 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseWithFieldAround(t *testing.T) {
-	set, err := selection.Parse("{ post { title comments { items { id } } } }", "post", nil)
+	set, err := selection.Parse("{ post { title comments { items { id } } } }", "post", nil, selection.EveryOccurrence)
 	if err != nil || len(set.Named("comments")) != 1 || len(set.Named("title")) != 1 {
 		t.Errorf("wrapped form: %+v, %v", set, err)
 	}
 }
 
 func TestParseWithAliasedFieldAround(t *testing.T) {
-	set, err := selection.Parse("mine: posts(ids: $ids) { title body }", "posts", []byte(`{"ids":["p"]}`))
+	set, err := selection.Parse("mine: posts(ids: $ids) { title body }", "posts", []byte(`{"ids":["p"]}`), selection.EveryOccurrence)
 	if err != nil || len(set.Named("title")) != 1 || len(set.Named("body")) != 1 || len(set.Named("posts")) != 0 {
 		t.Errorf("aliased wrapped form: %+v, %v", set, err)
 	}
-	set, err = selection.Parse("{ mine: posts(ids: $ids) { ...F } }", "posts", nil)
+	set, err = selection.Parse("{ mine: posts(ids: $ids) { ...F } }", "posts", nil, selection.EveryOccurrence)
 	if err != nil || !set.Opaque {
 		t.Errorf("aliased wrapped form around a named fragment: Opaque = %v, err %v", set.Opaque, err)
 	}
 }
 
 func TestOpaqueAndUnknown(t *testing.T) {
-	set, err := selection.Parse("{\n  id\n  ...PostFields\n}", "post", nil)
+	set, err := selection.Parse("{\n  id\n  ...PostFields\n}", "post", nil, selection.EveryOccurrence)
 	if err != nil || !set.Opaque {
 		t.Errorf("named fragment spread: Opaque = %v, err %v", set.Opaque, err)
 	}
-	set, err = selection.Parse("{ comments(limit: $missing) { nextToken } }", "post", []byte(`{}`))
+	set, err = selection.Parse("{ comments(limit: $missing) { nextToken } }", "post", []byte(`{}`), selection.EveryOccurrence)
 	if err != nil || !set.Named("comments")[0].Unknown {
 		t.Errorf("missing variable not Unknown: %+v, %v", set, err)
 	}
-	if _, err := selection.Parse("{ comments(limit: ", "post", nil); err == nil {
+	if _, err := selection.Parse("{ comments(limit: ", "post", nil, selection.EveryOccurrence); err == nil {
 		t.Error("unparsable text parsed")
 	}
 }
@@ -69,12 +69,12 @@ func TestOpaqueAndUnknown(t *testing.T) {
 // with their arguments, variables, aliases and fragments.
 func TestTextMergesOccurrences(t *testing.T) {
 	text := `{ a: comments(limit: $n) { items { id ...F ... on Comment { body } } } b: comments(limit: 2) { nextToken items { author { name } } } }`
-	set, err := selection.Parse(text, "post", []byte(`{"n": 3}`))
+	set, err := selection.Parse(text, "post", []byte(`{"n": 3}`), selection.EveryOccurrence)
 	if err != nil {
 		t.Fatal(err)
 	}
 	merged := selection.Text(set.Named("comments")...)
-	back, err := selection.Parse(merged, "comments", []byte(`{"n": 3}`))
+	back, err := selection.Parse(merged, "comments", []byte(`{"n": 3}`), selection.EveryOccurrence)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", merged, err)
 	}
@@ -88,8 +88,53 @@ func TestTextMergesOccurrences(t *testing.T) {
 	if got := selection.Text(back.Named("nextToken")...); got != "" {
 		t.Errorf("Text of a leaf = %q, want empty", got)
 	}
-	inner, err := selection.Parse(selection.Text(items...), "items", nil)
+	inner, err := selection.Parse(selection.Text(items...), "items", nil, selection.EveryOccurrence)
 	if err != nil || len(inner.Named("id")) != 1 || len(inner.Named("author")) != 1 || !inner.Opaque {
 		t.Errorf("nested Text read back as %+v, %v", inner, err)
+	}
+}
+
+// Under the first-occurrence reading no level is exact: another occurrence
+// of the field may select more anywhere below it.
+func TestFirstOccurrenceIsPartialAtEveryLevel(t *testing.T) {
+	text := "{ title comments(limit: 2) { items { body ... on Comment { author { name } } } } }"
+	every, err := selection.Parse(text, "post", nil, selection.EveryOccurrence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := selection.Parse(text, "post", nil, selection.FirstOccurrence)
+	if err != nil {
+		t.Fatal(err)
+	}
+	levels := func(s selection.Set) []selection.Set {
+		items := s.Named("comments")[0].Set.Named("items")[0].Set
+		return []selection.Set{s, s.Named("comments")[0].Set, items, items.Named("author")[0].Set}
+	}
+	for i, l := range levels(every) {
+		if !l.Exact() {
+			t.Errorf("every-occurrence level %d not exact: %+v", i, l)
+		}
+	}
+	for i, l := range levels(first) {
+		if l.Exact() || !l.Partial || l.Opaque {
+			t.Errorf("first-occurrence level %d: Exact %v, Partial %v, Opaque %v", i, l.Exact(), l.Partial, l.Opaque)
+		}
+	}
+	if len(first.Named("title")) != 1 || first.Named("comments")[0].Args["limit"] != int64(2) {
+		t.Errorf("first-occurrence lost what it shows: %+v", first)
+	}
+}
+
+func TestParseReading(t *testing.T) {
+	for _, r := range []selection.Reading{selection.FirstOccurrence, selection.EveryOccurrence} {
+		if back, err := selection.ParseReading(r.String()); err != nil || back != r {
+			t.Errorf("ParseReading(%q) = %v, %v", r.String(), back, err)
+		}
+	}
+	if r, err := selection.ParseReading(""); err != nil || r != selection.FirstOccurrence {
+		t.Errorf(`ParseReading("") = %v, %v; want the first-occurrence reading`, r, err)
+	}
+	if _, err := selection.ParseReading("every"); err == nil {
+		t.Error(`ParseReading("every") accepted`)
 	}
 }

@@ -22,11 +22,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -117,22 +119,13 @@ func (r Row) Naive() Result       { return r.Results[0] }
 // Run loads Data into a new table on the DynamoDB Local at endpoint and runs
 // every query rounds times under each layout.
 func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
-	sch, err := schema.Load()
+	s, sch, err := open(ctx, endpoint)
 	if err != nil {
-		return nil, err
-	}
-	client := ddblocal.Client(endpoint)
-	table := "bench-" + time.Now().Format("150405.000")
-	if _, err := client.CreateTable(ctx, store.Schema.WithoutStream().CreateTableInput(table)); err != nil {
-		return nil, err
-	}
-	s := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey)))
-	if err := s.Load(ctx, Data()); err != nil {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	handler := func(opts ...resolver.Option) lambda.Handler {
-		return lambda.NewHandler(resolver.New(s, quiet, append(opts, resolver.WithCostLog(io.Discard))...))
+		return lambda.NewHandler(resolver.New(s, quiet, append(opts, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))...))
 	}
 	clocks := make([]*billing, len(Layouts))
 	timed := func(i int, h executor.Invoker) executor.Invoker {
@@ -156,6 +149,21 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// open loads Data into a new table on the DynamoDB Local at endpoint.
+func open(ctx context.Context, endpoint string) (*store.Store, *ast.Schema, error) {
+	sch, err := schema.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	client := ddblocal.Client(endpoint)
+	table := "bench-" + time.Now().Format("150405.000000")
+	if _, err := client.CreateTable(ctx, store.Schema.WithoutStream().CreateTableInput(table)); err != nil {
+		return nil, nil, err
+	}
+	s := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey)))
+	return s, sch, s.Load(ctx, Data())
 }
 
 func measure(ctx context.Context, e *executor.Executor, clock *billing, q Query, rounds int) (Result, error) {

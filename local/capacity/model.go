@@ -20,6 +20,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -128,7 +129,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard))), routes.All)
+	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All)
 	arn, err := ddblocal.StreamARN(ctx, client, table)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -34,6 +35,11 @@ type Config struct {
 	// Console is the directory of the query page's npm packages (package
 	// console); "" serves no page.
 	Console string
+	// Reading is how the local AppSync writes a merged field's selection and
+	// the Lambda reads it (executor.WithSelectionReading and
+	// resolver.WithSelectionReading); the zero value is make dev's:
+	// selection.EveryOccurrence.
+	Reading *selection.Reading
 }
 
 // API is a local API: the executor of its requests, and the hub of its
@@ -66,12 +72,17 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 		logOut = io.Discard
 	}
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	h := resolver.New(s, log, resolver.WithCostLog(io.Discard))
+	reading := selection.EveryOccurrence
+	if cfg.Reading != nil {
+		reading = *cfg.Reading
+	}
+	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading))
 	if err := project(ctx, cfg, s, log); err != nil {
 		return nil, err
 	}
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
-	return &API{Exec: executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub)), Hub: hub, Console: cfg.Console}, nil
+	exec := executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub), executor.WithSelectionReading(reading))
+	return &API{Exec: exec, Hub: hub, Console: cfg.Console}, nil
 }
 
 // project starts the feed's projector on the table's stream, as the stack's

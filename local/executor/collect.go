@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 // collected is a field of a selection set after fragments are expanded and
@@ -13,6 +15,18 @@ type collected struct {
 	name  string
 	def   *ast.FieldDefinition
 	field *ast.Field // with the merged sub-selection
+	first *ast.Field // the first occurrence, as written
+}
+
+// described is the selection the field's resolver is told of in info: that
+// of every occurrence merged, or, under the first-occurrence reading, that
+// of the first occurrence alone (WithSelectionReading). Execution always
+// merges them.
+func (r *run) described(c collected) ast.SelectionSet {
+	if r.e.reading == selection.FirstOccurrence {
+		return c.first.SelectionSet
+	}
+	return c.field.SelectionSet
 }
 
 // args are the field's arguments as its resolver gets them: with the
@@ -68,7 +82,7 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 					def = typ.Fields.ForName(x.Name)
 				}
 				index[key] = len(out)
-				out = append(out, collected{key: key, name: x.Name, def: def, field: x})
+				out = append(out, collected{key: key, name: x.Name, def: def, field: x, first: x})
 			case *ast.InlineFragment:
 				if r.included(x.Directives) && (x.TypeCondition == "" || x.TypeCondition == typ.Name) {
 					walk(x.SelectionSet)

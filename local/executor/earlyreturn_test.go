@@ -24,6 +24,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -227,7 +228,7 @@ func setupFaulty(t *testing.T, data store.Dataset, optFns func(*dynamodb.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	return executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))), routes.All, opts...)
+	return executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All, opts...)
 }
 
 // DynamoDB failing while a parent answers its children: nothing is attached,

@@ -34,6 +34,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/jsresolver"
 )
 
@@ -63,6 +64,9 @@ type Executor struct {
 	// documented gives resolvers AppSync's inputs as AWS documents them
 	// (WithDocumentedInputs).
 	documented bool
+	// reading is how info describes a field merged from several
+	// occurrences (WithSelectionReading).
+	reading selection.Reading
 }
 
 // Publisher receives the result of each mutation field that resolved (the
@@ -90,6 +94,15 @@ type Option func(*Executor)
 // appsyncjs/child.js must answer the same under both.
 func WithDocumentedInputs() Option { return func(e *Executor) { e.documented = true } }
 
+// WithSelectionReading gives every resolver, in info.selectionSetGraphQL
+// and info.selectionSetList, the selection of a field merged from several
+// occurrences as AppSync writing it under r: every occurrence's
+// (selection.EveryOccurrence, the default), or the first occurrence's
+// alone (selection.FirstOccurrence, as Amplify's AppSync simulator writes
+// both). AWS documents neither; the Lambda and appsyncjs/child.js must
+// answer the same under both.
+func WithSelectionReading(r selection.Reading) Option { return func(e *Executor) { e.reading = r } }
+
 // WithTimeouts sets the time a request may take (RequestTimeout by default)
 // and the time one Lambda invocation may take (routes.FunctionTimeout).
 func WithTimeouts(request, function time.Duration) Option {
@@ -109,7 +122,8 @@ func WithQueryLimits(depth, resolvers int) Option {
 func New(schema *ast.Schema, lambda Invoker, rs []routes.Route, opts ...Option) *Executor {
 	e := &Executor{schema: schema, lambda: lambda, routes: map[string]routes.Route{},
 		requestTimeout: RequestTimeout, functionTimeout: routes.FunctionTimeout,
-		depthLimit: routes.QueryDepthLimit, resolverLimit: routes.ResolverCountLimit, child: child()}
+		depthLimit: routes.QueryDepthLimit, resolverLimit: routes.ResolverCountLimit, child: child(),
+		reading: selection.EveryOccurrence}
 	for _, r := range rs {
 		e.routes[r.Key()] = r
 	}
@@ -409,7 +423,7 @@ func (r *run) event(c call) appsync.Event {
 		headers = map[string]string{}
 	}
 	request, _ := json.Marshal(map[string]any{"headers": headers, "domainName": nil})
-	list, _ := json.Marshal(r.selectionList(c.field.field.SelectionSet))
+	list, _ := json.Marshal(r.selectionList(r.described(c.field)))
 	return appsync.Event{
 		Arguments: args,
 		Identity:  r.req.Identity,
@@ -421,7 +435,7 @@ func (r *run) event(c call) appsync.Event {
 			FieldName:           c.field.name,
 			ParentTypeName:      c.task.typ.Name,
 			SelectionSetList:    list,
-			SelectionSetGraphQL: selectionGraphQL(c.field.field.SelectionSet),
+			SelectionSetGraphQL: selectionGraphQL(r.described(c.field)),
 			Variables:           r.varsJSON,
 		},
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -80,7 +81,7 @@ func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []exec
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), append([]resolver.Option{resolver.WithCostLog(io.Discard)}, hopts...)...))}
+	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), append([]resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)}, hopts...)...))}
 	return executor.New(sch, rec, rs, opts...), rec, s
 }
 

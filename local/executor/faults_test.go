@@ -13,6 +13,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -31,7 +32,7 @@ func TestAHangingDynamoDBIsAnsweredBeforeTheDeadline(t *testing.T) {
 	}
 	log := &proc.Output{}
 	s := store.New(ddblocal.Client(ddblocal.BlackHole(t)), "t", cursor.New([]byte("k")))
-	h := resolver.New(s, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})), resolver.WithCostLog(io.Discard))
+	h := resolver.New(s, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))
 	const timeout = time.Second
 	e := executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithTimeouts(executor.RequestTimeout, timeout))
 	start := time.Now()

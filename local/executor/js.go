@@ -138,8 +138,8 @@ func (r *run) jsContext(c call) jsresolver.Context {
 			FieldName:           c.field.name,
 			ParentTypeName:      c.task.typ.Name,
 			Variables:           r.varsJSON,
-			SelectionSetList:    r.selectionList(c.field.field.SelectionSet),
-			SelectionSetGraphQL: selectionGraphQL(c.field.field.SelectionSet),
+			SelectionSetList:    r.selectionList(r.described(c.field)),
+			SelectionSetGraphQL: selectionGraphQL(r.described(c.field)),
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -32,7 +33,7 @@ func TestACommittedDeleteAnswersAsCommittedAndItsOrphansAreNotListed(t *testing.
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	newAPI := func(s *store.Store) *executor.Executor {
-		return executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard))), routes.All)
+		return executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All)
 	}
 	api := newAPI(broken)
 

@@ -1,7 +1,9 @@
 // Package querygen writes random valid GraphQL queries over a schema: the
 // shapes client libraries produce (aliases, named and inline fragments at
-// every level, the same field repeated with other sub-selections, variables
-// passed, left out and defaulted, @include and @skip), for differential
+// every level, named spreads inside inline fragments, fragments on Query
+// that select root fields again, the same field repeated with other
+// sub-selections, merged several levels deep, variables passed, left out and
+// defaulted, @include and @skip on fields and spreads), for differential
 // tests that run each query through two layouts and compare the answers.
 //
 // A query is valid by construction and checked by gqlparser's validator:
@@ -92,7 +94,7 @@ func (g *Generator) Generate(r *rand.Rand) (Query, error) {
 
 func (q *query) document() (string, map[string]any) {
 	root := q.g.schema.Query
-	var fields []string
+	var fields []rootField
 	for _, f := range root.Fields {
 		if strings.HasPrefix(f.Name, "__") {
 			continue
@@ -103,12 +105,17 @@ func (q *query) document() (string, map[string]any) {
 		}
 		for range 1 + q.r.IntN(2) { // a root field twice: under two keys, or merged
 			key := q.responseKey(root.Name, f.Name, args)
-			fields = append(fields, q.head(key, f.Name)+args+" "+q.selection(q.g.schema.Types[f.Type.Name()], 1))
+			fields = append(fields, rootField{head: q.head(key, f.Name) + args, typ: q.g.schema.Types[f.Type.Name()]})
 		}
 	}
-	if len(fields) == 0 {
-		fields = append(fields, "__typename")
+	var written []string
+	for _, f := range fields {
+		written = append(written, f.head+" "+q.selection(f.typ, 1))
 	}
+	if len(written) == 0 {
+		written = append(written, "__typename")
+	}
+	written = q.rootFragments(fields, written)
 	var b strings.Builder
 	b.WriteString("query Q")
 	if len(q.vars) > 0 {
@@ -124,7 +131,7 @@ func (q *query) document() (string, map[string]any) {
 		}
 		b.WriteString(")")
 	}
-	b.WriteString(" { " + strings.Join(fields, " ") + " }")
+	b.WriteString(" { " + strings.Join(written, " ") + " }")
 	for _, f := range q.fragments {
 		b.WriteString("\nfragment " + f.name + " on " + f.typ + " " + f.body)
 	}
@@ -135,6 +142,47 @@ func (q *query) document() (string, map[string]any) {
 		}
 	}
 	return b.String(), passed
+}
+
+// rootField is a field of Query as written: "key: name(args)", and its type.
+type rootField struct {
+	head string
+	typ  *ast.Definition
+}
+
+// rootFragments moves, at times, some of the written root fields into a
+// fragment on Query, named or inline, spread at the root (with a directive
+// at times), and selects one of them again there, under the same key, with
+// another selection: the shape Relay composes from components, where a root
+// field selected directly and again in a fragment merges into one
+// execution, and nothing but the merged form tells the field's resolver
+// what the other occurrence selects.
+func (q *query) rootFragments(fields []rootField, written []string) []string {
+	if len(fields) == 0 || q.r.IntN(2) != 0 {
+		return written
+	}
+	var moved, kept []string
+	for i, w := range written {
+		if i > 0 && q.r.IntN(2) == 0 {
+			moved = append(moved, w)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	if again := fields[q.r.IntN(len(fields))]; len(moved) == 0 || q.r.IntN(2) == 0 {
+		moved = append(moved, again.head+" "+q.selection(again.typ, 1))
+	}
+	body := "{ " + strings.Join(moved, " ") + " }"
+	if q.r.IntN(3) == 0 {
+		return append(kept, "... on Query"+q.directive()+" "+body)
+	}
+	f := &fragment{name: "F" + strconv.Itoa(len(q.fragments)+1), typ: q.g.schema.Query.Name, body: body, height: height(body), done: true}
+	q.fragments = append(q.fragments, f)
+	spread := "..." + f.name + q.directive()
+	if q.r.IntN(3) == 0 { // a named spread inside an inline fragment
+		spread = "... on Query { " + spread + " }"
+	}
+	return append(kept, spread)
 }
 
 // head is "key: name", or the name alone when the key is the name.
@@ -185,7 +233,11 @@ func (q *query) selection(typ *ast.Definition, depth int) string {
 		case x < 2 && depth < q.g.maxDepth:
 			items = append(items, "..."+q.directive()+" "+q.selection(typ, depth))
 		case x < 3 && depth < q.g.maxDepth:
-			items = append(items, "... on "+typ.Name+q.directive()+" "+q.selection(typ, depth))
+			inner := q.selection(typ, depth)
+			if spread, ok := q.spread(typ, depth); ok && q.r.IntN(2) == 0 { // a named spread inside
+				inner = "{ " + spread + " " + strings.TrimPrefix(inner, "{ ")
+			}
+			items = append(items, "... on "+typ.Name+q.directive()+" "+inner)
 		case x < 6:
 			if spread, ok := q.spread(typ, depth); ok {
 				items = append(items, spread)

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/devserver"
@@ -59,14 +60,20 @@ func main() {
 	tlsAddr := flag.String("tls-addr", "127.0.0.1:4443", "address to serve it on over TLS too (Amplify connects to wss:// only); empty for none")
 	certFile := flag.String("cert-out", ".build/dev-tls.pem", "where to write the TLS listener's self-signed certificate")
 	consoleDir := flag.String("console", "local/console/node_modules", "the query page's npm packages (make dev installs them); empty for no page")
+	readingName := flag.String("selection-reading", selection.EveryOccurrence.String(),
+		"how the local AppSync writes a merged field's selection, and the Lambda reads it: every-occurrence or first-occurrence")
 	flag.Parse()
-	if err := run(*addr, *tlsAddr, *certFile, *consoleDir); err != nil {
+	reading, err := selection.ParseReading(*readingName)
+	if err == nil {
+		err = run(*addr, *tlsAddr, *certFile, *consoleDir, reading)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "dev:", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, tlsAddr, certFile, consoleDir string) error {
+func run(addr, tlsAddr, certFile, consoleDir string, reading selection.Reading) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := ddblocal.StartInstalled(ctx)
@@ -75,7 +82,7 @@ func run(addr, tlsAddr, certFile, consoleDir string) error {
 	}
 	defer db.Stop()
 	api, err := devserver.Open(ctx, devserver.Config{Endpoint: db.Endpoint, Table: "appsync-dynamo-dev", Data: data(),
-		Log: os.Stderr, Console: consoleDir})
+		Log: os.Stderr, Console: consoleDir, Reading: &reading})
 	if err != nil {
 		return err
 	}
@@ -94,7 +101,10 @@ Query page (GraphiQL): http://%s/
 As a signed-in user (mutations need one): add -H "authorization: $(make -s token CALLER=bob)"
 
 Subscriptions (onCreateComment) speak AppSync's real-time protocol at ws://%s/graphql/realtime
-`, url, db.Endpoint, ln.Addr(), url, ln.Addr())
+
+A field selected twice: the local AppSync writes the %s's selection, and the Lambda reads it so
+(make dev SELECTION_READING=first-occurrence|every-occurrence; docs/deploying.md)
+`, url, db.Endpoint, ln.Addr(), url, ln.Addr(), reading)
 	srv := &http.Server{Handler: devserver.Handler(api), ReadHeaderTimeout: 10 * time.Second}
 	if tlsAddr != "" {
 		tlsLn, err := listenTLS(tlsAddr, certFile)
