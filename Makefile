@@ -79,6 +79,13 @@ CDK         := $(CACHE_DIR)/aws-cdk-$(CDK_VERSION)/node_modules/.bin/cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 PORT  ?= 4000
+# How make dev's AppSync writes the selection of a field selected twice, and
+# its Lambda reads it (docs/deploying.md): every-occurrence or first-occurrence.
+# make synth and make deploy pass it to the stack only when given (make deploy
+# SELECTION_READING=every-occurrence): deployed, the function's default is
+# first-occurrence, right whichever way AWS writes it.
+SELECTION_READING ?= every-occurrence
+STACK_READING := $(if $(filter command line environment,$(origin SELECTION_READING)),-c selectionReading=$(SELECTION_READING))
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
@@ -88,8 +95,8 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
 test: check-tools dynamodb-local rie browser js-lint js-clients console node-baseline vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
-	$(GO) test -race -count=1 ./...
-	cd infra && $(GO) test -count=1 ./...
+	$(GO) test -race -count=1 -timeout 45m ./...
+	cd infra && $(GO) test -count=1 -timeout 30m ./...
 
 check: vet ## the fast loop: vet and gofmt, then the tests that need no DynamoDB Local, emulator, browser or npm package (go test -short)
 	$(GO) test -short -count=1 ./...
@@ -124,8 +131,8 @@ $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
 	@mkdir -p $(@D)
 	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
 
-dev: check-tools dynamodb-local console ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data
-	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT) -tls-addr 127.0.0.1:$(TLS_PORT)
+dev: check-tools dynamodb-local console ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data [SELECTION_READING=first-occurrence]
+	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT) -tls-addr 127.0.0.1:$(TLS_PORT) -selection-reading $(SELECTION_READING)
 
 token: ## print a token acting as a sample user: make token CALLER=alice (CALLER=<name> NEW=1: a user with no profile yet)
 	@$(GO) run ./local/cmd/dev token $(if $(filter 1,$(NEW)),-new) "$(CALLER)"
@@ -146,11 +153,11 @@ capacity: check-tools dynamodb-local ## the capacity model: what a hot post or u
 	$(GO) run ./local/cmd/capacity
 
 synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
-	$(CDK) synth --quiet -c arch=$(ARCH)
+	$(CDK) synth --quiet -c arch=$(ARCH) $(STACK_READING)
 	@ls cdk.out/*.template.json
 
-deploy: check-tools cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack)
-	$(CDK) deploy -c arch=$(ARCH) $(if $(filter true,$(THROWAWAY)),-c throwaway=true)
+deploy: check-tools cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack; SELECTION_READING=every-occurrence once make smoke says so)
+	$(CDK) deploy -c arch=$(ARCH) $(if $(filter true,$(THROWAWAY)),-c throwaway=true) $(STACK_READING)
 
 destroy: check-tools cdk-cli ## delete the stack (a retained table and user pool stay unless THROWAWAY=true was deployed)
 	$(CDK) destroy
@@ -164,8 +171,8 @@ sam-container: check-tools dynamodb-local rie ## run the function in a container
 	$(GO) test -count=1 -tags samcontainer -v -run . ./local/samcontainer
 
 STACK ?= AppSyncDynamo
-smoke: ## first-deploy check against the deployed stack (AWS CLI + credentials), or make dev: make smoke [STACK=...] [URL=http://127.0.0.1:4000/graphql]
-	$(GO) run ./local/cmd/smoke -stack $(STACK) $(if $(URL),-url $(URL))
+smoke: ## first-deploy check against the deployed stack (AWS CLI + credentials), or make dev: make smoke [STACK=...] [URL=http://127.0.0.1:4000/graphql [SELECTION_READING=...]]
+	$(GO) run ./local/cmd/smoke -stack $(STACK) $(if $(URL),-url $(URL) -selection-reading $(SELECTION_READING))
 
 cdk-cli: $(CDK) ## install the CDK CLI into the cache
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 )
 
 // eslint returns the linter make test installs (APPSYNCJS_ESLINT), failing
@@ -81,5 +82,17 @@ func TestSelectionLimitFitsTheEventReserve(t *testing.T) {
 	units, _ := strconv.Atoi(m[1])
 	if worst := 6*units + 2048; units <= 0 || worst > payload.EventReserve {
 		t.Errorf("MAX_SELECTION %d: up to %d bytes an event, over payload.EventReserve %d", units, worst, payload.EventReserve)
+	}
+}
+
+// child.js answers the selection probe as the Lambda does for root fields:
+// on the same header, with the same errorType (make smoke reads both).
+func TestTheProbeIsTheLambdas(t *testing.T) {
+	header := regexp.MustCompile(`(?m)^const PROBE_HEADER = '([^']+)';$`).FindStringSubmatch(appsyncjs.Child)
+	if header == nil || header[1] != resolver.ProbeHeader {
+		t.Errorf("child.js's PROBE_HEADER %q, want resolver.ProbeHeader %q", header, resolver.ProbeHeader)
+	}
+	if !regexp.MustCompile(`'` + resolver.ProbeErrorType + `',\s*\);`).MatchString(appsyncjs.Child) {
+		t.Errorf("child.js does not fail the probe with errorType %q", resolver.ProbeErrorType)
 	}
 }

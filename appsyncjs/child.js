@@ -21,6 +21,12 @@ import { util, runtime } from '@aws-appsync/utils';
 const ANSWERS = '_answers';
 const DEFAULTS = '_defaults';
 
+// The request header that asks the resolver of the field it names
+// ("Post.comments") to fail with the selection AppSync gave it, as
+// resolver.ProbeHeader does for root fields: make smoke reads it to tell how
+// AppSync writes a field merged from several occurrences.
+const PROBE_HEADER = 'x-selection-probe';
+
 // A selection longer than this, with the variables it names, in UTF-16
 // code units, is not sent: each event then stays within the Lambda's
 // payload.EventReserve (8 kB, at six bytes a unit escaped) besides its
@@ -83,6 +89,16 @@ function namedVariables(selection, passed) {
  * @param {import('@aws-appsync/utils').Context} ctx
  */
 export function request(ctx) {
+  const headers = (ctx.request || {}).headers || {};
+  if (headers[PROBE_HEADER] === ctx.info.parentTypeName + '.' + ctx.info.fieldName) {
+    util.error(
+      JSON.stringify({
+        selectionSetGraphQL: ctx.info.selectionSetGraphQL,
+        selectionSetList: ctx.info.selectionSetList,
+      }),
+      'SelectionProbe',
+    );
+  }
   const parent = ctx.source || {};
   const answers = parent[ANSWERS];
   if (answers) {

@@ -5,7 +5,10 @@
 // apiKeyExpires (in cdk.json) is the date the public-read API key expires;
 // -c reservedConcurrency=N caps the function's concurrency; -c arch=x86_64
 // builds the functions for x86_64 instead of arm64 (make ... ARCH=x86_64,
-// which builds the bootstraps to match).
+// which builds the bootstraps to match); -c
+// selectionReading=every-occurrence lets the resolver function read a merged
+// field's selection as AppSync's every occurrence (cheaper; only once make
+// smoke has shown that AppSync writes it so: docs/deploying.md).
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/example/appsync-dynamo/infra/apistack"
+	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 func main() {
@@ -48,8 +52,15 @@ func main() {
 		fmt.Fprintf(os.Stderr, "arch must be arm64 or x86_64, got %q\n", arch)
 		os.Exit(1)
 	}
+	readingName, _ := app.Node().TryGetContext(jsii.String("selectionReading")).(string)
+	reading, err := selection.ParseReading(readingName)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	apistack.New(app, name, &apistack.Props{
 		Architecture:        arch,
+		SelectionReading:    reading,
 		ReservedConcurrency: reserved,
 		SchemaFile:          "schema/schema.graphql",
 		LambdaDir:           ".build/resolver",

@@ -30,6 +30,7 @@ import (
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -54,6 +55,13 @@ type Props struct {
 	// sam local invoke; -c arch=x86_64, make ... ARCH=x86_64). The
 	// bootstraps in LambdaDir and ProjectorDir must be built for it.
 	Architecture string
+	// SelectionReading is how the resolver function takes AppSync to write
+	// the selection of a field a query selects more than once
+	// (selection.Reading): the zero value, first-occurrence, is right
+	// whichever way AppSync writes it; every-occurrence (-c
+	// selectionReading=every-occurrence) is cheaper, and right only where
+	// make smoke has seen AppSync write every occurrence (docs/deploying.md).
+	SelectionReading selection.Reading
 	// APIKeyExpires is when the public-read API key expires: a fixed date (the
 	// app reads it from cdk.json), so that every synth writes the same
 	// template. AppSync takes 1 to 365 days from the deploy; redeploying
@@ -195,6 +203,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 			// The cost metrics of two stacks in one account do not mix.
 			"METRICS_NAMESPACE": stack.StackName(),
 			"WRITES_PER_MINUTE": jsii.String(strconv.Itoa(WritesPerMinute)),
+			"SELECTION_READING": jsii.String(props.SelectionReading.String()),
 			// Declared empty, for `sam local invoke` (make sam-invoke) to
 			// override: SAM passes only the variables the template declares.
 			// Empty, they change nothing in AWS.
@@ -242,6 +251,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	out("UserPoolClientId", *client.UserPoolClientId(), "App client for signing in")
 	out("TableName", *table.TableName(), "The DynamoDB table")
 	out("FunctionName", *fn.FunctionName(), "The resolver Lambda")
+	out("SelectionReading", props.SelectionReading.String(), "How the resolver Lambda reads a merged field's selection (make smoke checks it against AppSync's)")
 	return stack
 }
 

@@ -298,6 +298,12 @@ func TestFunction(t *testing.T) {
 	if budget := env["WRITES_PER_MINUTE"]; budget != strconv.Itoa(apistack.WritesPerMinute) {
 		t.Errorf("WRITES_PER_MINUTE = %v, want %d", budget, apistack.WritesPerMinute)
 	}
+	// By default the function reads a merged field's selection as AppSync's
+	// first occurrence's: right however AppSync writes it.
+	if reading := env["SELECTION_READING"]; reading != "first-occurrence" || tpl.Outputs["SelectionReading"] == nil ||
+		tpl.Outputs["SelectionReading"].(map[string]any)["Value"] != "first-occurrence" {
+		t.Errorf("SELECTION_READING = %v, output %v; want first-occurrence in both", reading, tpl.Outputs["SelectionReading"])
+	}
 	// The key's secret by ARN: no value of it, resolved or not, in the configuration.
 	if arn := str(env["NEXT_TOKEN_SECRET_ARN"]); !strings.Contains(arn, `"Ref"`) || strings.Contains(str(env), "resolve:secretsmanager") || env["NEXT_TOKEN_KEY"] != "" {
 		t.Errorf("environment %s: want NEXT_TOKEN_SECRET_ARN referencing the secret and no key (NEXT_TOKEN_KEY only declared, empty, for SAM)", str(env))

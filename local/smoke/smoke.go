@@ -3,7 +3,10 @@
 // a signed-in caller, reads them back with the seed's query as an API-key
 // caller, and runs a batched field in which one item fails, to see that
 // AppSync turns the Lambda's {data, errorMessage, errorType} items into one
-// GraphQL error for that item only. It reports what it saw, plainly.
+// GraphQL error for that item only. It then probes how AppSync writes the
+// selection of a field a query selects more than once (reading.go), and
+// fails when the function reads every occurrence's and AppSync writes less.
+// It reports what it saw, plainly.
 package smoke
 
 import (
@@ -16,6 +19,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 // Target is the API under test.
@@ -23,6 +28,10 @@ type Target struct {
 	URL    string // the GraphQL endpoint
 	APIKey string // sent as x-api-key on reads ("" for none, as make dev takes)
 	Token  string // a signed-in user's token (Authorization), for the writes
+	// Reading is how the API's resolver function reads a merged field's
+	// selection (the stack's SelectionReading output): the check fails when
+	// it reads every occurrence and AppSync does not write them all.
+	Reading selection.Reading
 }
 
 type gqlError struct {
@@ -84,6 +93,10 @@ func Run(ctx context.Context, t Target, out io.Writer) error {
 	}
 	say("ok   a batched field with one failing item: that item's error is %s %q at %v, its sibling was served",
 		batch.Errors[0].ErrorType, batch.Errors[0].Message, batch.Errors[0].Path)
+
+	if err := checkReading(ctx, t, postID, say); err != nil {
+		return err
+	}
 	say("all checks passed")
 	return nil
 }
@@ -98,14 +111,18 @@ func failed(say func(string, ...any), what string, r response, err error) error 
 	return fmt.Errorf("%s failed", what)
 }
 
-// post sends one GraphQL request, signed in or with the API key.
-func post(ctx context.Context, t Target, signedIn bool, query string, vars map[string]any) (response, error) {
+// post sends one GraphQL request, signed in or with the API key, with the
+// given headers (name, value, ...).
+func post(ctx context.Context, t Target, signedIn bool, query string, vars map[string]any, headers ...string) (response, error) {
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
 	if err != nil {
 		return response{}, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	if signedIn {
 		req.Header.Set("Authorization", t.Token)
 	} else if t.APIKey != "" {

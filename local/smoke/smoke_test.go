@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/smoke"
@@ -14,21 +15,42 @@ import (
 )
 
 // TestSmokeAgainstMakeDev runs the first-deploy check against the local API,
-// as make smoke URL=... does against make dev.
+// as make smoke URL=... does against make dev, under each reading of a merged
+// field's selection: the probes tell which one the local AppSync writes, and
+// the check fails where the function would read more than AppSync writes.
 func TestSmokeAgainstMakeDev(t *testing.T) {
-	api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
-		Table: fmt.Sprintf("smoke-%d", os.Getpid()), Data: sample.Data()})
-	if err != nil {
-		t.Fatal(err)
+	for i, c := range []struct {
+		appsync, function selection.Reading
+		fails             bool
+		says              string
+	}{
+		{selection.EveryOccurrence, selection.EveryOccurrence, false, "AppSync writes every occurrence's selection, as the function reads it"},
+		{selection.EveryOccurrence, selection.FirstOccurrence, false, "cdk deploy -c selectionReading=every-occurrence makes it cheaper"},
+		{selection.FirstOccurrence, selection.FirstOccurrence, false, "AppSync writes the first occurrence's selection in 6 of 6 shapes"},
+		{selection.FirstOccurrence, selection.EveryOccurrence, true, "FAIL AppSync writes the first occurrence's selection in 6 of 6 shapes"},
+	} {
+		t.Run(fmt.Sprintf("AppSync %s, the function %s", c.appsync, c.function), func(t *testing.T) {
+			api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
+				Table: fmt.Sprintf("smoke-%d-%d", os.Getpid(), i), Data: sample.Data(), Reading: &c.appsync})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(devserver.Handler(api))
+			defer srv.Close()
+			var out strings.Builder
+			err = smoke.Run(t.Context(), smoke.Target{URL: srv.URL + "/graphql", Token: devserver.Token("smoke"), Reading: c.function}, &out)
+			report := out.String()
+			if (err != nil) != c.fails {
+				t.Fatalf("error %v, want one: %v\n%s", err, c.fails, report)
+			}
+			if !strings.Contains(report, c.says) || !strings.Contains(report, "InvalidNextToken") ||
+				strings.Contains(report, "all checks passed") == c.fails {
+				t.Errorf("report, without %q:\n%s", c.says, report)
+			}
+			if want := "selectionSetGraphQL " + c.appsync.String() + ", selectionSetList " + c.appsync.String(); strings.Count(report, want) != 6 {
+				t.Errorf("report, without %q six times:\n%s", want, report)
+			}
+			t.Logf("report:\n%s", report)
+		})
 	}
-	srv := httptest.NewServer(devserver.Handler(api))
-	defer srv.Close()
-	var out strings.Builder
-	if err := smoke.Run(t.Context(), smoke.Target{URL: srv.URL + "/graphql", Token: devserver.Token("smoke")}, &out); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	if !strings.Contains(out.String(), "all checks passed") || !strings.Contains(out.String(), "InvalidNextToken") {
-		t.Errorf("report:\n%s", out.String())
-	}
-	t.Logf("report:\n%s", out.String())
 }

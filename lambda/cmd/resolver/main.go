@@ -13,7 +13,9 @@
 // METRICS_NAMESPACE, the CloudWatch namespace of the cost metrics (the stack
 // sets its name); WRITES_PER_MINUTE, each caller's mutations a minute past
 // which they are refused (resolver.WithWriteBudget; unset or 0: no budget;
-// the stack sets apistack.WritesPerMinute).
+// the stack sets apistack.WritesPerMinute); SELECTION_READING, how AppSync
+// writes a merged field's selection (resolver.WithSelectionReading:
+// first-occurrence, the default, or every-occurrence).
 //
 // The secret is read in the background from the start of init: nothing
 // waits for it but the first request that signs or checks a token, and
@@ -32,6 +34,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -66,5 +69,10 @@ func main() {
 			refuse("WRITES_PER_MINUTE is not a count of writes: " + v)
 		}
 	}
-	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithWriteBudget(budget)))
+	reading, err := selection.ParseReading(os.Getenv("SELECTION_READING"))
+	if err != nil {
+		refuse(err.Error())
+	}
+	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithWriteBudget(budget),
+		resolver.WithSelectionReading(reading)))
 }

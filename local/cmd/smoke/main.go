@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/smoke"
 )
@@ -21,8 +22,10 @@ import (
 func main() {
 	stack := flag.String("stack", "AppSyncDynamo", "the deployed stack (read with the AWS CLI)")
 	url := flag.String("url", "", "a local API instead (make dev), e.g. http://127.0.0.1:4000/graphql")
+	readingName := flag.String("selection-reading", selection.EveryOccurrence.String(),
+		"with -url: how the local API's Lambda reads a merged field's selection (make dev's SELECTION_READING)")
 	flag.Parse()
-	target, err := targetFor(*stack, *url)
+	target, err := targetFor(*stack, *url, *readingName)
 	if err == nil {
 		err = smoke.Run(context.Background(), target, os.Stdout)
 	}
@@ -32,9 +35,10 @@ func main() {
 	}
 }
 
-func targetFor(stack, url string) (smoke.Target, error) {
+func targetFor(stack, url, readingName string) (smoke.Target, error) {
 	if url != "" {
-		return smoke.Target{URL: url, Token: devserver.Token("smoke")}, nil
+		reading, err := selection.ParseReading(readingName)
+		return smoke.Target{URL: url, Token: devserver.Token("smoke"), Reading: reading}, err
 	}
 	out, err := aws("cloudformation", "describe-stacks", "--stack-name", stack, "--query", "Stacks[0].Outputs", "--output", "json")
 	if err != nil {
@@ -62,7 +66,11 @@ func targetFor(stack, url string) (smoke.Target, error) {
 	if err != nil {
 		return smoke.Target{}, err
 	}
-	return smoke.Target{URL: o["GraphQLUrl"], APIKey: o["ApiKeyId"], Token: strings.TrimSpace(string(token))}, nil
+	reading, err := selection.ParseReading(o["SelectionReading"]) // a stack deployed before the output: the default
+	if err != nil {
+		return smoke.Target{}, err
+	}
+	return smoke.Target{URL: o["GraphQLUrl"], APIKey: o["ApiKeyId"], Token: strings.TrimSpace(string(token)), Reading: reading}, nil
 }
 
 // aws runs the AWS CLI and returns its standard output.
