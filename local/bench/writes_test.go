@@ -11,7 +11,7 @@ import (
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
-var updateWrites = flag.Bool("update", false, "rewrite testdata/writes.md and testdata/projections.md from this run")
+var updateWrites = flag.Bool("update", false, "rewrite testdata/writes.md, projections.md and readings.md from this run")
 
 // What every mutation costs is counted, not estimated: the table that make
 // bench prints (DynamoDB Local's consumed capacity with index detail, for
@@ -24,7 +24,7 @@ func TestWhatEveryMutationCosts(t *testing.T) {
 	}
 	var got bytes.Buffer
 	bench.PrintWrites(&got, costs)
-	wantTable(t, got.Bytes(), "testdata/writes.md", "WhatEveryMutation")
+	wantTable(t, got.Bytes(), "testdata/writes.md", "WhatEveryMutation", "../../docs/table.md")
 }
 
 // What each projection of GSI1 would cost is counted too: posts written and
@@ -37,24 +37,42 @@ func TestWhatEachProjectionCosts(t *testing.T) {
 	}
 	var got bytes.Buffer
 	bench.PrintProjections(&got, costs)
-	wantTable(t, got.Bytes(), "testdata/projections.md", "WhatEachProjection")
+	wantTable(t, got.Bytes(), "testdata/projections.md", "WhatEachProjection", "../../docs/table.md")
 }
 
 // wantTable fails unless got equals the file (rewritten with -update) and
-// docs/table.md carries it.
-func wantTable(t *testing.T, got []byte, file, test string) {
+// the document docPath carries it.
+func wantTable(t *testing.T, got []byte, file, test, docPath string) {
 	t.Helper()
 	golden.File(t, file, got, *updateWrites, "go test ./local/bench -run "+test+" -update")
 	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := os.ReadFile("../../docs/table.md")
+	doc, err := os.ReadFile(docPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(doc, want) {
-		t.Errorf("docs/table.md does not carry %s", file)
+		t.Errorf("%s does not carry %s", docPath, file)
+	}
+}
+
+// What each query costs under each reading of a merged field's selection
+// is counted (testdata/readings.md, in docs/deploying.md); make dev's
+// reading keeps the seed's query at one invocation and four round trips,
+// and the deployed default answers every query in as few invocations or
+// fewer where a query merges a field through a fragment.
+func TestWhatEachReadingCosts(t *testing.T) {
+	rows, err := bench.Readings(t.Context(), storetest.Endpoint(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	bench.PrintReadings(&got, rows)
+	wantTable(t, got.Bytes(), "testdata/readings.md", "WhatEachReading", "../../docs/deploying.md")
+	if seed := rows[0].Results[0]; rows[0].Query.Name != bench.SeedQuery || seed.Invocations != 1 || seed.RoundTrips != 4 {
+		t.Errorf("%s under make dev's reading: %+v, want 1 invocation and 4 round trips", rows[0].Query.Name, seed)
 	}
 }
 
