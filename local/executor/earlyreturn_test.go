@@ -69,7 +69,7 @@ func TestSeedQueryInOneInvocation(t *testing.T) {
 	d := sample.Blog(10, 20, 30)
 	js, rec := setup(t, d, routes.All)
 	direct, _ := setupDirect(t, d, routes.All)
-	data, cost, before := sameAnswer(t, js, direct, executor.Request{Query: `{ user(handle: "alice") { name posts { items { title comments { items { body author { name } } } } } } }`})
+	data, cost, before := sameAnswer(t, js, direct, executor.Request{Query: seedQuery})
 	posts := len(get(data, "user", "posts", "items").([]any))
 	if cost.LambdaInvocations != 1 || requests(cost) != 2+posts+1 || cost.DynamoDBRoundTrips != 4 {
 		t.Errorf("cost = %+v; want 1 invocation, %d requests, 4 round trips", cost, 2+posts+1)
@@ -78,7 +78,18 @@ func TestSeedQueryInOneInvocation(t *testing.T) {
 		t.Errorf("%d payloads sent to the Lambda", len(rec.payloads))
 	}
 	t.Logf("%d posts; JavaScript resolvers: %+v; direct resolvers: %+v", posts, cost, before)
+	// Under the first-occurrence reading (the Lambda's default), still one
+	// invocation, with the same answer: each level is answered whole.
+	first := []executor.Option{executor.WithSelectionReading(selection.FirstOccurrence)}
+	whole := []resolver.Option{resolver.WithSelectionReading(selection.FirstOccurrence)}
+	jsFirst, _ := setupWith(t, d, routes.All, first, whole)
+	directFirst, _ := setupWith(t, d, routes.All, append(first, executor.WithDirectResolvers()), append(whole, resolver.WithoutAnswers()))
+	if _, cost, _ := sameAnswer(t, jsFirst, directFirst, executor.Request{Query: seedQuery}); cost.LambdaInvocations != 1 {
+		t.Errorf("first-occurrence reading: %+v; want 1 invocation", cost)
+	}
 }
+
+const seedQuery = `{ user(handle: "alice") { name posts { items { title comments { items { body author { name } } } } } } }`
 
 // A post with its comments and their authors: the post and its first
 // comments in one Query, then the authors in one BatchGetItem.

@@ -3,6 +3,7 @@ package executor_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -79,6 +82,54 @@ func TestPagesOfLargePostsEndOnlyWithTheLastPost(t *testing.T) {
 		t.Errorf("largest Lambda payload %d bytes, over %d", largest, payload.MaxBytes)
 	}
 	t.Logf("25 posts of 80 kB: %d pages, largest Lambda payload %d bytes", pages, largest)
+}
+
+// Under the first-occurrence reading a selection of titles alone cannot
+// prove that nothing else is selected, so a page of large posts is read
+// whole and cut by its whole size: more pages than the every-occurrence
+// reading's, and every post still arrives once.
+func TestPagesOfLargePostsUnderEachReading(t *testing.T) {
+	body := strings.Repeat("😀", 20000)
+	pages := map[selection.Reading]int{}
+	for _, r := range []selection.Reading{selection.EveryOccurrence, selection.FirstOccurrence} {
+		e, _ := setupWith(t, store.Dataset{}, routes.All, []executor.Option{executor.WithSelectionReading(r)},
+			[]resolver.Option{resolver.WithSelectionReading(r)})
+		createUser(t, e, "u_writer")
+		for i := range 25 {
+			mustRun(t, e, executor.Request{Identity: signedIn("u_writer"),
+				Query:     `mutation($t: String!, $b: String!) { createPost(input: {title: $t, body: $b}) { id } }`,
+				Variables: map[string]any{"t": fmt.Sprint("Post ", i), "b": body}})
+		}
+		seen := map[string]bool{}
+		var token any
+		for pages[r] < 30 {
+			data, _ := mustRun(t, e, executor.Request{
+				Query:     `query($t: String) { user(id: "u_writer") { posts(nextToken: $t) { items { id title } nextToken } } }`,
+				Variables: map[string]any{"t": token}})
+			pages[r]++
+			for _, item := range get(data, "user", "posts", "items").([]any) {
+				if id := get(item, "id").(string); seen[id] {
+					t.Fatalf("%s: page %d repeats post %s", r, pages[r], id)
+				}
+				seen[get(item, "id").(string)] = true
+			}
+			if token = get(data, "user", "posts", "nextToken"); token == nil {
+				break
+			}
+		}
+		if len(seen) != 25 {
+			t.Errorf("%s: %d distinct posts in %d pages, want 25", r, len(seen), pages[r])
+		}
+	}
+	if pages[selection.EveryOccurrence] != 2 || pages[selection.FirstOccurrence] <= 2 {
+		t.Errorf("pages of 25 posts of 80 kB, titles selected: %v; want 2 under every-occurrence, more under first-occurrence", pages)
+	}
+	t.Logf("pages of 25 posts of 80 kB, titles selected: %v", pages)
+	doc, err := os.ReadFile("../../docs/deploying.md")
+	want := fmt.Sprintf("titles selected, take %d pages against %d", pages[selection.FirstOccurrence], pages[selection.EveryOccurrence])
+	if err != nil || !strings.Contains(strings.ReplaceAll(string(doc), "\n", " "), want) {
+		t.Errorf("docs/deploying.md does not say %q (%v)", want, err)
+	}
 }
 
 // commentsOf follows the nextToken of each post's comments until the end,
