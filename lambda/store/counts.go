@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -214,7 +215,8 @@ var errAdopted = errors.New("adopted meanwhile")
 // none (written before counters existed), and moves the entity's own counts
 // onto it: one strongly consistent GetItem of the entity, then one
 // transaction that removes the counts from the entity's item (conditioned
-// on a post's author and status as read) and puts the counter with them (a
+// on the counts, and a post's author and status, as read) and puts the
+// counter with them (a
 // post's author and status, a user's handle for GSI1). Once adopted, every
 // count of an entity is on its counter. It costs the entity's item rewritten
 // once, ever; false when the entity is absent.
@@ -258,6 +260,18 @@ func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 	remove := expression.Remove(expression.Name(counts[0]))
 	for _, c := range counts[1:] {
 		remove = remove.Remove(expression.Name(c))
+	}
+	for _, c := range counts { // the counts moved are those read
+		n, _ := out.Item[c].(*types.AttributeValueMemberN)
+		if n == nil {
+			cond = cond.And(expression.AttributeNotExists(expression.Name(c)))
+			continue
+		}
+		v, err := strconv.ParseInt(n.Value, 10, 64)
+		if err != nil {
+			return false, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+		cond = cond.And(expression.Name(c).Equal(expression.Value(v)))
 	}
 	own := txAction{key: itemKey{pk, SKMetadata}, update: &remove, cond: cond, failed: func(map[string]types.AttributeValue) error { return errAdopted }}
 	err = s.transact(ctx, op, own, s.put(av, func(map[string]types.AttributeValue) error { return errAdopted }))

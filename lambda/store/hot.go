@@ -149,8 +149,9 @@ func notHot(a txAction) txAction {
 // counter (shards, an empty tally), puts each shard's counter (no counts,
 // the post's author and status, version 0) and the marker its likes' Query
 // reads first, conditioned on the post being published, as read, and not
-// hot already (then it changes nothing). A post without a counter item
-// (older than counters) is left as it is.
+// hot already (then it changes nothing, and the store learns the shards it
+// has, whoever turned it hot). A post without a counter item (older than
+// counters) is left as it is.
 func (s *Store) MakeHot(ctx context.Context, postID string) error {
 	const op = "store.MakeHot"
 	if err := checkIDs(op, postID); err != nil {
@@ -158,6 +159,9 @@ func (s *Store) MakeHot(ctx context.Context, postID string) error {
 	}
 	var c Post
 	found, err := s.getConsistent(ctx, op, itemKey{PostPK(postID), SKCount}, &c)
+	if err == nil && found && c.Shards > 0 { // turned hot by another store
+		s.hot.learn(postID, c.Shards)
+	}
 	if err != nil || !found || c.Shards > 0 || !c.Published() {
 		return err
 	}

@@ -26,8 +26,9 @@ import (
 // (shards, an empty tally), puts each shard's counter (no counts, version
 // 0) and the marker its followers' Query reads first (SKHotFollowers, in
 // GSI2 under HotFollowerSK), conditioned on the user's counter existing
-// and not being hot already (then it changes nothing). A user without a
-// counter item (older than counters) is left as it is.
+// and not being hot already (then it changes nothing, and the store learns
+// the shards it has, whoever turned it hot). A user without a counter item
+// (older than counters) is left as it is.
 func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 	const op = "store.MakeUserHot"
 	if err := checkIDs(op, userID); err != nil {
@@ -35,6 +36,9 @@ func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 	}
 	var c User
 	found, err := s.getConsistent(ctx, op, itemKey{UserPK(userID), SKCount}, &c)
+	if err == nil && found && c.Shards > 0 { // turned hot by another store
+		s.hotUsers.learn(userID, c.Shards)
+	}
 	if err != nil || !found || c.Shards > 0 {
 		return err
 	}
@@ -47,13 +51,13 @@ func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 		[]map[string]types.AttributeValue{marker})
 }
 
-// followHot is Follow of a hot user: the follow, its GSI2 entry in the
-// next shard, the follower's followingCount and that shard's followerCount,
+// followHot is Follow of a hot user: the follow (item), its GSI2 entry in
+// the next shard, the follower's followingCount and that shard's followerCount,
 // in one transaction; errExists (with existing set) when it follows
 // already.
-func (s *Store) followHot(ctx context.Context, op string, f Follow, shards int, existing *map[string]types.AttributeValue) error {
+func (s *Store) followHot(ctx context.Context, op string, item followItem, shards int, existing *map[string]types.AttributeValue) error {
+	f := item.Follow
 	n := int(s.hotUsers.next.Add(1) % uint64(shards))
-	item := newFollowItem(f)
 	item.GSI2PK = FollowersShardPK(f.FollowedID, n)
 	av, err := marshal(op, item)
 	if err != nil {

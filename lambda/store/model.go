@@ -89,6 +89,11 @@ type Post struct {
 	// the projector last copied them there (see hot.go).
 	Shards int                   `json:"-" dynamodbav:"shards,omitempty"`
 	Hot    map[string]ShardTally `json:"-" dynamodbav:"hot,omitempty"`
+	// Version, on the post's own item, counts its edits and its
+	// publication (none before the first), so that a write conditioned on
+	// the post as it read it (publishPost, deletePost) finds an edit made
+	// meanwhile, whatever its time.
+	Version int64 `json:"-" dynamodbav:"v,omitempty"`
 
 	read attributes // what was read, when not every attribute was
 }
@@ -251,6 +256,10 @@ type followItem struct {
 	SK     string `dynamodbav:"sk"`
 	GSI2PK string `dynamodbav:"gsi2pk"`
 	GSI2SK string `dynamodbav:"gsi2sk"`
+	// Version tells this follow from one made again after an unfollow (a
+	// ULID of its time): an unfollow removes the follow it read, never a
+	// newer one. Follows written before it have none.
+	Version string `dynamodbav:"v,omitempty"`
 	Follow
 }
 

@@ -214,6 +214,24 @@ func onlyIf(a txAction, attribute, value string) txAction {
 	return a
 }
 
+// asRead adds to cond that the item's attribute is as it was read: equal to
+// value, or absent where value is "" (an item written before it had one).
+func asRead(cond expression.ConditionBuilder, attribute, value string) expression.ConditionBuilder {
+	if value == "" {
+		return cond.And(expression.AttributeNotExists(expression.Name(attribute)))
+	}
+	return cond.And(expression.Name(attribute).Equal(expression.Value(value)))
+}
+
+// asVersion adds to cond that the item's version (v) is as it was read:
+// version, or absent for 0.
+func asVersion(cond expression.ConditionBuilder, version int64) expression.ConditionBuilder {
+	if version == 0 {
+		return cond.And(expression.AttributeNotExists(expression.Name("v")))
+	}
+	return cond.And(expression.Name("v").Equal(expression.Value(version)))
+}
+
 // published adds to a's condition that its post is published: status
 // PUBLISHED, or none (posts written before drafts existed).
 func published(a txAction) txAction {

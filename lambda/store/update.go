@@ -27,6 +27,11 @@ func (c *changes) set(attribute string, value *string) {
 	}
 }
 
+// bump adds 1 to the item's version (v).
+func (c *changes) bump() {
+	c.update = c.update.Add(expression.Name("v"), expression.Value(1))
+}
+
 func (c *changes) remove(attribute string) {
 	c.update, c.n = c.update.Remove(expression.Name(attribute)), c.n+1
 }

@@ -144,13 +144,32 @@ func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, dr
 }
 
 // PublishPost publishes the draft, if callerID is its author: in one
-// transaction, conditioned on the post still being that author's draft, its
+// transaction, conditioned on the post still being that author's draft as
+// read (an edit meanwhile: read again, up to three times), its
 // status (and its counter's) becomes PUBLISHED, its place in the author's
 // posts (GSI1's sort key) becomes a ULID of the publication time, and the
 // author's postCount grows by one. NotFound when absent (someone else's draft is absent to them),
 // Unauthorized for anyone else, Conflict when the post is published already
 // (a post is published once).
 func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
+	for attempt := 1; ; attempt++ {
+		p, err := s.publishPost(ctx, callerID, id)
+		if !errors.Is(err, errEdited) {
+			return p, err
+		}
+		if attempt == 3 {
+			return Post{}, errs.E("store.PublishPost", errs.Conflict, "the post changed while it was being published; retry")
+		}
+	}
+}
+
+// errEdited marks a write whose post was edited between its read and its
+// transaction: it starts over from a fresh read.
+var errEdited = errors.New("the post was edited meanwhile")
+
+// publishPost is one attempt of PublishPost, conditioned on the post as it
+// read it (its updatedAt): an edit meanwhile makes it errEdited.
+func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, error) {
 	const op = "store.PublishPost"
 	if err := checkIDs(op, callerID, id); err != nil {
 		return Post{}, err
@@ -168,17 +187,22 @@ func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, err
 		return Post{}, errs.E(op, errs.Conflict, "the post is published already")
 	}
 	now := s.now()
-	p.Status, p.UpdatedAt = StatusPublished, timestamp(now)
+	edited := asVersion(itemExists, p.Version)
+	p.Status, p.UpdatedAt, p.Version = StatusPublished, timestamp(now), p.Version+1
 	publish := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).
 		Set(expression.Name(AttrGSI1SK), expression.Value(PublishedSK(s.newID(now)))).
-		Set(expression.Name("updatedAt"), expression.Value(p.UpdatedAt))
+		Set(expression.Name("updatedAt"), expression.Value(p.UpdatedAt)).
+		Add(expression.Name("v"), expression.Value(1))
 	changed := func(old map[string]types.AttributeValue) error {
 		if len(old) == 0 {
 			return errs.E(op, errs.NotFound, "post not found")
 		}
+		if status, _ := old["status"].(*types.AttributeValueMemberS); status != nil && status.Value == StatusDraft {
+			return errEdited // still a draft of the caller's, edited since it was read
+		}
 		return errs.E(op, errs.Conflict, "the post is published already")
 	}
-	post := txAction{key: itemKey{PostPK(id), SKMetadata}, update: &publish, cond: itemExists, failed: changed}
+	post := txAction{key: itemKey{PostPK(id), SKMetadata}, update: &publish, cond: edited, failed: changed}
 	status := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).Set(expression.Name("authorId"), expression.Value(callerID))
 	counter := always(txAction{key: itemKey{PostPK(id), SKCount}, update: &status}) // written here for a draft older than counters
 	authorPK := UserPK(callerID)
@@ -209,6 +233,7 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 	upd.set("body", body)
 	now := timestamp(s.now())
 	upd.set("updatedAt", &now)
+	upd.bump()
 	var p Post
 	err := s.update(ctx, op, itemKey{PostPK(id), SKMetadata}, upd, "authorId", callerID,
 		errs.E(op, errs.NotFound, "post not found"), errs.E(op, errs.Unauthorized, "only the post's author may change it"), &p)
@@ -220,7 +245,8 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 
 // DeletePost deletes the post, if callerID is its author, and (when it was
 // published) decrements the author's postCount, in one transaction
-// conditioned on the status it read; then it deletes every comment in the
+// conditioned on the status and the version it read, so that it returns the
+// post it deleted; then it deletes every comment in the
 // post's partition (Query pages of keys, BatchWriteItem of 25, unprocessed
 // items retried). It returns the deleted post; with ErrSweepUnfinished when
 // the deletion committed and the sweep did not finish.
@@ -233,8 +259,8 @@ func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, erro
 	return s.deletePost(ctx, callerID, id, 1)
 }
 
-// errStatusChanged marks a deletion whose post was published between its
-// read and its transaction.
+// errStatusChanged marks a deletion whose post was published or edited
+// between its read and its transaction.
 var errStatusChanged = errors.New("the post's status changed")
 
 func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int) (Post, error) {
@@ -268,6 +294,7 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		}
 		return errStatusChanged
 	}), "authorId", callerID)
+	remove.cond = asVersion(remove.cond, p.Version) // an edit meanwhile: read it again, to return it
 	// The counter goes as read too: hot or not (none for a post older than
 	// counters), and a hot post's shard counters with it, so that no like
 	// lands in a shard afterwards.
@@ -449,14 +476,17 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 	if followerID == followedID {
 		return Follow{}, errs.E(op, errs.Validation, "you cannot follow yourself")
 	}
-	f := Follow{FollowerID: followerID, FollowedID: followedID, CreatedAt: timestamp(s.now())}
-	av, err := marshal(op, newFollowItem(f))
+	now := s.now()
+	f := Follow{FollowerID: followerID, FollowedID: followedID, CreatedAt: timestamp(now)}
+	item := newFollowItem(f)
+	item.Version = s.newID(now)
+	av, err := marshal(op, item)
 	if err != nil {
 		return Follow{}, err
 	}
 	var existing map[string]types.AttributeValue
 	if shards := s.hotUsers.of(followedID); shards > 0 {
-		err = s.followHot(ctx, op, f, shards, &existing)
+		err = s.followHot(ctx, op, item, shards, &existing)
 	} else {
 		err = s.counting(ctx, op, func() error {
 			counts := s.followCounts(op, followerID, followedID, countUp)
@@ -469,14 +499,14 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 		case errors.Is(err, errPastThreshold): // the user turns hot, and takes the follow in a shard
 			if err = s.MakeUserHot(ctx, followedID); err == nil {
 				if shards := s.hotUsers.of(followedID); shards > 0 {
-					err = s.followHot(ctx, op, f, shards, &existing)
+					err = s.followHot(ctx, op, item, shards, &existing)
 				} else { // its counter went meanwhile (MakeUserHot leaves a user without one)
 					err = errs.E(op, errs.NotFound, "user not found")
 				}
 			}
 		case errors.As(err, &hot): // turned hot since this store last knew
 			s.hotUsers.learn(followedID, hot.shards)
-			err = s.followHot(ctx, op, f, hot.shards, &existing)
+			err = s.followHot(ctx, op, item, hot.shards, &existing)
 		}
 	}
 	if errors.Is(err, errExists) {
@@ -491,7 +521,11 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 
 // Unfollow removes the follow and decrements both users' counts, in one
 // transaction, and returns the removed follow; (nil, nil) when there was no
-// follow to remove, which makes it idempotent.
+// follow to remove, which makes it idempotent. It removes the follow it
+// read, conditioned on its version and its GSI2 partition: a follow made
+// again meanwhile (by another unfollow and follow, perhaps into a shard of a
+// user turned hot) is another follow, which it leaves, as if it had run
+// before it.
 func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*Follow, error) {
 	const op = "store.Unfollow"
 	if err := checkIDs(op, followerID, followedID); err != nil {
@@ -503,12 +537,13 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 		return nil, err
 	}
 	f := item.Follow
-	remove := s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists })
+	remove := onlyIf(s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists }),
+		AttrGSI2PK, item.GSI2PK)
+	remove.cond = asRead(remove.cond, "v", item.Version)
 	if n := followerShard(followedID, item.GSI2PK); n >= 0 { // a hot user's: counted on the shard's counter
 		followerPK := UserPK(followerID)
 		err = s.counting(ctx, op, func() error {
-			// The follow read, not one made again since (in another shard).
-			return s.transact(ctx, op, onlyIf(remove, AttrGSI2PK, item.GSI2PK),
+			return s.transact(ctx, op, remove,
 				s.addCount(followerPK, SKCount, "followingCount", countDown, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
 				s.shardCount(UserShardPK(followedID, n), "followerCount", countDown, errs.E(op, errs.NotFound, "user not found")))
 		})
@@ -517,7 +552,7 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 			return s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, countDown)...)...)
 		})
 	}
-	if errors.Is(err, errExists) { // removed by a concurrent unfollow
+	if errors.Is(err, errExists) { // removed by a concurrent unfollow, perhaps followed again since
 		return nil, nil
 	}
 	if err != nil {

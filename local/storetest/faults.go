@@ -188,3 +188,83 @@ func (c *ThrottleQueriesOf) Query(ctx context.Context, in *dynamodb.QueryInput, 
 	}
 	return c.API.Query(ctx, in, opts...)
 }
+
+// Meanwhile is a store.API that runs Do once, and waits for it, just before
+// the first GetItem, UpdateItem or TransactWriteItems that Before accepts
+// goes to DynamoDB: what another Lambda environment writes between one
+// environment's read and the write that follows it.
+type Meanwhile struct {
+	store.API
+	Before func(in any) bool
+	Do     func()
+
+	mu   sync.Mutex
+	done bool
+}
+
+func (m *Meanwhile) hold(in any) {
+	m.mu.Lock()
+	run := !m.done && m.Before(in)
+	m.done = m.done || run
+	m.mu.Unlock()
+	if run {
+		m.Do()
+	}
+}
+
+// Ran reports whether Do has run.
+func (m *Meanwhile) Ran() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.done
+}
+
+func (m *Meanwhile) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	m.hold(in)
+	return m.API.GetItem(ctx, in, opts...)
+}
+
+func (m *Meanwhile) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	m.hold(in)
+	return m.API.UpdateItem(ctx, in, opts...)
+}
+
+func (m *Meanwhile) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	m.hold(in)
+	return m.API.TransactWriteItems(ctx, in, opts...)
+}
+
+// GetOf accepts a GetItem of the item pk, sk.
+func GetOf(pk, sk string) func(any) bool {
+	return func(in any) bool {
+		g, ok := in.(*dynamodb.GetItemInput)
+		return ok && keyIs(g.Key, pk, sk)
+	}
+}
+
+// TransactionOn accepts a TransactWriteItems that writes or checks the item
+// pk, sk.
+func TransactionOn(pk, sk string) func(any) bool {
+	return func(in any) bool {
+		t, ok := in.(*dynamodb.TransactWriteItemsInput)
+		if !ok {
+			return false
+		}
+		for _, it := range t.TransactItems {
+			switch {
+			case it.Put != nil && keyIs(it.Put.Item, pk, sk),
+				it.Update != nil && keyIs(it.Update.Key, pk, sk),
+				it.Delete != nil && keyIs(it.Delete.Key, pk, sk),
+				it.ConditionCheck != nil && keyIs(it.ConditionCheck.Key, pk, sk):
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func keyIs(item map[string]types.AttributeValue, pk, sk string) bool {
+	p, _ := item["pk"].(*types.AttributeValueMemberS)
+	s, _ := item["sk"].(*types.AttributeValueMemberS)
+	return p != nil && s != nil && p.Value == pk && s.Value == sk
+}
