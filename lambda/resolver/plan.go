@@ -28,7 +28,16 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 		if p == nil {
 			continue
 		}
-		var answers []*answer // this object's, few: found by key in a loop
+		var answers []*answer       // this object's, few: found by key in a loop
+		var unknown map[string]bool // fields of which an occurrence's arguments cannot be known
+		for _, f := range p.fields {
+			if f.Unknown {
+				if unknown == nil {
+					unknown = map[string]bool{}
+				}
+				unknown[f.Name] = true
+			}
+		}
 		for _, f := range p.fields {
 			fp, seen := fieldPlans[typedField{p.typ, f}]
 			if !seen { // the objects of a level share their selection's fields
@@ -41,7 +50,7 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 			if fp.prefetched {
 				p.asked++
 			}
-			if !fp.answerable || slices.ContainsFunc(p.fields, func(g *selection.Field) bool { return g.Unknown && g.Name == f.Name }) {
+			if !fp.answerable || unknown[f.Name] {
 				continue // or an occurrence of the field whose key cannot be known
 			}
 			k := slices.IndexFunc(answers, func(a *answer) bool { return a.key == fp.key })

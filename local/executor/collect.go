@@ -62,6 +62,7 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 	var out []collected
 	index := map[string]int{}
 	visited := map[string]bool{}
+	var more [][]ast.SelectionSet // by out's index: the later occurrences' sub-selections
 	var walk func(ast.SelectionSet)
 	walk = func(sel ast.SelectionSet) {
 		for _, s := range sel {
@@ -72,9 +73,7 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 				}
 				key := responseKey(x)
 				if i, ok := index[key]; ok {
-					merged := *out[i].field
-					merged.SelectionSet = append(append(ast.SelectionSet{}, merged.SelectionSet...), x.SelectionSet...)
-					out[i].field = &merged
+					more[i] = append(more[i], x.SelectionSet)
 					continue
 				}
 				def := x.Definition
@@ -83,6 +82,7 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 				}
 				index[key] = len(out)
 				out = append(out, collected{key: key, name: x.Name, def: def, field: x, first: x})
+				more = append(more, nil)
 			case *ast.InlineFragment:
 				if r.included(x.Directives) && (x.TypeCondition == "" || x.TypeCondition == typ.Name) {
 					walk(x.SelectionSet)
@@ -97,6 +97,21 @@ func (r *run) collect(typ *ast.Definition, sel ast.SelectionSet) []collected {
 		}
 	}
 	walk(sel)
+	for i, sets := range more { // each merged field's sub-selection, built once
+		if len(sets) == 0 {
+			continue
+		}
+		n := len(out[i].field.SelectionSet)
+		for _, set := range sets {
+			n += len(set)
+		}
+		merged := *out[i].field
+		merged.SelectionSet = append(make(ast.SelectionSet, 0, n), merged.SelectionSet...)
+		for _, set := range sets {
+			merged.SelectionSet = append(merged.SelectionSet, set...)
+		}
+		out[i].field = &merged
+	}
 	return out
 }
 

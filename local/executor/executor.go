@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/introspection"
-	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/validator"
 
@@ -238,7 +237,7 @@ type run struct {
 }
 
 func (r *run) execute() any {
-	doc, errs := gqlparser.LoadQuery(r.e.schema, r.req.Query)
+	doc, errs := Parse(r.e.schema, r.req.Query)
 	if len(errs) > 0 {
 		for _, err := range errs {
 			ge := Error{Message: err.Message, ErrorType: "GraphQLError"}

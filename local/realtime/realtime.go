@@ -25,11 +25,11 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/local/executor"
 )
 
 // ConnectionTimeout is the connectionTimeoutMs of connection_ack: how long a
@@ -244,7 +244,7 @@ func (h *Hub) start(c *connection, m message) {
 		}
 		caller = id
 	}
-	doc, errs := gqlparser.LoadQuery(h.schema, req.Query)
+	doc, errs := executor.Parse(h.schema, req.Query)
 	if len(errs) > 0 {
 		c.send(errorMessage(m.ID, "GraphQLError", errs[0].Message))
 		return
