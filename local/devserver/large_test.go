@@ -23,7 +23,7 @@ import (
 // answered first: validation no longer holds a core for minutes.
 func TestTheLargestMergesThroughMakeDev(t *testing.T) {
 	api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
-		Table: fmt.Sprintf("large-%d", os.Getpid()), Data: sample.Data()})
+		Table: fmt.Sprintf("large-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func postBody(t *testing.T, url, auth string, body []byte) reply {
 
 func TestEndToEndOverHTTP(t *testing.T) {
 	api, err := devserver.Open(t.Context(), devserver.Config{
-		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("e2e-%d", os.Getpid()), Data: sample.Blog(10, 20, 30)})
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Blog(10, 20, 30)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestEndToEndOverHTTP(t *testing.T) {
 // unfollowed posts leave it at once.
 func TestTheFeedThroughTheStream(t *testing.T) {
 	api, err := devserver.Open(t.Context(), devserver.Config{
-		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("feed-%d", os.Getpid()), Data: sample.Data()})
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("feed-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +164,11 @@ func TestTheFeedThroughTheStream(t *testing.T) {
 // likes, which page to the end, oldest and newest first, each once; a post
 // that is not hot still reads its comments in one Query.
 func TestAHotPostThroughMakeDev(t *testing.T) {
+	hotTable := fmt.Sprintf("hot-%d-%d", os.Getpid(), time.Now().UnixNano())
 	d := sample.Blog(1, 998, 40)
 	hot := d.Posts[len(d.Posts)-1]
 	api, err := devserver.Open(t.Context(), devserver.Config{
-		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("hot-%d", os.Getpid()), Data: d})
+		Endpoint: storetest.Endpoint(t), Table: hotTable, Data: d})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestAHotPostThroughMakeDev(t *testing.T) {
 	const comments, likes = 998 + 12, 20
 	sharded := 0
 	for n := range store.CommentShards {
-		sharded += storetest.Count(t, storetest.Client(t), fmt.Sprintf("hot-%d", os.Getpid()), "", "pk", store.ShardPK(hot.ID, n), "sk", store.CommentPrefix)
+		sharded += storetest.Count(t, storetest.Client(t), hotTable, "", "pk", store.ShardPK(hot.ID, n), "sk", store.CommentPrefix)
 	}
 	if sharded != 10 { // the 999th and 1,000th in its own partition
 		t.Errorf("%d comments in the post's shards, want 10: the post did not turn hot at the threshold", sharded)
@@ -256,7 +257,7 @@ func TestAHotPostThroughMakeDev(t *testing.T) {
 // operation, and 4 requests on the critical path, one per level.
 func TestThePlanOfTheSeedsQuery(t *testing.T) {
 	api, err := devserver.Open(t.Context(), devserver.Config{
-		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("plan-%d", os.Getpid()), Data: sample.Data()})
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("plan-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
 	if err != nil {
 		t.Fatal(err)
 	}

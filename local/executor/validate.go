@@ -38,30 +38,37 @@ var standardRules = func() *rules.Rules {
 // checked in time linear in the document (see above), and the same
 // messages.
 func Parse(schema *ast.Schema, query string) (*ast.QueryDocument, gqlerror.List) {
+	doc, errs, _ := parse(schema, query)
+	return doc, errs
+}
+
+// parse is Parse, and how many fields the check of merged fields walked.
+func parse(schema *ast.Schema, query string) (*ast.QueryDocument, gqlerror.List, int) {
 	doc, err := parser.ParseQuery(&ast.Source{Input: query})
 	if err != nil {
 		if gqlErr, ok := err.(*gqlerror.Error); ok {
-			return nil, gqlerror.List{gqlErr}
+			return nil, gqlerror.List{gqlErr}, 0
 		}
-		return nil, gqlerror.List{gqlerror.Wrap(err)}
+		return nil, gqlerror.List{gqlerror.Wrap(err)}, 0
 	}
 	if errs := validator.ValidateWithRules(schema, doc, standardRules); len(errs) > 0 {
-		return nil, errs
+		return nil, errs, 0
 	}
 	m := merging{doc: doc, checked: map[string]bool{}}
 	for _, op := range doc.Operations {
 		if c := m.conflict([]ast.SelectionSet{op.SelectionSet}); c != nil {
 			return nil, gqlerror.List{gqlerror.ErrorPosf(c.at,
-				`Fields "%s" conflict because %s. Use different aliases on the fields to fetch both if this was intentional.`, c.key, c.because)}
+				`Fields "%s" conflict because %s. Use different aliases on the fields to fetch both if this was intentional.`, c.key, c.because)}, m.walked
 		}
 	}
-	return doc, nil
+	return doc, nil, m.walked
 }
 
 // merging checks the fields of one document that merge.
 type merging struct {
 	doc     *ast.QueryDocument
 	checked map[string]bool // sets of fields whose sub-selections are checked, by identity
+	walked  int             // fields walked, for the test of its bound
 }
 
 // conflict is two fields under one response key that cannot merge.
@@ -82,6 +89,7 @@ func (m *merging) conflict(sets []ast.SelectionSet) *conflict {
 		for _, s := range sel {
 			switch x := s.(type) {
 			case *ast.Field:
+				m.walked++
 				key := responseKey(x)
 				if _, ok := groups[key]; !ok {
 					keys = append(keys, key)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/devserver"
@@ -31,7 +32,7 @@ func TestSmokeAgainstMakeDev(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("AppSync %s, the function %s", c.appsync, c.function), func(t *testing.T) {
 			api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
-				Table: fmt.Sprintf("smoke-%d-%d", os.Getpid(), i), Data: sample.Data(), Reading: &c.appsync})
+				Table: fmt.Sprintf("smoke-%d-%d-%d", os.Getpid(), i, time.Now().UnixNano()), Data: sample.Data(), Reading: &c.appsync})
 			if err != nil {
 				t.Fatal(err)
 			}
