@@ -122,9 +122,21 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	if props.Throwaway {
 		removal = awscdk.RemovalPolicy_DESTROY
 	}
-
 	table := awsdynamodb.NewTableV2(stack, jsii.String("Table"), tableProps(removal, !props.Throwaway))
+	users, client := userPool(stack, removal, props.Throwaway)
+	api := graphqlAPI(stack, id, props, users)
+	fn := resolverFunction(stack, props, table)
+	resolvers(api, fn)
+	proj, failed := feedProjector(stack, table, props)
+	defend(stack, api)
+	watch(stack, fn, proj, failed)
+	outputs(stack, props, api, users, client, table, fn)
+	return stack
+}
 
+// userPool is the Cognito user pool of the default auth mode, and its app
+// client.
+func userPool(stack awscdk.Stack, removal awscdk.RemovalPolicy, throwaway bool) (awscognito.UserPool, awscognito.UserPoolClient) {
 	users := awscognito.NewUserPool(stack, jsii.String("Users"), &awscognito.UserPoolProps{
 		SelfSignUpEnabled: jsii.Bool(true),
 		SignInAliases:     &awscognito.SignInAliases{Email: jsii.Bool(true)},
@@ -135,7 +147,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 			RequireUppercase: jsii.Bool(true), RequireDigits: jsii.Bool(true), RequireSymbols: jsii.Bool(true)},
 		AccountRecovery:    awscognito.AccountRecovery_EMAIL_ONLY,
 		RemovalPolicy:      removal,
-		DeletionProtection: jsii.Bool(!props.Throwaway),
+		DeletionProtection: jsii.Bool(!throwaway),
 	})
 	suppress(users, "AwsSolutions-COG2", "MFA is optional (TOTP): a public blog lets readers sign up without a second factor; writers may turn it on")
 	suppress(users, "AwsSolutions-COG8", "the Plus feature plan (threat protection) is billed per user; a deployer who needs it turns it on")
@@ -144,7 +156,13 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		PreventUserExistenceErrors: jsii.Bool(true),
 		DisableOAuth:               jsii.Bool(true), // no hosted UI: no implicit (or any OAuth) flow
 	})
+	return users, client
+}
 
+// graphqlAPI is the AppSync API: the schema, user pools by default and the
+// API key for public reads, the limits on hostile queries, and its field
+// logs.
+func graphqlAPI(stack awscdk.Stack, id string, props *Props, users awscognito.UserPool) awsappsync.GraphqlApi {
 	api := awsappsync.NewGraphqlApi(stack, jsii.String("Api"), &awsappsync.GraphqlApiProps{
 		Name:       jsii.String(id),
 		Definition: awsappsync.Definition_FromFile(jsii.String(props.SchemaFile)),
@@ -182,7 +200,12 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		CloudWatchLogsRoleArn: apiLogsRole.RoleArn(), FieldLogLevel: jsii.String("ERROR"), ExcludeVerboseContent: jsii.Bool(true),
 	})
 	suppress(api, "AwsSolutions-ASC3", "request logging is on at ERROR; verbose content is excluded because it logs request headers and identity claims (email)")
+	return api
+}
 
+// resolverFunction is the Go function behind every resolver, with the key
+// that signs its tokens and what it may do on the table.
+func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV2) awslambda.Function {
 	tokenKey := awssecretsmanager.NewSecret(stack, jsii.String("NextTokenKey"), &awssecretsmanager.SecretProps{
 		Description:          jsii.String("Signs the API's pagination tokens (nextToken)"),
 		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{PasswordLength: jsii.Number(48), ExcludePunctuation: jsii.Bool(true)},
@@ -223,7 +246,13 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	suppress(fn, "AwsSolutions-IAM4", "AWSLambdaBasicExecutionRole: what Lambda needs to write the function's own logs")
 	suppress(fn, "AwsSolutions-IAM5", "Query on the table's indexes (GSI1, GSI2: index/*), and X-Ray's PutTraceSegments, which takes no resource")
 	suppress(fn, "Serverless-LambdaDLQ", "AppSync invokes the function synchronously; a dead-letter queue only receives asynchronous events")
+	return fn
+}
 
+// resolvers are the API's resolvers, one per routed field, on one Lambda
+// data source: a direct one for each root field and mutation, the
+// JavaScript child resolver for each field of an object.
+func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function) {
 	ds := api.AddLambdaDataSource(jsii.String("ResolverSource"), fn, nil)
 	suppress(ds, "AwsSolutions-IAM5", "AppSync may invoke the function and its versions (function ARN:*), the grant CDK makes")
 	for _, r := range routes.All {
@@ -237,11 +266,11 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		}
 		ds.CreateResolver(jsii.String(resolverID(r)), props)
 	}
+}
 
-	proj, failed := feedProjector(stack, table, props)
-	defend(stack, api)
-	watch(stack, fn, proj, failed)
-
+// outputs are what the stack tells its deployer (make smoke reads them).
+func outputs(stack awscdk.Stack, props *Props, api awsappsync.GraphqlApi, users awscognito.UserPool, client awscognito.UserPoolClient,
+	table awsdynamodb.TableV2, fn awslambda.Function) {
 	out := func(name, value, description string) {
 		awscdk.NewCfnOutput(stack, jsii.String(name), &awscdk.CfnOutputProps{Value: jsii.String(value), Description: jsii.String(description)})
 	}
@@ -252,7 +281,6 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	out("TableName", *table.TableName(), "The DynamoDB table")
 	out("FunctionName", *fn.FunctionName(), "The resolver Lambda")
 	out("SelectionReading", props.SelectionReading.String(), "How the resolver Lambda reads a merged field's selection (make smoke checks it against AppSync's)")
-	return stack
 }
 
 // architecture is props' Architecture ("": arm64); New refuses another.
@@ -288,7 +316,7 @@ func goFunction(stack awscdk.Stack, id string, arch awslambda.Architecture, prop
 
 // feedProjector defines the feed's projector (lambda/cmd/projector) on the
 // table's stream: the event source with the projector's own settings and
-// filters (store.FeedStreamFilters), partial batch responses, bisection, bounded
+// filters (projector.StreamFilters), partial batch responses, bisection, bounded
 // retries and record age, and an encrypted on-failure queue.
 func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) (awslambda.Function, awssqs.Queue) {
 	fn := goFunction(stack, "Projector", architecture(props), &awslambda.FunctionProps{
@@ -312,15 +340,15 @@ func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) 
 	})
 	suppress(failed, "AwsSolutions-SQS3", "it is the on-failure destination of the projector's event source: a queue of the records given up on, read by hand")
 	suppress(failed, "Serverless-SQSRedrivePolicy", "it is itself the dead-letter queue of the projector's event source; nothing consumes it to redrive")
-	filters := make([]*map[string]any, len(store.FeedStreamFilters))
-	for i, f := range store.FeedStreamFilters {
+	filters := make([]*map[string]any, len(projector.StreamFilters))
+	for i, f := range projector.StreamFilters {
 		filters[i] = awslambda.FilterCriteria_Filter(&f)
 	}
 	fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(table, &awslambdaeventsources.DynamoEventSourceProps{
 		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
-		BatchSize:               jsii.Number(store.FeedStreamBatchSize),
+		BatchSize:               jsii.Number(projector.StreamBatchSize),
 		BisectBatchOnError:      jsii.Bool(true),
-		RetryAttempts:           jsii.Number(store.FeedStreamRetries),
+		RetryAttempts:           jsii.Number(projector.StreamRetries),
 		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(MaxRecordAge.Seconds())),
 		ReportBatchItemFailures: jsii.Bool(true),
 		OnFailure:               awslambdaeventsources.NewSqsDlq(failed),

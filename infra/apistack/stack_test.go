@@ -27,7 +27,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/samenv"
 )
 
@@ -402,8 +401,8 @@ func TestLeastPrivilege(t *testing.T) {
 func TestProjector(t *testing.T) {
 	tpl := synth(t, false)
 	esm := tpl.one(t, "AWS::Lambda::EventSourceMapping").Properties
-	if esm["StartingPosition"] != "TRIM_HORIZON" || esm["BatchSize"] != float64(store.FeedStreamBatchSize) || esm["BisectBatchOnFunctionError"] != true ||
-		esm["MaximumRetryAttempts"] != float64(store.FeedStreamRetries) || esm["MaximumRecordAgeInSeconds"] != apistack.MaxRecordAge.Seconds() ||
+	if esm["StartingPosition"] != "TRIM_HORIZON" || esm["BatchSize"] != float64(projector.StreamBatchSize) || esm["BisectBatchOnFunctionError"] != true ||
+		esm["MaximumRetryAttempts"] != float64(projector.StreamRetries) || esm["MaximumRecordAgeInSeconds"] != apistack.MaxRecordAge.Seconds() ||
 		str(esm["FunctionResponseTypes"]) != `["ReportBatchItemFailures"]` {
 		t.Errorf("event source mapping %s", str(esm))
 	}
@@ -415,7 +414,7 @@ func TestProjector(t *testing.T) {
 		patterns = append(patterns, f.(map[string]any)["Pattern"].(string))
 	}
 	var want []string
-	for _, f := range store.FeedStreamFilters {
+	for _, f := range projector.StreamFilters {
 		b, _ := json.Marshal(f)
 		want = append(want, string(b))
 	}

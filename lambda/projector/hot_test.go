@@ -13,8 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -134,7 +136,7 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	check("drained")
 
 	// The whole stream again, as redelivered: nothing counts twice.
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
 	f.drain()
 	check("read again")
 	// An older tally (a record delivered after a newer one) changes nothing:
@@ -308,7 +310,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		}
 	}
 	check("drained")
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
 	f.drain()
 	check("read again")
 	// One shard DynamoDB throttles: a page fails, Throttled, rather than end
@@ -492,7 +494,7 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 		}
 	}
 	check("drained")
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
 	f.drain()
 	check("read again")
 }

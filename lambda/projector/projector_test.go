@@ -13,12 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
-
-	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
@@ -54,7 +53,7 @@ func newFeedTest(t *testing.T, opts ...projector.Option) *feedTest {
 	fn := lambda.NewHandler(projector.New(ps, slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
 	api := ddblocal.StreamsClient(storetest.Endpoint(t))
 	done := &streams.Checkpoints{}
-	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(store.FeedStreamFilters)}, done)
+	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(projector.StreamFilters)}, done)
 	return &feedTest{t: t, s: s, poller: p, api: api, arn: arn, fn: fn, calls: calls, done: done}
 }
 
@@ -233,7 +232,7 @@ func TestTheFeedFollowsTheTable(t *testing.T) {
 	// The whole stream applied again (a redelivery, a new poller without
 	// checkpoints) brings nothing back and writes nothing new.
 	before := map[string]int{sample.Carol: entries(t, f, sample.Carol), "u_dave": entries(t, f, "u_dave"), sample.Alice: entries(t, f, sample.Alice)}
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
 	f.drain()
 	for reader, n := range before {
 		if got := entries(t, f, reader); got != n {
@@ -279,7 +278,7 @@ func TestAnEntryOfAPostDeletedWhileUnfollowedGoes(t *testing.T) {
 	// One record an invocation: once the deletion is applied (to nobody:
 	// carol follows no more), carol follows again, before her unfollow is read.
 	fn := &between{Function: f.fn, mark: gone.ID, then: func() { f.must(f.s.Follow(ctx, sample.Carol, sample.Alice)) }}
-	f.poller = streams.New(f.api, f.arn, fn, streams.Config{BatchSize: 1, Filter: streams.Matches(store.FeedStreamFilters)}, f.done)
+	f.poller = streams.New(f.api, f.arn, fn, streams.Config{BatchSize: 1, Filter: streams.Matches(projector.StreamFilters)}, f.done)
 	f.drain()
 	if fn.then != nil {
 		t.Fatal("the deletion's record was never delivered")

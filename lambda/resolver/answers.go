@@ -150,13 +150,50 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	if h.noAnswers {
 		return
 	}
-	type top struct {
-		i     int
-		route routes.Route
-		raw   json.RawMessage
-		objs  []*answered
-		room  *replyRoom
+	tops, level := h.answerable(evs, results)
+	if len(tops) == 0 {
+		return
 	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = stopAt.Add(routes.FunctionTimeout / 2)
+	}
+	answerBy := stopAt.Add(deadline.Sub(stopAt) / 2)
+	if tops[0].route.Type == "Mutation" { // never batched: the write has committed
+		stopAt = time.Now().Add(mutationAnswerTime)
+		answerBy = stopAt
+		// The answers read what the write just wrote: an eventually
+		// consistent read may not see it yet (the post's commentCount
+		// before the comment). Reads of an index cannot be consistent.
+		ctx = store.WithConsistentReads(ctx)
+	}
+	actx, cancel := context.WithDeadline(ctx, answerBy)
+	defer cancel()
+	spent := 0
+	for len(level) > 0 && time.Now().Before(stopAt) {
+		var ok bool
+		if level, ok = h.answerLevel(actx, level, &spent); !ok {
+			break
+		}
+	}
+	for _, t := range tops {
+		used := t.route.ReplyBudget() - t.room.bytes // the object and its answers
+		results[t.i].data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route.Shape, t.objs))
+	}
+}
+
+// top is a result whose objects' children may be answered.
+type top struct {
+	i     int
+	route routes.Route
+	raw   json.RawMessage
+	objs  []*answered
+	room  *replyRoom
+}
+
+// answerable returns the results of evs whose selections ask for children
+// an answer can serve, and their objects: the first level.
+func (h *Handler) answerable(evs []*appsync.Event, results []result) ([]top, []*answered) {
 	var tops []top
 	var level []*answered
 	type parsed struct {
@@ -201,68 +238,51 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		tops = append(tops, top{i, route, raw, objs, room})
 		level = append(level, objs...)
 	}
-	if len(tops) == 0 {
-		return
+	return tops, level
+}
+
+// answerLevel resolves the answers the objects of one level ask for, each
+// field's at once, and returns the objects of the next; false, with nothing
+// resolved, when the level could pass the requests left of answerRequests
+// (spent, which it adds to).
+func (h *Handler) answerLevel(ctx context.Context, level []*answered, spent *int) ([]*answered, bool) {
+	byRoute, order := plan(level)
+	bound := 0
+	for _, key := range order {
+		bound += requestsBound(byRoute[key][0].route, len(byRoute[key]))
 	}
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = stopAt.Add(routes.FunctionTimeout / 2)
+	if *spent+bound > answerRequests {
+		return nil, false
 	}
-	answerBy := stopAt.Add(deadline.Sub(stopAt) / 2)
-	if tops[0].route.Type == "Mutation" { // never batched: the write has committed
-		stopAt = time.Now().Add(mutationAnswerTime)
-		answerBy = stopAt
-		// The answers read what the write just wrote: an eventually
-		// consistent read may not see it yet (the post's commentCount
-		// before the comment). Reads of an index cannot be consistent.
-		ctx = store.WithConsistentReads(ctx)
+	lctx, meter := cost.WithMeter(ctx)
+	outs := make([][]result, len(order))
+	resolve := func(lctx context.Context, k int) {
+		key := order[k]
+		batch := make([]*appsync.Event, len(byRoute[key]))
+		for j, a := range byRoute[key] {
+			batch[j] = a.ev
+		}
+		outs[k] = h.safely(lctx, key, h.fields[key], batch)
 	}
-	actx, cancel := context.WithDeadline(ctx, answerBy)
-	defer cancel()
-	spent := 0
-	for len(level) > 0 && time.Now().Before(stopAt) {
-		byRoute, order := plan(level)
-		bound := 0
-		for _, key := range order {
-			bound += requestsBound(byRoute[key][0].route, len(byRoute[key]))
+	if len(order) == 1 {
+		resolve(lctx, 0) // most levels: one field, no goroutine to start
+	} else {
+		var wg sync.WaitGroup
+		branch := cost.Together(lctx) // a level's fields wait for none of the others
+		for k := range order {
+			ctx := branch()
+			wg.Go(func() { resolve(ctx, k) })
 		}
-		if spent+bound > answerRequests {
-			break
-		}
-		lctx, meter := cost.WithMeter(actx)
-		outs := make([][]result, len(order))
-		resolve := func(lctx context.Context, k int) {
-			key := order[k]
-			batch := make([]*appsync.Event, len(byRoute[key]))
-			for j, a := range byRoute[key] {
-				batch[j] = a.ev
-			}
-			outs[k] = h.safely(lctx, key, h.fields[key], batch)
-		}
-		if len(order) == 1 {
-			resolve(lctx, 0) // most levels: one field, no goroutine to start
-		} else {
-			var wg sync.WaitGroup
-			branch := cost.Together(lctx) // a level's fields wait for none of the others
-			for k := range order {
-				ctx := branch()
-				wg.Go(func() { resolve(ctx, k) })
-			}
-			wg.Wait()
-		}
-		spent += meter.Total()
-		var next []*answered
-		for k, key := range order {
-			for j, a := range byRoute[key] {
-				next = append(next, a.attach(outs[k][j])...)
-			}
-		}
-		level = next
+		wg.Wait()
 	}
-	for _, t := range tops {
-		used := t.route.ReplyBudget() - t.room.bytes // the object and its answers
-		results[t.i].data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route.Shape, t.objs))
+	*spent += meter.Total()
+	var next []*answered
+	for k, key := range order {
+		for j, a := range byRoute[key] {
+			next = append(next, a.attach(outs[k][j])...)
+		}
 	}
+	return next, true
 }
 
 // mentionsChild reports whether text names a field of typ that an answer

@@ -22,8 +22,8 @@ func (h *Handler) routes() map[string]resolveFunc {
 
 		"User.posts":     each(h.userPosts),
 		"User.comments":  each(h.userComments),
-		"User.following": h.userConnection(h.pages.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
-		"User.followers": h.userConnection(h.pages.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
+		"User.following": h.userConnection(h.store.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
+		"User.followers": h.userConnection(h.store.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
 
 		"Post.author":    batchedLookup(func(p postSource) string { return p.AuthorID }, h.users, showUser, "author not found"),
 		"Post.comments":  each(h.postComments),

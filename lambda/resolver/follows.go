@@ -60,7 +60,7 @@ func (h *Handler) userConnection(
 		var users map[string]store.User
 		var err error
 		if len(ids) > 0 {
-			users, err = h.reads.Users(ctx, ids, counts)
+			users, err = h.store.Users(ctx, ids, counts)
 		}
 		for i, r := range out {
 			if r.err != nil {

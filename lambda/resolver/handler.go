@@ -24,7 +24,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -45,11 +44,7 @@ var _ Store = (*store.Store)(nil)
 
 // Handler is the Lambda handler. It implements lambda.Handler.
 type Handler struct {
-	reads    reads
-	pages    pages
-	prefetch prefetches
-	writes   writes
-	budgets  budgets
+	store Store
 	// writeBudget is each caller's writes a minute (WithWriteBudget); 0 for
 	// none.
 	writeBudget int
@@ -111,7 +106,7 @@ func WithWriteBudget(perMinute int) Option { return func(h *Handler) { h.writeBu
 // resolvers it has and the routed fields of routes.All differ: that is a
 // build error, caught by the package's tests, never a run-time condition.
 func New(s Store, log *slog.Logger, opts ...Option) *Handler {
-	h := &Handler{reads: s, pages: s, prefetch: s, writes: s, budgets: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
+	h := &Handler{store: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
 	for _, o := range opts {
 		o(h)
 	}
@@ -181,145 +176,6 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	return h.reply(events, results, batch)
 }
 
-// reply encodes the results of the events: a single event's value, or its
-// error as the invocation's; or a batch's array of items, the largest
-// answers turned into errors should the whole pass the payload limit.
-func (h *Handler) reply(events []appsync.Event, results []result, batch bool) ([]byte, error) {
-	if !batch {
-		r := results[0]
-		if r.err != nil {
-			return nil, h.invokeError(events[0].Info.Field(), r.err)
-		}
-		reply, err := encodeData(r.data)
-		if err == nil && len(reply) > payload.MaxBytes {
-			err = tooLarge(len(reply))
-		}
-		if err != nil {
-			return nil, h.invokeError(events[0].Info.Field(), err)
-		}
-		return reply, nil
-	}
-	// The items are appended to the reply as they are encoded (and valid):
-	// joined, not re-encoded, which would make encoding/json check and
-	// compact each of them again.
-	size := 2 // the reply's size, exact for JSON kept as it is
-	for _, r := range results {
-		if raw, ok := r.data.(json.RawMessage); ok {
-			size += len(raw) + len(`{"data":},`)
-		} else {
-			size += 192 // a user is 100-200 bytes
-		}
-	}
-	reply := make([]byte, 0, size)
-	reply = append(reply, '[')
-	bounds := make([][2]int, len(results))
-	for i, r := range results {
-		if i > 0 {
-			reply = append(reply, ',')
-		}
-		start := len(reply)
-		reply = h.appendBatchItem(reply, &events[i], r)
-		bounds[i] = [2]int{start, len(reply)}
-	}
-	reply = append(reply, ']')
-	if len(reply) <= payload.MaxBytes {
-		return reply, nil
-	}
-	items := make([]json.RawMessage, len(results))
-	total := 1
-	for i, b := range bounds {
-		items[i] = reply[b[0]:b[1]]
-		total += len(items[i]) + 1
-	}
-	// The budgets keep a batch's answers within the payload limit; should they
-	// not, the largest answers become errors rather than the whole batch.
-	for total > payload.MaxBytes {
-		largest := 0
-		for i := range items {
-			if len(items[i]) > len(items[largest]) {
-				largest = i
-			}
-		}
-		failed := h.batchItem(&events[largest], result{err: tooLarge(len(items[largest]))})
-		total += len(failed) - len(items[largest])
-		items[largest] = failed
-	}
-	joined := make([]byte, 0, total)
-	joined = append(joined, '[')
-	for i, item := range items {
-		if i > 0 {
-			joined = append(joined, ',')
-		}
-		joined = append(joined, item...)
-	}
-	return append(joined, ']'), nil
-}
-
-// encodeData encodes a single event's answer; JSON already is kept as it is.
-func encodeData(data any) ([]byte, error) {
-	if raw, ok := data.(json.RawMessage); ok {
-		return raw, nil
-	}
-	if b, ok := appendJSON(make([]byte, 0, 256), data); ok {
-		return b, nil
-	}
-	return payload.Marshal(data)
-}
-
-// appendJSON appends data to dst without reflection when it is one of the
-// entities that encode themselves (exactly: a type embedding one, such as
-// userResult, has more to say), and reports whether it was.
-func appendJSON(dst []byte, data any) ([]byte, bool) {
-	switch d := data.(type) {
-	case store.User: // the most frequent answer
-		return d.AppendJSON(dst), true
-	case postResult:
-		return d.AppendJSON(dst), true
-	case store.Post:
-		return d.AppendJSON(dst), true
-	case store.Comment:
-		return d.AppendJSON(dst), true
-	}
-	return dst, false
-}
-
-// batchItem encodes one event's answer as an item of a batch reply.
-func (h *Handler) batchItem(ev *appsync.Event, r result) json.RawMessage {
-	return h.appendBatchItem(nil, ev, r)
-}
-
-// appendBatchItem appends one event's answer as an item of a batch reply to
-// dst. An answer that is JSON already (a page passed through from the
-// source) is wrapped, not checked and compacted again; users, posts and
-// comments are encoded without reflection (appendJSON).
-func (h *Handler) appendBatchItem(dst []byte, ev *appsync.Event, r result) json.RawMessage {
-	if r.err == nil {
-		if raw, ok := r.data.(json.RawMessage); ok {
-			return append(append(append(dst, `{"data":`...), raw...), '}')
-		}
-		if b, ok := appendJSON(append(dst, `{"data":`...), r.data); ok {
-			return append(b, '}')
-		}
-	}
-	item := appsync.BatchItem{Data: r.data}
-	if r.err != nil {
-		h.logError(ev.Info.Field(), r.err)
-		item = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.err), ErrorType: errs.KindOf(r.err).String()}
-	}
-	b, err := payload.Marshal(item)
-	if err != nil {
-		return h.appendBatchItem(dst, ev, result{err: errs.Wrap("resolver.encode", errs.Internal, "internal error", err)})
-	}
-	return append(dst, b...)
-}
-
-// tooLarge is the error for an answer that would not fit in a Lambda reply.
-func tooLarge(size int) error {
-	return errs.E("resolver.encode", errs.Validation, fmt.Sprintf(
-		"the answer would take %d bytes, more than the %d a Lambda may return to AppSync: select fewer fields or ask for fewer items",
-		size, payload.MaxBytes))
-}
-
 // resolve routes each event to its field's resolver. Events of one field are
 // resolved together (AppSync batches hold one field; a mixed array is split).
 func (h *Handler) resolve(ctx context.Context, events []*appsync.Event) []result {
@@ -372,31 +228,6 @@ func (h *Handler) safely(ctx context.Context, field string, fn resolveFunc, evs 
 		panic(fmt.Sprintf("resolver for %s returned %d results for %d events", field, len(out), len(evs)))
 	}
 	return out
-}
-
-// withMargin returns ctx with a deadline a margin before the invocation's
-// (a tenth of the time left, between 250 ms and 1 s), so that the handler
-// stops waiting for DynamoDB while there is still time to answer every event
-// with an error AppSync can show, instead of being cut off by Lambda's
-// timeout ("Task timed out" fails the whole field and kills the runtime).
-// Every DynamoDB request and retry runs under this deadline.
-func withMargin(ctx context.Context, now time.Time) (context.Context, context.CancelFunc) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	margin := min(max(deadline.Sub(now)/10, 250*time.Millisecond), time.Second)
-	return context.WithDeadline(ctx, deadline.Add(-margin))
-}
-
-// halfway is when half of the time ctx leaves after start has passed: no
-// new level of answers starts after it.
-func halfway(ctx context.Context, start time.Time) time.Time {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return start.Add(routes.FunctionTimeout / 2)
-	}
-	return start.Add(deadline.Sub(start) / 2)
 }
 
 // invokeError converts err for a single (unbatched) invocation.

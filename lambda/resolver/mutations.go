@@ -51,7 +51,7 @@ func (h *Handler) budgeted(resolve resolveFunc) resolveFunc {
 		var at []int
 		for i, ev := range evs {
 			if id := ev.Identity.UserID(); id != "" {
-				if err := h.budgets.ChargeWrite(ctx, id, h.writeBudget); err != nil {
+				if err := h.store.ChargeWrite(ctx, id, h.writeBudget); err != nil {
 					out[i] = result{err: err}
 					continue
 				}
@@ -176,7 +176,7 @@ func (h *Handler) createUser(ctx context.Context, _ *appsync.Event, callerID str
 	if bio != nil && *bio == "" {
 		bio = nil
 	}
-	return h.writes.CreateUser(ctx, store.User{ID: callerID, Handle: in.Handle, Name: in.Name, Email: &email, Bio: bio})
+	return h.store.CreateUser(ctx, store.User{ID: callerID, Handle: in.Handle, Name: in.Name, Email: &email, Bio: bio})
 }
 
 type updateUserArgs struct {
@@ -203,7 +203,7 @@ func (a *updateUserArgs) validate() error {
 // updateUser resolves Mutation.updateUser: one conditional UpdateItem of the
 // caller's own profile.
 func (h *Handler) updateUser(ctx context.Context, _ *appsync.Event, callerID string, args updateUserArgs) (any, error) {
-	return h.writes.UpdateUser(ctx, callerID, args.Input.Name, args.Input.Bio)
+	return h.store.UpdateUser(ctx, callerID, args.Input.Name, args.Input.Bio)
 }
 
 type createPostArgs struct {
@@ -228,13 +228,13 @@ func (a *createPostArgs) validate() error {
 // author's postCount, which a draft leaves until it is published).
 func (h *Handler) createPost(ctx context.Context, _ *appsync.Event, callerID string, args createPostArgs) (any, error) {
 	draft := args.Input.Status != nil && *args.Input.Status == store.StatusDraft
-	return h.writes.CreatePost(ctx, callerID, args.Input.Title, args.Input.Body, draft)
+	return h.store.CreatePost(ctx, callerID, args.Input.Title, args.Input.Body, draft)
 }
 
 // publishPost resolves Mutation.publishPost: one transaction (the draft
 // becomes published, at the end of its author's posts, and is counted).
 func (h *Handler) publishPost(ctx context.Context, _ *appsync.Event, callerID string, args postArgs) (any, error) {
-	return h.writes.PublishPost(ctx, callerID, args.ID)
+	return h.store.PublishPost(ctx, callerID, args.ID)
 }
 
 type updatePostArgs struct {
@@ -259,7 +259,7 @@ func (a *updatePostArgs) validate() error {
 // updatePost resolves Mutation.updatePost: one UpdateItem conditioned on the
 // caller being the author.
 func (h *Handler) updatePost(ctx context.Context, _ *appsync.Event, callerID string, args updatePostArgs) (any, error) {
-	return h.writes.UpdatePost(ctx, callerID, args.Input.ID, args.Input.Title, args.Input.Body)
+	return h.store.UpdatePost(ctx, callerID, args.Input.ID, args.Input.Title, args.Input.Body)
 }
 
 // deletePost resolves Mutation.deletePost: the post and its comments. A
@@ -267,7 +267,7 @@ func (h *Handler) updatePost(ctx context.Context, _ *appsync.Event, callerID str
 // comments did (store.ErrSweepUnfinished: logged; a later deletePost of the
 // same ID sweeps the rest).
 func (h *Handler) deletePost(ctx context.Context, _ *appsync.Event, callerID string, args postArgs) (any, error) {
-	p, err := h.writes.DeletePost(ctx, callerID, args.ID)
+	p, err := h.store.DeletePost(ctx, callerID, args.ID)
 	if errors.Is(err, store.ErrSweepUnfinished) {
 		h.log.Warn("post deleted, its sweep unfinished", "field", "Mutation.deletePost", "post", args.ID, "cause", err.Error())
 		return p, nil
@@ -287,7 +287,7 @@ func (a *createCommentArgs) validate() error { return checkText("body", a.Input.
 // createComment resolves Mutation.createComment: one transaction (comment +
 // the post's commentCount, conditioned on the post existing).
 func (h *Handler) createComment(ctx context.Context, _ *appsync.Event, callerID string, args createCommentArgs) (any, error) {
-	return h.writes.CreateComment(ctx, callerID, args.Input.PostID, args.Input.Body)
+	return h.store.CreateComment(ctx, callerID, args.Input.PostID, args.Input.Body)
 }
 
 type deleteCommentArgs struct {
@@ -298,7 +298,7 @@ type deleteCommentArgs struct {
 // deleteComment resolves Mutation.deleteComment: one transaction, allowed
 // for the comment's author and the post's author.
 func (h *Handler) deleteComment(ctx context.Context, _ *appsync.Event, callerID string, args deleteCommentArgs) (any, error) {
-	return h.writes.DeleteComment(ctx, callerID, args.PostID, args.ID)
+	return h.store.DeleteComment(ctx, callerID, args.PostID, args.ID)
 }
 
 type followArgs struct {
@@ -307,12 +307,12 @@ type followArgs struct {
 
 // follow resolves Mutation.follow: idempotent, one transaction.
 func (h *Handler) follow(ctx context.Context, _ *appsync.Event, callerID string, args followArgs) (any, error) {
-	return h.writes.Follow(ctx, callerID, args.UserID)
+	return h.store.Follow(ctx, callerID, args.UserID)
 }
 
 // unfollow resolves Mutation.unfollow: idempotent; null when there was no follow.
 func (h *Handler) unfollow(ctx context.Context, _ *appsync.Event, callerID string, args followArgs) (any, error) {
-	f, err := h.writes.Unfollow(ctx, callerID, args.UserID)
+	f, err := h.store.Unfollow(ctx, callerID, args.UserID)
 	if err != nil || f == nil {
 		return nil, err
 	}
@@ -328,10 +328,10 @@ type likeArgs struct {
 // then the post as its selection needs it: its counter item alone when
 // nothing else of the post is selected.
 func (h *Handler) likePost(ctx context.Context, ev *appsync.Event, callerID string, args likeArgs) (any, error) {
-	return h.writes.LikePost(ctx, callerID, args.PostID, h.selectedAttributes(ev, ""))
+	return h.store.LikePost(ctx, callerID, args.PostID, h.selectedAttributes(ev, ""))
 }
 
 // unlikePost resolves Mutation.unlikePost: idempotent, as likePost.
 func (h *Handler) unlikePost(ctx context.Context, ev *appsync.Event, callerID string, args likeArgs) (any, error) {
-	return h.writes.UnlikePost(ctx, callerID, args.PostID, h.selectedAttributes(ev, ""))
+	return h.store.UnlikePost(ctx, callerID, args.PostID, h.selectedAttributes(ev, ""))
 }

@@ -130,7 +130,7 @@ func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPos
 		if drafts && ev.Identity.UserID() != id {
 			return store.Page[store.Post]{Items: []store.Post{}}, nil
 		}
-		return h.pages.PostsByAuthor(ctx, id, drafts, req)
+		return h.store.PostsByAuthor(ctx, id, drafts, req)
 	})(ctx, ev, args.pageArgs)
 }
 
@@ -143,7 +143,7 @@ func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPos
 // posts' existence (store.PostsExist), only then.
 func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
 	args.attributes = h.itemAttributes(ev, "id", "postId", "authorId")
-	page, err := connection(userID, h.pages.CommentsByAuthor)(ctx, ev, args)
+	page, err := connection(userID, h.store.CommentsByAuthor)(ctx, ev, args)
 	if err != nil || args.attributes != nil && !slices.Contains(args.attributes, "post") {
 		return page, err
 	}
@@ -152,7 +152,7 @@ func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args page
 	for i, c := range comments.Items {
 		ids[i] = c.PostID
 	}
-	exist, err := h.reads.PostsExist(ctx, ids)
+	exist, err := h.store.PostsExist(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -173,18 +173,18 @@ func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args page
 		return nil, err
 	}
 	if pre := src.PrefetchedComments; pre != nil && pre.Parent == src.ID {
-		if page, ok := h.prefetch.CommentsFromPrefetch(*pre, req); ok {
+		if page, ok := h.store.CommentsFromPrefetch(*pre, req); ok {
 			return page, nil
 		}
 	}
 	req.Attributes = h.itemAttributes(ev, "id", "postId", "authorId")
-	return h.pages.CommentsOnPost(ctx, src.ID, req)
+	return h.store.CommentsOnPost(ctx, src.ID, req)
 }
 
 // postLikes resolves Post.likes: one Query of the post's partition under
 // LIKE#, newest first.
 func (h *Handler) postLikes(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	return connection(func(p postIDSource) string { return p.ID }, h.pages.Likes)(ctx, ev, args)
+	return connection(func(p postIDSource) string { return p.ID }, h.store.Likes)(ctx, ev, args)
 }
 
 // likedByMe resolves Post.likedByMe for a batch of posts: one BatchGetItem
@@ -212,7 +212,7 @@ func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []result 
 	liked := make(map[string]map[string]bool, len(byCaller))
 	failed := make(map[string]error)
 	for c, posts := range byCaller {
-		if liked[c], failed[c] = h.reads.LikedBy(ctx, c, posts); failed[c] == nil {
+		if liked[c], failed[c] = h.store.LikedBy(ctx, c, posts); failed[c] == nil {
 			delete(failed, c)
 		}
 	}
@@ -240,5 +240,5 @@ func (h *Handler) feed(ctx context.Context, ev *appsync.Event, args pageArgs) (a
 		return nil, err
 	}
 	args.attributes = h.itemAttributes(ev, "id", "authorId", "status")
-	return h.pages.Feed(ctx, reader, args.request(ev))
+	return h.store.Feed(ctx, reader, args.request(ev))
 }

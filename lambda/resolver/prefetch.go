@@ -30,68 +30,11 @@ type prefetches interface {
 	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
 }
 
-// postResult is a Post as resolvers return it: with its first comments when
-// they were read together with it. AppSync ignores the extra key in the
-// response and hands the whole object to the post's child resolvers.
-type postResult struct {
-	store.Post
-	PrefetchedComments *store.Prefetch[store.Comment] `json:"prefetchedComments,omitempty"`
-}
-
-// MarshalJSON encodes the post as store.Post does (only what was read), with
-// its prefetched comments, if any, as one more member. Without it, Post's own
-// MarshalJSON, promoted through the embedding, would drop them.
-func (r postResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
-
-// AppendJSON appends the post as MarshalJSON encodes it, without reflection
-// (store.Post's AppendJSON would drop the prefetch as well).
-func (r postResult) AppendJSON(dst []byte) []byte {
-	start := len(dst)
-	dst = r.Post.AppendJSON(dst)
-	if r.PrefetchedComments == nil {
-		return dst
-	}
-	return appendMember(dst, start, "prefetchedComments", func(dst []byte) []byte {
-		return r.PrefetchedComments.AppendJSON(dst, store.Comment.AppendJSON)
-	})
-}
-
-// appendMember adds to the object encoded in dst[start:] the member name,
-// whose value appendValue appends.
-func appendMember(dst []byte, start int, name string, appendValue func([]byte) []byte) []byte {
-	if len(dst)-start > 2 { // not {}
-		dst = append(dst[:len(dst)-1], ',')
-	} else {
-		dst = dst[:len(dst)-1]
-	}
-	dst = appendValue(append(append(append(dst, '"'), name...), '"', ':'))
-	return append(dst, '}')
-}
-
 // prefetchMembers names, for each field a parent can prefetch, the member
 // of the parent's result that carries the prefetch.
 var prefetchMembers = map[string]string{
 	"Post.comments":  "prefetchedComments",
 	"User.following": "prefetchedFollowing",
-}
-
-// userResult is a User with the follows it made, when read together.
-type userResult struct {
-	store.User
-	PrefetchedFollowing *store.Prefetch[store.Follow] `json:"prefetchedFollowing,omitempty"`
-}
-
-// MarshalJSON encodes the user as store.User does, with its prefetched
-// follows, if any, as one more member (User's own MarshalJSON, promoted
-// through the embedding, would drop them).
-func (r userResult) MarshalJSON() ([]byte, error) {
-	dst := r.User.AppendJSON(nil)
-	if r.PrefetchedFollowing == nil {
-		return dst, nil
-	}
-	return appendMember(dst, 0, "prefetchedFollowing", func(dst []byte) []byte {
-		return r.PrefetchedFollowing.AppendJSON(dst, store.Follow.AppendJSON)
-	}), nil
 }
 
 // prefetchLimit reads the selection of ev's field and decides whether its
@@ -144,10 +87,10 @@ func (h *Handler) prefetchLimit(ev *appsync.Event, conn string) (store.PageReque
 // prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
 	if first, ok := h.prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
-		p, pre, err := h.prefetch.PostWithComments(ctx, id, first, routes.SourceBudget("Post"))
+		p, pre, err := h.store.PostWithComments(ctx, id, first, routes.SourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
-	p, err := h.reads.Post(ctx, id)
+	p, err := h.store.Post(ctx, id)
 	return postResult{Post: p}, err
 }
 
@@ -184,7 +127,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 			}
 			attrs = append(attrs, a...)
 		}
-		posts, err := h.reads.Posts(ctx, ids, attrs...)
+		posts, err := h.store.Posts(ctx, ids, attrs...)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +157,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		ctx := branch()
 		wg.Go(func() {
 			defer func() { <-sem }()
-			p, pre, err := h.prefetch.PostWithComments(ctx, id, first, min(share, routes.SourceBudget("Post")))
+			p, pre, err := h.store.PostWithComments(ctx, id, first, min(share, routes.SourceBudget("Post")))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -232,35 +175,14 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 	return out, firstErr
 }
 
-// distinctSelections returns one event of evs per distinct selection (text
-// and variables): the events of a batch mostly share one, and each is parsed
-// once.
-func distinctSelections(evs []*appsync.Event) []*appsync.Event {
-	seen := map[string]bool{}
-	var out []*appsync.Event
-	for _, ev := range evs {
-		if key := selectionKey(ev); !seen[key] {
-			seen[key] = true
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
-// selectionKey identifies what an event's selection asks: its text and the
-// variables its arguments may name.
-func selectionKey(ev *appsync.Event) string {
-	return ev.Info.SelectionSetGraphQL + "\x00" + string(ev.Info.Variables)
-}
-
 // userByID reads one user for ev: with the follows it made in one Query when
 // the selection asks for following, otherwise with one GetItem.
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
 	if first, ok := h.prefetchLimit(ev, "following"); ok && !h.noPrefetch {
-		u, pre, err := h.prefetch.UserWithFollowing(ctx, id, first.Limit, routes.SourceBudget("User"))
+		u, pre, err := h.store.UserWithFollowing(ctx, id, first.Limit, routes.SourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}
-	u, err := h.reads.User(ctx, id)
+	u, err := h.store.User(ctx, id)
 	return userResult{User: u}, err
 }
 
@@ -319,7 +241,7 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 // read together with the user, when they cover the page asked for.
 func (h *Handler) followingFromPrefetch(src userSource, req store.PageRequest) (store.Page[store.Follow], bool) {
 	if pre := src.PrefetchedFollowing; pre != nil && pre.Parent == src.ID {
-		return h.prefetch.FollowingFromPrefetch(*pre, req)
+		return h.store.FollowingFromPrefetch(*pre, req)
 	}
 	return store.Page[store.Follow]{}, false
 }

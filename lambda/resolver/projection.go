@@ -95,5 +95,26 @@ func (h *Handler) users(ctx context.Context, evs []*appsync.Event, ids []string)
 			break
 		}
 	}
-	return h.reads.Users(ctx, ids, counts)
+	return h.store.Users(ctx, ids, counts)
+}
+
+// distinctSelections returns one event of evs per distinct selection (text
+// and variables): the events of a batch mostly share one, and each is parsed
+// once.
+func distinctSelections(evs []*appsync.Event) []*appsync.Event {
+	seen := map[string]bool{}
+	var out []*appsync.Event
+	for _, ev := range evs {
+		if key := selectionKey(ev); !seen[key] {
+			seen[key] = true
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// selectionKey identifies what an event's selection asks: its text and the
+// variables its arguments may name.
+func selectionKey(ev *appsync.Event) string {
+	return ev.Info.SelectionSetGraphQL + "\x00" + string(ev.Info.Variables)
 }

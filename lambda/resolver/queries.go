@@ -72,7 +72,7 @@ func (h *Handler) user(ctx context.Context, ev *appsync.Event, args userArgs) (a
 	if args.ID != nil {
 		r, err = h.userByID(ctx, ev, *args.ID)
 	} else {
-		r.User, err = h.reads.UserByHandle(ctx, *args.Handle)
+		r.User, err = h.store.UserByHandle(ctx, *args.Handle)
 	}
 	if errs.Is(err, errs.NotFound) {
 		return nil, nil

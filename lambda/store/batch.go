@@ -15,6 +15,10 @@ import (
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
+// Reading many items at once: BatchGetItem of at most 100 distinct keys a
+// request, the chunks sent together, unprocessed keys retried with backoff
+// and jitter until done or out of time.
+
 // itemKey is an item's primary key.
 type itemKey struct{ pk, sk string }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
+// The DynamoDB client the store is built on, and its settings.
+
 // ClientOptions configures a DynamoDB client for the store: at most three
 // attempts per request, backing off at most 200 ms between them, so that
 // retries fit inside an invocation; each request is further bounded by its

@@ -7,6 +7,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
+// Strongly consistent reads, for what a mutation answers right after its
+// write: an eventually consistent read may not see it yet.
+
 type consistentKey struct{}
 
 // WithConsistentReads returns ctx under which every read the store makes of

@@ -3,18 +3,10 @@ package store
 import (
 	"context"
 	"errors"
-	"maps"
-	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/oklog/ulid/v2"
 
@@ -68,60 +60,6 @@ func inShard(id string, n int) string {
 		}
 	}
 	return id // unreachable: every shard has characters in the alphabet
-}
-
-// ShardTally is a shard's counts as the projector copies them onto the
-// post's counter, with the shard counter's version they were read at.
-type ShardTally struct {
-	Likes     int   `dynamodbav:"l"`
-	Comments  int   `dynamodbav:"c"`
-	Followers int   `dynamodbav:"f,omitempty"` // a hot user's
-	Version   int64 `dynamodbav:"v"`
-}
-
-// shardCounterItem is a hot post's shard counter.
-// A hot user's has its ID and followerCount instead of the post's fields.
-type shardCounterItem struct {
-	PK            string `dynamodbav:"pk"`
-	SK            string `dynamodbav:"sk"`
-	PostID        string `dynamodbav:"postId,omitempty"`
-	UserID        string `dynamodbav:"userId,omitempty"`
-	Shard         int    `dynamodbav:"shard"`
-	AuthorID      string `dynamodbav:"authorId,omitempty"`
-	Status        string `dynamodbav:"status,omitempty"`
-	LikeCount     int    `dynamodbav:"likeCount"`
-	CommentCount  int    `dynamodbav:"commentCount"`
-	FollowerCount int    `dynamodbav:"followerCount,omitempty"`
-	Version       int64  `dynamodbav:"version"`
-}
-
-// hotKeys is what a store knows of which posts (or users) are hot, and
-// their shards: a post stays hot until it is deleted, a user for good, so
-// what it learns stays true.
-type hotKeys struct {
-	shards sync.Map // ID -> int
-	// next picks the shard of a like: in turn from a random start, so that
-	// each store spreads its likes evenly and stores start apart.
-	next atomic.Uint64
-}
-
-func newHotKeys() *hotKeys {
-	h := &hotKeys{}
-	h.next.Store(rand.Uint64())
-	return h
-}
-
-func (h *hotKeys) of(postID string) int {
-	if n, ok := h.shards.Load(postID); ok {
-		return n.(int)
-	}
-	return 0
-}
-
-func (h *hotKeys) learn(postID string, n int) {
-	if n > 0 {
-		h.shards.Store(postID, n)
-	}
 }
 
 // errHot is the failure of a write on a post's own counter that found the
@@ -284,110 +222,4 @@ func belowThreshold(a txAction, counter string) txAction {
 		return failed(old)
 	}
 	return a
-}
-
-// shardCount adds delta to a count of the shard counter of partition pk,
-// and 1 to its version; missing is the error of an absent shard counter
-// (the post deleted).
-func (s *Store) shardCount(pk, counter string, delta int, missing error) txAction {
-	add := expression.Add(expression.Name(counter), expression.Value(delta)).Add(expression.Name("version"), expression.Value(1))
-	return txAction{key: itemKey{pk, SKShard}, update: &add, cond: itemExists, failed: func(map[string]types.AttributeValue) error { return missing }}
-}
-
-// hotCountsAge is how long a store answers a hot post's counts from what it
-// read of them before reading them again: a hot post's counts change many
-// times a second, and every like's answer reading them would put a read
-// unit a like on the post's partition.
-const hotCountsAge = time.Second
-
-type hotCount struct {
-	post Post
-	at   time.Time
-}
-
-// hotCounter returns a hot post's counter, read eventually consistent at
-// most once per hotCountsAge (so a like's answer counts what the projector
-// has copied, up to a second before).
-func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, error) {
-	if v, ok := s.hotCounts.Load(postID); ok && s.now().Sub(v.(hotCount).at) < hotCountsAge {
-		return v.(hotCount).post, true, nil
-	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKCount}.attributes()})
-	if err != nil {
-		return Post{}, false, fail(op, err)
-	}
-	if out.Item == nil {
-		return Post{}, false, nil
-	}
-	var c Post
-	if err := unmarshal(op, out.Item, &c); err != nil {
-		return Post{}, false, err
-	}
-	p := Post{ID: postID, AuthorID: c.AuthorID, Status: c.Status}
-	p.add(c)
-	s.hotCounts.Store(postID, hotCount{p, s.now()})
-	return p, true, nil
-}
-
-// withTallies adds to attrs, a projection, the attributes a hot post's or
-// user's counter holds its shards' counts in, when attrs reads counts.
-func withTallies(attrs []string) []string {
-	if attrs == nil || !SelectsCount(attrs, PostCounts) && !SelectsCount(attrs, UserCounts) {
-		return attrs
-	}
-	return append(slices.Clone(attrs), "shards", "hot")
-}
-
-// ApplyTallies copies shards' counts (by shard) onto the counter of the
-// hot post or user whose partition is parent ("POST#<id>", "USER#<id>":
-// ShardParent), each only if newer than what is there (its version): one
-// UpdateItem for all of them, or, when one is not newer, one for each of
-// the others. A redelivered or out-of-order record's tally changes
-// nothing; a deleted post's are dropped.
-func (s *Store) ApplyTallies(ctx context.Context, parent string, tallies map[int]ShardTally) error {
-	const op = "store.ApplyTallies"
-	if _, ok := ShardParent(parent + "#00"); !ok {
-		return errs.E(op, errs.Validation, "not a hot post's or user's partition")
-	}
-	shards := slices.Sorted(maps.Keys(tallies))
-	err := s.applyTallies(ctx, op, parent, shards, tallies)
-	var ccf *types.ConditionalCheckFailedException
-	if len(shards) == 1 || !errors.As(err, &ccf) {
-		if errors.As(err, &ccf) {
-			return nil // stale, or the post is gone
-		}
-		return err
-	}
-	for _, n := range shards {
-		if err := s.applyTallies(ctx, op, parent, []int{n}, tallies); err != nil && !errors.As(err, &ccf) {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) applyTallies(ctx context.Context, op, parent string, shards []int, tallies map[int]ShardTally) error {
-	var upd expression.UpdateBuilder
-	cond := expression.AttributeExists(expression.Name("hot"))
-	for i, n := range shards {
-		name := expression.Name("hot." + shardName(n))
-		if i == 0 {
-			upd = expression.Set(name, expression.Value(tallies[n]))
-		} else {
-			upd = upd.Set(name, expression.Value(tallies[n]))
-		}
-		cond = cond.And(expression.Or(expression.AttributeNotExists(name),
-			expression.Name("hot."+shardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
-	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
-	if err != nil {
-		return errs.Wrap(op, errs.Internal, "internal error", err)
-	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{parent, SKCount}.attributes(),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
-	var ccf *types.ConditionalCheckFailedException
-	if err != nil && !errors.As(err, &ccf) {
-		return fail(op, err)
-	}
-	return err
 }

@@ -153,32 +153,6 @@ func isPostAttribute(name string) bool {
 	return false
 }
 
-// Likes returns a page of the post's likes, newest first: one Query of the
-// post's partition under LIKE#.
-//
-// A hot post's likes are in its shards too (spreadPage): its marker, which
-// a newest-first Query of its partition reads first, or the store's own
-// knowledge, or a token of a hot post's page, says so.
-func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Page[Like], error) {
-	q := likesOnPost(postID).shaped(page, "")
-	hot := func(shards int) (Page[Like], error) {
-		return spreadPage[Like](ctx, s, postSpread(q, shards), page)
-	}
-	if page.NextToken != "" {
-		if _, shards, err := s.spreadToken(q, page.NextToken); err == nil && shards > 0 {
-			return hot(shards)
-		}
-	} else if shards := s.hot.of(postID); shards > 0 {
-		return hot(shards)
-	}
-	res, err := queryPage[Like](ctx, s, q, page)
-	if err == nil && page.NextToken == "" && len(res.Items) > 0 && res.Items[0].ID == "" { // the marker: hot
-		s.hot.learn(postID, HotShards)
-		return hot(HotShards)
-	}
-	return res, err
-}
-
 // LikedBy reports which of the posts userID likes: one BatchGetItem of the
 // guards' keys per 100 posts, strongly consistent (one read unit each), so
 // that a caller who just liked a post reads it liked.

@@ -12,6 +12,9 @@ import (
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
+// Loading a data set as it is (the sample data, tests): BatchWriteItem of
+// 25 items, several requests at a time.
+
 // Dataset is a set of entities to load as they are, counts included.
 type Dataset struct {
 	Users    []User

@@ -17,6 +17,10 @@ import (
 	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
+// The pattern's prefetch: a parent read together with the first page of
+// one of its connections (one Query of its partition), and pages served
+// from what it read.
+
 // Prefetch holds the first items of a connection, read together with its
 // parent. A child resolver turns it into the page it was asked for with
 // FromPrefetch, without a request, when the prefetch covers that page.

@@ -2,17 +2,17 @@ package store
 
 import (
 	"context"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
+
+// Lookups by key: a user or a post with its counts, many of them at once
+// (BatchGetItem), a user by handle, whether posts exist.
 
 // User returns the user with the given ID, counts included (AP1): one Query
 // of its two items, the profile and its counter (the same read units as a
@@ -157,110 +157,4 @@ func getMany[T any, PT counted[T]](ctx context.Context, s *Store, op string, ids
 		out[idOf(v)] = v
 	}
 	return out, nil
-}
-
-// The connections. Each is one Query of one partition (queryPage); which
-// partition, index, sort-key range and order is said once, in query.go.
-
-// PostsByAuthor returns a page of the author's published posts by
-// publication time, newest first unless page says otherwise (AP4), or, with
-// drafts, of the author's drafts by creation time (AP4d): one Query on GSI1,
-// the status in the sort key's prefix, the range in the key condition.
-// Whether the caller may see drafts is the caller's to decide.
-//
-// GSI1 holds the posts' own items; when page's attributes name a count (or
-// are nil), one BatchGetItem of the page's counter items follows the Query.
-func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool, page PageRequest) (Page[Post], error) {
-	status := ""
-	if drafts {
-		status = "status=" + StatusDraft
-	}
-	p, err := queryPage[Post](ctx, s, postsByAuthor(authorID, drafts).shaped(page, status), page)
-	if err == nil && SelectsCount(page.Attributes, PostCounts) {
-		err = s.addCounters(ctx, "store.User.posts", p.Items)
-	}
-	return p, err
-}
-
-// CommentsOnPost returns a page of the post's comments, oldest first unless
-// page says otherwise (AP5): one Query on the post's partition.
-//
-// A hot post's comments are in CommentShards of its shards too
-// (spreadPage): the store's own knowledge, a token of a hot post's page, or
-// its markers say so, one of which a Query of its comments in either order
-// reads first. A page in a time range (the markers outside it), the first
-// or any oldest first, reads the marker beside its Query, in the same round
-// trip, until the store knows: a comment written in a shard after the
-// listing began may fall after its token. (Newest first, such a comment
-// comes before the token: a later page was never to list it.)
-func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
-	const op = "store.Post.comments"
-	q := commentsOnPost(postID).shaped(page, "")
-	hot := func() (Page[Comment], error) {
-		return spreadPage[Comment](ctx, s, postSpread(q, CommentShards), page)
-	}
-	if s.hot.of(postID) > 0 {
-		return hot()
-	}
-	if page.NextToken != "" {
-		if _, shards, err := s.spreadToken(q, page.NextToken); err == nil && shards > 0 {
-			return hot()
-		}
-	}
-	// A range may leave out both markers, on a first page and on any page
-	// oldest first, after which newer comments (in shards, if the post has
-	// turned hot since) fall in the range: the marker is read beside it.
-	var (
-		res    Page[Comment]
-		err    error
-		marked bool
-	)
-	if q.lo != "" && (page.NextToken == "" || !q.newestFirst) {
-		res, marked, err = queryMarked[Comment](ctx, s, op, q, page, itemKey{PostPK(postID), SKHotCommentsLast})
-	} else {
-		res, err = queryPage[Comment](ctx, s, q, page)
-	}
-	if err == nil && (marked || slices.ContainsFunc(res.Items, func(c Comment) bool { return c.ID == "" })) { // a marker: hot
-		s.hot.learn(postID, HotShards)
-		return hot()
-	}
-	return res, err
-}
-
-// CommentsByAuthor returns a page of the author's comments, newest first
-// unless page says otherwise (AP6): one Query on GSI1.
-func (s *Store) CommentsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Comment], error) {
-	return queryPage[Comment](ctx, s, commentsByAuthor(authorID).shaped(page, ""), page)
-}
-
-// Following returns a page of the follows the user made, ordered by the
-// followed user's ID (AP7): one Query on the user's partition.
-func (s *Store) Following(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
-	return queryPage[Follow](ctx, s, following(userID), page)
-}
-
-// queryMarked is queryPage beside a GetItem of the marker at key (an item
-// of a few bytes, eventually consistent: half a read unit), in one round
-// trip: the page, and whether the marker is there.
-func queryMarked[T any](ctx context.Context, s *Store, op string, q partitionQuery, page PageRequest, key itemKey) (Page[T], bool, error) {
-	var (
-		wg      sync.WaitGroup
-		out     *dynamodb.GetItemOutput
-		markErr error
-	)
-	branch := cost.Together(ctx)
-	markCtx, queryCtx := branch(), branch()
-	wg.Go(func() {
-		out, markErr = s.api.GetItem(markCtx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes(),
-			ProjectionExpression: aws.String(AttrPK)})
-	})
-	res, err := queryPage[T](queryCtx, s, q, page)
-	wg.Wait()
-	if err != nil {
-		return Page[T]{}, false, err
-	}
-	if markErr != nil {
-		return Page[T]{}, false, fail(op, markErr)
-	}
-	return res, out.Item != nil, nil
 }

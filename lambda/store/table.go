@@ -6,6 +6,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
+// The table's definition (keys, indexes, stream): the stack deploys it,
+// and the local tools create it, from this one place.
+
 // KeySchema names a partition key and a sort key attribute (both strings).
 type KeySchema struct {
 	PartitionKey string

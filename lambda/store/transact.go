@@ -16,6 +16,10 @@ import (
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
 
+// Transactions: a write's actions, each with the error its failed
+// condition means, run as one TransactWriteItems, confirmed when a reply is
+// lost and started over on a conflict.
+
 // txAction is one action of a transaction and what its failed condition means.
 type txAction struct {
 	put    map[string]types.AttributeValue // the item to put, or

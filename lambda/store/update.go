@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -13,6 +11,9 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/errs"
 )
+
+// Editing one item: an UpdateItem conditioned on the item and its owner,
+// answered with the item as it is after.
 
 // changes collects what an UpdateItem sets and removes.
 type changes struct {
@@ -74,60 +75,4 @@ func (s *Store) update(ctx context.Context, op string, key itemKey, c changes, o
 		return fail(op, err)
 	}
 	return unmarshal(op, out.Attributes, v)
-}
-
-// sweepReserve is the time deletePartition keeps before the context's
-// deadline: it starts no new page of deletes later than that.
-const sweepReserve = 500 * time.Millisecond
-
-// deletePartition deletes every item of the post's partition pk (what
-// remains once the post and its counter are deleted: its comments and its
-// likes, and with each like its guard in the liker's partition): Query
-// pages of keys only (up to 1 MB each), deleted by BatchWriteItem, several
-// requests at a time. It stops, with a Throttled error, when the deadline is
-// near: what it has not deleted is left for the next call, which starts
-// over from the partition's first remaining item.
-func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) error {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Now().Add(noDeadlineLimit)
-	}
-	in := &dynamodb.QueryInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
-	if err := keyQuery(in, partition(AttrPK, pk), []string{AttrPK, AttrSK, "userId"}); err != nil {
-		return err
-	}
-	remain := errs.E(op, errs.Throttled, "the post was deleted but some of its comments remain: call deletePost again to remove them")
-	for {
-		if time.Until(deadline) < sweepReserve {
-			return remain
-		}
-		out, err := s.api.Query(ctx, in)
-		if err != nil {
-			return fail(op, err)
-		}
-		deletes := make([]types.WriteRequest, 0, len(out.Items))
-		for _, item := range out.Items {
-			key, ok := keyOf(item)
-			if !ok {
-				continue
-			}
-			if user, isLike := item["userId"].(*types.AttributeValueMemberS); isLike && strings.HasPrefix(key.sk, LikePrefix) {
-				deletes = append(deletes, deleteRequest(itemKey{UserPK(user.Value), LikedSK(postID)}))
-			}
-			deletes = append(deletes, deleteRequest(key))
-		}
-		if err := s.batchWrite(ctx, op, deletes); errs.Is(err, errs.Throttled) {
-			return remain
-		} else if err != nil {
-			return err
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-}
-
-func deleteRequest(k itemKey) types.WriteRequest {
-	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.attributes()}}
 }

@@ -135,7 +135,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 		return nil, err
 	}
 	fn := lambda.NewHandler(projector.New(s, quiet).Handle)
-	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: store.FeedStreamBatchSize, Filter: streams.Matches(store.FeedStreamFilters)}, &streams.Checkpoints{})
+	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
 	e := &Env{Store: s, Rec: rec, Exec: exec, poller: poller, Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
 	if err := e.Drain(ctx); err != nil { // the load's records
 		return nil, err

@@ -95,8 +95,8 @@ func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) 
 	}
 	fn := lambda.NewHandler(projector.New(s, log).Handle)
 	p := streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, fn, streams.Config{
-		BatchSize: store.FeedStreamBatchSize, MaxRetries: store.FeedStreamRetries, Bisect: true, Timeout: routes.FunctionTimeout,
-		Filter: streams.Matches(store.FeedStreamFilters), Region: "us-east-1",
+		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Bisect: true, Timeout: routes.FunctionTimeout,
+		Filter: streams.Matches(projector.StreamFilters), Region: "us-east-1",
 		OnFailure: func(f streams.Failure) {
 			log.Error("stream records given up on (the on-failure destination)", "shard", f.ShardID, "from", f.StartSequence, "to", f.EndSeq, "records", f.Records)
 		},

@@ -1,0 +1,37 @@
+package resolver
+
+import (
+	"context"
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/routes"
+)
+
+// The time an invocation has: a margin kept before Lambda's deadline, so
+// that every event is answered with an error AppSync can show rather than
+// cut off, and the half of it past which no new level of answers starts.
+
+// withMargin returns ctx with a deadline a margin before the invocation's
+// (a tenth of the time left, between 250 ms and 1 s), so that the handler
+// stops waiting for DynamoDB while there is still time to answer every event
+// with an error AppSync can show, instead of being cut off by Lambda's
+// timeout ("Task timed out" fails the whole field and kills the runtime).
+// Every DynamoDB request and retry runs under this deadline.
+func withMargin(ctx context.Context, now time.Time) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	margin := min(max(deadline.Sub(now)/10, 250*time.Millisecond), time.Second)
+	return context.WithDeadline(ctx, deadline.Add(-margin))
+}
+
+// halfway is when half of the time ctx leaves after start has passed: no
+// new level of answers starts after it.
+func halfway(ctx context.Context, start time.Time) time.Time {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return start.Add(routes.FunctionTimeout / 2)
+	}
+	return start.Add(deadline.Sub(start) / 2)
+}

@@ -1,0 +1,148 @@
+package resolver
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// Decoding an event's arguments (into each field's own struct, validated)
+// and its source (only the members a resolver reads, without reflection for
+// the common shapes).
+
+// noArgs is the argument struct of fields without arguments.
+type noArgs struct{}
+
+func decodeArgs[A any](ev *appsync.Event) (A, error) {
+	var args A
+	if len(ev.Arguments) > 0 && string(ev.Arguments) != "null" {
+		var err error
+		if stringsOnly[A]() && ev.Arguments[0] == '{' { // {"id": "..."}: no reflection
+			args, err = stringMembers[A](ev.Arguments)
+		} else {
+			err = json.Unmarshal(ev.Arguments, &args)
+		}
+		if err != nil {
+			return args, errs.Wrap("resolver.arguments", errs.Validation, "invalid arguments for "+ev.Info.Field(), err)
+		}
+	}
+	if v, ok := any(&args).(validator); ok {
+		if err := v.validate(); err != nil {
+			return args, err
+		}
+	}
+	return args, nil
+}
+
+// decodeSource reads the parent object of a nested field: only the members S
+// declares (a post's body, or the comments it carries for a sibling field,
+// are skipped, not decoded).
+func decodeSource[S any](ev *appsync.Event) (S, error) {
+	var src S
+	if len(ev.Source) == 0 || string(ev.Source) == "null" {
+		return src, errs.Internalf("resolver.source", "%s: event has no source", ev.Info.Field())
+	}
+	if stringsOnly[S]() {
+		return decodeStrings[S](ev)
+	}
+	picked := []byte(ev.Source)
+	var err error
+	if names := jsonNames[S](); names != nil {
+		picked, err = appsync.Pick(ev.Source, names...)
+	}
+	if err == nil {
+		err = json.Unmarshal(picked, &src)
+	}
+	if err != nil {
+		return src, errs.Internalf("resolver.source", "%s: decode source: %v", ev.Info.Field(), err)
+	}
+	return src, nil
+}
+
+// decodeStrings decodes a source into S, a struct of string fields only, as
+// encoding/json would (see stringMembers).
+func decodeStrings[S any](ev *appsync.Event) (S, error) {
+	src, err := stringMembers[S](ev.Source)
+	if err != nil {
+		return src, errs.Internalf("resolver.source", "%s: decode source: %v", ev.Info.Field(), err)
+	}
+	return src, nil
+}
+
+// stringMembers decodes the JSON object raw into S, a struct of string
+// fields only, as encoding/json would: each member found (null leaves its
+// field empty), a member that is not a string an error. raw is a slice of
+// the payload Decode validated (an event's source or arguments), or JSON
+// this program encoded, so its members are found without validating it
+// again.
+func stringMembers[S any](raw []byte) (S, error) {
+	var dst S
+	v := reflect.ValueOf(&dst).Elem()
+	names := jsonNames[S]()
+	var err error
+	appsync.WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := appsync.SkipValid(raw, i)
+		name := appsync.FieldOf(key, names...)
+		member := raw[i:end]
+		if name == "" || err != nil || string(member) == "null" { // null leaves the field as it was
+			return end
+		}
+		str, uerr := appsync.Unquote(member)
+		if uerr != nil || member[0] != '"' {
+			err = fmt.Errorf("member %q is %.20s, not a string", name, member)
+			return end
+		}
+		v.Field(slices.Index(names, name)).SetString(str)
+		return end
+	})
+	return dst, err
+}
+
+// stringsOnly reports whether S is a flat struct of exported, tagged string
+// fields (each named by jsonNames, in field order).
+func stringsOnly[S any]() bool {
+	t := reflect.TypeFor[S]()
+	if only, ok := stringsByType.Load(t); ok {
+		return only.(bool)
+	}
+	only := t.Kind() == reflect.Struct && len(jsonNames[S]()) == t.NumField()
+	for i := 0; only && i < t.NumField(); i++ {
+		only = t.Field(i).IsExported() && t.Field(i).Type.Kind() == reflect.String
+	}
+	stringsByType.Store(t, only)
+	return only
+}
+
+var stringsByType sync.Map // reflect.Type -> bool
+
+// namesByType caches jsonNames.
+var namesByType sync.Map // reflect.Type -> []string
+
+// jsonNames returns the JSON member names of the struct type S's fields, or
+// nil (decode everything) when S is not a flat struct of tagged fields.
+func jsonNames[S any]() []string {
+	t := reflect.TypeFor[S]()
+	if names, ok := namesByType.Load(t); ok {
+		return names.([]string)
+	}
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous || name == "" {
+			names = nil
+			break
+		}
+		if name != "-" {
+			names = append(names, name)
+		}
+	}
+	namesByType.Store(t, names)
+	return names
+}

@@ -1,0 +1,154 @@
+package resolver
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// Encoding a reply: a single event's value or its error, or a batch's array
+// of items, each {"data": ...} or {"data": null, "errorMessage", "errorType"},
+// kept within Lambda's payload limit.
+
+// reply encodes the results of the events: a single event's value, or its
+// error as the invocation's; or a batch's array of items, the largest
+// answers turned into errors should the whole pass the payload limit.
+func (h *Handler) reply(events []appsync.Event, results []result, batch bool) ([]byte, error) {
+	if !batch {
+		r := results[0]
+		if r.err != nil {
+			return nil, h.invokeError(events[0].Info.Field(), r.err)
+		}
+		reply, err := encodeData(r.data)
+		if err == nil && len(reply) > payload.MaxBytes {
+			err = tooLarge(len(reply))
+		}
+		if err != nil {
+			return nil, h.invokeError(events[0].Info.Field(), err)
+		}
+		return reply, nil
+	}
+	// The items are appended to the reply as they are encoded (and valid):
+	// joined, not re-encoded, which would make encoding/json check and
+	// compact each of them again.
+	size := 2 // the reply's size, exact for JSON kept as it is
+	for _, r := range results {
+		if raw, ok := r.data.(json.RawMessage); ok {
+			size += len(raw) + len(`{"data":},`)
+		} else {
+			size += 192 // a user is 100-200 bytes
+		}
+	}
+	reply := make([]byte, 0, size)
+	reply = append(reply, '[')
+	bounds := make([][2]int, len(results))
+	for i, r := range results {
+		if i > 0 {
+			reply = append(reply, ',')
+		}
+		start := len(reply)
+		reply = h.appendBatchItem(reply, &events[i], r)
+		bounds[i] = [2]int{start, len(reply)}
+	}
+	reply = append(reply, ']')
+	if len(reply) <= payload.MaxBytes {
+		return reply, nil
+	}
+	items := make([]json.RawMessage, len(results))
+	total := 1
+	for i, b := range bounds {
+		items[i] = reply[b[0]:b[1]]
+		total += len(items[i]) + 1
+	}
+	// The budgets keep a batch's answers within the payload limit; should they
+	// not, the largest answers become errors rather than the whole batch.
+	for total > payload.MaxBytes {
+		largest := 0
+		for i := range items {
+			if len(items[i]) > len(items[largest]) {
+				largest = i
+			}
+		}
+		failed := h.batchItem(&events[largest], result{err: tooLarge(len(items[largest]))})
+		total += len(failed) - len(items[largest])
+		items[largest] = failed
+	}
+	joined := make([]byte, 0, total)
+	joined = append(joined, '[')
+	for i, item := range items {
+		if i > 0 {
+			joined = append(joined, ',')
+		}
+		joined = append(joined, item...)
+	}
+	return append(joined, ']'), nil
+}
+
+// encodeData encodes a single event's answer; JSON already is kept as it is.
+func encodeData(data any) ([]byte, error) {
+	if raw, ok := data.(json.RawMessage); ok {
+		return raw, nil
+	}
+	if b, ok := appendJSON(make([]byte, 0, 256), data); ok {
+		return b, nil
+	}
+	return payload.Marshal(data)
+}
+
+// appendJSON appends data to dst without reflection when it is one of the
+// entities that encode themselves (exactly: a type embedding one, such as
+// userResult, has more to say), and reports whether it was.
+func appendJSON(dst []byte, data any) ([]byte, bool) {
+	switch d := data.(type) {
+	case store.User: // the most frequent answer
+		return d.AppendJSON(dst), true
+	case postResult:
+		return d.AppendJSON(dst), true
+	case store.Post:
+		return d.AppendJSON(dst), true
+	case store.Comment:
+		return d.AppendJSON(dst), true
+	}
+	return dst, false
+}
+
+// batchItem encodes one event's answer as an item of a batch reply.
+func (h *Handler) batchItem(ev *appsync.Event, r result) json.RawMessage {
+	return h.appendBatchItem(nil, ev, r)
+}
+
+// appendBatchItem appends one event's answer as an item of a batch reply to
+// dst. An answer that is JSON already (a page passed through from the
+// source) is wrapped, not checked and compacted again; users, posts and
+// comments are encoded without reflection (appendJSON).
+func (h *Handler) appendBatchItem(dst []byte, ev *appsync.Event, r result) json.RawMessage {
+	if r.err == nil {
+		if raw, ok := r.data.(json.RawMessage); ok {
+			return append(append(append(dst, `{"data":`...), raw...), '}')
+		}
+		if b, ok := appendJSON(append(dst, `{"data":`...), r.data); ok {
+			return append(b, '}')
+		}
+	}
+	item := appsync.BatchItem{Data: r.data}
+	if r.err != nil {
+		h.logError(ev.Info.Field(), r.err)
+		item = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.err), ErrorType: errs.KindOf(r.err).String()}
+	}
+	b, err := payload.Marshal(item)
+	if err != nil {
+		return h.appendBatchItem(dst, ev, result{err: errs.Wrap("resolver.encode", errs.Internal, "internal error", err)})
+	}
+	return append(dst, b...)
+}
+
+// tooLarge is the error for an answer that would not fit in a Lambda reply.
+func tooLarge(size int) error {
+	return errs.E("resolver.encode", errs.Validation, fmt.Sprintf(
+		"the answer would take %d bytes, more than the %d a Lambda may return to AppSync: select fewer fields or ask for fewer items",
+		size, payload.MaxBytes))
+}

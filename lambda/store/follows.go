@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// Follows: both users' counts changed with the follow in one transaction;
+// an unfollow removes the follow it read, never one made again since.
+
+// errExists marks a put that found its item already there.
+var errExists = errors.New("item exists")
+
+// Follow records that followerID follows followedID and increments both
+// users' counts, in one transaction. Following again changes nothing and
+// returns the existing follow. Following yourself is a Validation error; an
+// unknown user is NotFound.
+func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Follow, error) {
+	const op = "store.Follow"
+	if err := checkIDs(op, followerID, followedID); err != nil {
+		return Follow{}, err
+	}
+	if followerID == followedID {
+		return Follow{}, errs.E(op, errs.Validation, "you cannot follow yourself")
+	}
+	now := s.now()
+	f := Follow{FollowerID: followerID, FollowedID: followedID, CreatedAt: timestamp(now)}
+	item := newFollowItem(f)
+	item.Version = s.newID(now)
+	av, err := marshal(op, item)
+	if err != nil {
+		return Follow{}, err
+	}
+	var existing map[string]types.AttributeValue
+	if shards := s.hotUsers.of(followedID); shards > 0 {
+		err = s.followHot(ctx, op, item, shards, &existing)
+	} else {
+		err = s.counting(ctx, op, func() error {
+			counts := s.followCounts(op, followerID, followedID, countUp)
+			counts[1] = notHot(belowThreshold(counts[1], "followerCount")) // the followed user's
+			return s.transact(ctx, op,
+				append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })}, counts...)...)
+		})
+		var hot *errHot
+		switch {
+		case errors.Is(err, errPastThreshold): // the user turns hot, and takes the follow in a shard
+			if err = s.MakeUserHot(ctx, followedID); err == nil {
+				if shards := s.hotUsers.of(followedID); shards > 0 {
+					err = s.followHot(ctx, op, item, shards, &existing)
+				} else { // its counter went meanwhile (MakeUserHot leaves a user without one)
+					err = errs.E(op, errs.NotFound, "user not found")
+				}
+			}
+		case errors.As(err, &hot): // turned hot since this store last knew
+			s.hotUsers.learn(followedID, hot.shards)
+			err = s.followHot(ctx, op, item, hot.shards, &existing)
+		}
+	}
+	if errors.Is(err, errExists) {
+		var old Follow
+		return old, unmarshal(op, existing, &old)
+	}
+	if err != nil {
+		return Follow{}, err
+	}
+	return f, nil
+}
+
+// Unfollow removes the follow and decrements both users' counts, in one
+// transaction, and returns the removed follow; (nil, nil) when there was no
+// follow to remove, which makes it idempotent. It removes the follow it
+// read, conditioned on its version and its GSI2 partition: a follow made
+// again meanwhile (by another unfollow and follow, perhaps into a shard of a
+// user turned hot) is another follow, which it leaves, as if it had run
+// before it.
+func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*Follow, error) {
+	const op = "store.Unfollow"
+	if err := checkIDs(op, followerID, followedID); err != nil {
+		return nil, err
+	}
+	var item followItem
+	found, err := s.getConsistent(ctx, op, itemKey{UserPK(followerID), FollowsSK(followedID)}, &item)
+	if err != nil || !found {
+		return nil, err
+	}
+	f := item.Follow
+	remove := onlyIf(s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists }),
+		AttrGSI2PK, item.GSI2PK)
+	remove.cond = asRead(remove.cond, "v", item.Version)
+	if n := followerShard(followedID, item.GSI2PK); n >= 0 { // a hot user's: counted on the shard's counter
+		followerPK := UserPK(followerID)
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op, remove,
+				s.addCount(followerPK, SKCount, "followingCount", countDown, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
+				s.shardCount(UserShardPK(followedID, n), "followerCount", countDown, errs.E(op, errs.NotFound, "user not found")))
+		})
+	} else {
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, countDown)...)...)
+		})
+	}
+	if errors.Is(err, errExists) { // removed by a concurrent unfollow, perhaps followed again since
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// followCounts are the actions adding delta to the follower's followingCount
+// and the followed user's followerCount, on their counter items.
+func (s *Store) followCounts(op, followerID, followedID string, delta int) []txAction {
+	followerPK, followedPK := UserPK(followerID), UserPK(followedID)
+	return []txAction{
+		s.addCount(followerPK, SKCount, "followingCount", delta, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
+		s.addCount(followedPK, SKCount, "followerCount", delta, onCounter(followedPK, errs.E(op, errs.NotFound, "user not found"), nil)),
+	}
+}

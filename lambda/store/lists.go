@@ -1,0 +1,59 @@
+package store
+
+import "context"
+
+// The connections, one access pattern each: a page of one partition's items
+// (queryPage; which partition, index, sort-key range and order is said once,
+// in query.go), or of a hot parent's partitions together (sharded.go).
+
+// PostsByAuthor returns a page of the author's published posts by
+// publication time, newest first unless page says otherwise (AP4), or, with
+// drafts, of the author's drafts by creation time (AP4d): one Query on GSI1,
+// the status in the sort key's prefix, the range in the key condition.
+// Whether the caller may see drafts is the caller's to decide.
+//
+// GSI1 holds the posts' own items; when page's attributes name a count (or
+// are nil), one BatchGetItem of the page's counter items follows the Query.
+func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool, page PageRequest) (Page[Post], error) {
+	status := ""
+	if drafts {
+		status = "status=" + StatusDraft
+	}
+	p, err := queryPage[Post](ctx, s, postsByAuthor(authorID, drafts).shaped(page, status), page)
+	if err == nil && SelectsCount(page.Attributes, PostCounts) {
+		err = s.addCounters(ctx, "store.User.posts", p.Items)
+	}
+	return p, err
+}
+
+// CommentsOnPost returns a page of the post's comments, oldest first unless
+// page says otherwise (AP5): one Query on the post's partition, or (a hot
+// post's) on it and CommentShards of its shards (commentsOfPosts).
+func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
+	return commentsOfPosts.page(ctx, s, commentsOnPost(postID).shaped(page, ""), page)
+}
+
+// CommentsByAuthor returns a page of the author's comments, newest first
+// unless page says otherwise (AP6): one Query on GSI1.
+func (s *Store) CommentsByAuthor(ctx context.Context, authorID string, page PageRequest) (Page[Comment], error) {
+	return queryPage[Comment](ctx, s, commentsByAuthor(authorID).shaped(page, ""), page)
+}
+
+// Following returns a page of the follows the user made, ordered by the
+// followed user's ID (AP7): one Query on the user's partition.
+func (s *Store) Following(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
+	return queryPage[Follow](ctx, s, following(userID), page)
+}
+
+// Likes returns a page of the post's likes, newest first: one Query on the
+// post's partition, or (a hot post's) on it and its shards (likesOfPosts).
+func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Page[Like], error) {
+	return likesOfPosts.page(ctx, s, likesOnPost(postID).shaped(page, ""), page)
+}
+
+// Followers returns a page of the users following userID, ordered by
+// follower ID (AP8): one Query on GSI2, or (a hot user's) on its GSI2
+// partition and its shards' (followersOfUsers).
+func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
+	return followersOfUsers.page(ctx, s, followers(userID), page)
+}

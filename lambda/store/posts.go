@@ -1,0 +1,244 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// A post's life: written as a draft or published, published once, edited
+// by its author, and deleted with everything its partitions hold. A write
+// that read the post first acts on the post as it read it (its version).
+
+// CreatePost creates a post by authorID with a new ID, and its counter, and
+// increments the author's postCount, in one transaction. An author without a profile is
+// NotFound.
+func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, draft bool) (Post, error) {
+	const op = "store.CreatePost"
+	if err := checkIDs(op, authorID); err != nil {
+		return Post{}, err
+	}
+	now := s.now()
+	p := Post{ID: s.newID(now), AuthorID: authorID, Title: title, Body: body, CreatedAt: timestamp(now), UpdatedAt: timestamp(now),
+		Status: StatusPublished}
+	if draft {
+		p.Status = StatusDraft
+	}
+	av, err := marshal(op, newPostItem(p))
+	if err != nil {
+		return Post{}, err
+	}
+	counterAV, err := marshal(op, newPostCounter(p))
+	if err != nil {
+		return Post{}, err
+	}
+	authorPK := UserPK(authorID)
+	noProfile := onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)
+	author := s.addCount(authorPK, SKCount, "postCount", countUp, noProfile)
+	if draft { // counted when published
+		author = s.exists(authorPK, SKCount, noProfile)
+	}
+	collision := func(map[string]types.AttributeValue) error {
+		return errs.E(op, errs.Conflict, "post ID collision; retry")
+	}
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op, s.put(av, collision), s.put(counterAV, collision), author)
+	})
+	if err != nil {
+		return Post{}, err
+	}
+	return p, nil
+}
+
+// PublishPost publishes the draft, if callerID is its author: in one
+// transaction, conditioned on the post still being that author's draft as
+// read (an edit meanwhile: read again, up to three times), its
+// status (and its counter's) becomes PUBLISHED, its place in the author's
+// posts (GSI1's sort key) becomes a ULID of the publication time, and the
+// author's postCount grows by one. NotFound when absent (someone else's draft is absent to them),
+// Unauthorized for anyone else, Conflict when the post is published already
+// (a post is published once).
+func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
+	for attempt := 1; ; attempt++ {
+		p, err := s.publishPost(ctx, callerID, id)
+		if !errors.Is(err, errEdited) {
+			return p, err
+		}
+		if attempt == 3 {
+			return Post{}, errs.E("store.PublishPost", errs.Conflict, "the post changed while it was being published; retry")
+		}
+	}
+}
+
+// errEdited marks a write whose post was edited between its read and its
+// transaction: it starts over from a fresh read.
+var errEdited = errors.New("the post was edited meanwhile")
+
+// publishPost is one attempt of PublishPost, conditioned on the post as it
+// read it (its updatedAt): an edit meanwhile makes it errEdited.
+func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, error) {
+	const op = "store.PublishPost"
+	if err := checkIDs(op, callerID, id); err != nil {
+		return Post{}, err
+	}
+	var p Post
+	found, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKMetadata}, &p)
+	switch {
+	case err != nil:
+		return Post{}, err
+	case !found || !p.VisibleTo(callerID): // someone else's draft is, to them, absent
+		return Post{}, errs.E(op, errs.NotFound, "post not found")
+	case p.AuthorID != callerID:
+		return Post{}, errs.E(op, errs.Unauthorized, "only the post's author may publish it")
+	case p.Published():
+		return Post{}, errs.E(op, errs.Conflict, "the post is published already")
+	}
+	now := s.now()
+	edited := asVersion(itemExists, p.Version)
+	p.Status, p.UpdatedAt, p.Version = StatusPublished, timestamp(now), p.Version+1
+	publish := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).
+		Set(expression.Name(AttrGSI1SK), expression.Value(PublishedSK(s.newID(now)))).
+		Set(expression.Name("updatedAt"), expression.Value(p.UpdatedAt)).
+		Add(expression.Name("v"), expression.Value(1))
+	changed := func(old map[string]types.AttributeValue) error {
+		if len(old) == 0 {
+			return errs.E(op, errs.NotFound, "post not found")
+		}
+		if status, _ := old["status"].(*types.AttributeValueMemberS); status != nil && status.Value == StatusDraft {
+			return errEdited // still a draft of the caller's, edited since it was read
+		}
+		return errs.E(op, errs.Conflict, "the post is published already")
+	}
+	post := txAction{key: itemKey{PostPK(id), SKMetadata}, update: &publish, cond: edited, failed: changed}
+	status := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).Set(expression.Name("authorId"), expression.Value(callerID))
+	counter := always(txAction{key: itemKey{PostPK(id), SKCount}, update: &status}) // written here for a draft older than counters
+	authorPK := UserPK(callerID)
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op,
+			onlyIf(onlyIf(post, "authorId", callerID), "status", StatusDraft),
+			counter,
+			s.addCount(authorPK, SKCount, "postCount", countUp, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil)))
+	})
+	if err != nil {
+		return Post{}, err
+	}
+	return p, nil
+}
+
+// UpdatePost sets the post's title and body (nil leaves a field as it is)
+// and its updatedAt, if callerID is its author: one UpdateItem whose
+// condition checks the author (a post's counts are on another item, so a
+// body's rewrite never races a comment), then a GetItem of its counts. NotFound when absent (someone else's draft is
+// absent to them), Unauthorized for anyone else.
+func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
+	const op = "store.UpdatePost"
+	if err := checkIDs(op, callerID, id); err != nil {
+		return Post{}, err
+	}
+	upd := changes{}
+	upd.set("title", title)
+	upd.set("body", body)
+	now := timestamp(s.now())
+	upd.set("updatedAt", &now)
+	upd.bump()
+	var p Post
+	err := s.update(ctx, op, itemKey{PostPK(id), SKMetadata}, upd, "authorId", callerID,
+		errs.E(op, errs.NotFound, "post not found"), errs.E(op, errs.Unauthorized, "only the post's author may change it"), &p)
+	if err != nil {
+		return Post{}, err
+	}
+	return p, addCounter(ctx, s, op, PostPK(id), &p)
+}
+
+// DeletePost deletes the post, if callerID is its author, and (when it was
+// published) decrements the author's postCount, in one transaction
+// conditioned on the status and the version it read, so that it returns the
+// post it deleted; then it deletes every comment in the
+// post's partition (Query pages of keys, BatchWriteItem of 25, unprocessed
+// items retried). It returns the deleted post; with ErrSweepUnfinished when
+// the deletion committed and the sweep did not finish.
+//
+// Once the post is gone no comment can be added (createComment requires the
+// post), so the sweep sees every comment. Should the sweep be interrupted, a
+// retried DeletePost of the same ID sweeps the rest before reporting
+// NotFound.
+func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, error) {
+	return s.deletePost(ctx, callerID, id, 1)
+}
+
+// errStatusChanged marks a deletion whose post was published or edited
+// between its read and its transaction.
+var errStatusChanged = errors.New("the post's status changed")
+
+func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int) (Post, error) {
+	const op = "store.DeletePost"
+	if err := checkIDs(op, callerID, id); err != nil {
+		return Post{}, err
+	}
+	var p Post
+	found, err := readCounted(ctx, s, op, PostPK(id), true, &p)
+	if err != nil {
+		return Post{}, err
+	}
+	if !found {
+		if err := s.sweepPost(ctx, op, id, -1); err != nil {
+			return Post{}, err
+		}
+		return Post{}, errs.E(op, errs.NotFound, "post not found")
+	}
+	if !p.VisibleTo(callerID) { // someone else's draft is, to them, absent
+		return Post{}, errs.E(op, errs.NotFound, "post not found")
+	}
+	if p.AuthorID != callerID {
+		return Post{}, errs.E(op, errs.Unauthorized, "only the post's author may delete it")
+	}
+	// The post is removed as it was read: published (and counted) or a
+	// draft. Should it change in between (published meanwhile), the
+	// condition fails and the deletion starts over from a fresh read.
+	remove := onlyIf(s.remove(PostPK(id), SKMetadata, func(old map[string]types.AttributeValue) error {
+		if len(old) == 0 {
+			return errs.E(op, errs.NotFound, "post not found")
+		}
+		return errStatusChanged
+	}), "authorId", callerID)
+	remove.cond = asVersion(remove.cond, p.Version) // an edit meanwhile: read it again, to return it
+	// The counter goes as read too: hot or not (none for a post older than
+	// counters), and a hot post's shard counters with it, so that no like
+	// lands in a shard afterwards.
+	counter := txAction{key: itemKey{PostPK(id), SKCount}, delete: true, cond: expression.AttributeNotExists(expression.Name("shards")),
+		failed: func(map[string]types.AttributeValue) error { return errStatusChanged }}
+	shards := []txAction{counter}
+	if p.Shards > 0 {
+		counter.cond = expression.Name("shards").Equal(expression.Value(p.Shards))
+		shards[0] = counter
+		for n := range p.Shards {
+			shards = append(shards, always(s.remove(ShardPK(id, n), SKShard, nil)))
+		}
+	}
+	if p.Published() {
+		authorPK := UserPK(p.AuthorID)
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op, append([]txAction{published(remove),
+				s.addCount(authorPK, SKCount, "postCount", countDown, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil))}, shards...)...)
+		})
+	} else {
+		err = s.transact(ctx, op, append([]txAction{onlyIf(remove, "status", StatusDraft)}, shards...)...)
+	}
+	if errors.Is(err, errStatusChanged) {
+		if attempt < 3 {
+			return s.deletePost(ctx, callerID, id, attempt+1)
+		}
+		return Post{}, errs.E(op, errs.Conflict, "the post changed while it was being deleted; retry")
+	}
+	if err != nil {
+		return Post{}, err
+	}
+	if err := s.sweepPost(ctx, op, id, p.Shards); err != nil {
+		return p, errors.Join(ErrSweepUnfinished, err)
+	}
+	return p, nil
+}

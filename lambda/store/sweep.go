@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// The sweep of a deleted post: what remains in its partitions (comments,
+// likes with their guards, shard counters' items) deleted page by page until
+// the deadline nears; an interrupted sweep is finished by the next DeletePost.
+
+// sweepReserve is the time deletePartition keeps before the context's
+// deadline: it starts no new page of deletes later than that.
+const sweepReserve = 500 * time.Millisecond
+
+// deletePartition deletes every item of the post's partition pk (what
+// remains once the post and its counter are deleted: its comments and its
+// likes, and with each like its guard in the liker's partition): Query
+// pages of keys only (up to 1 MB each), deleted by BatchWriteItem, several
+// requests at a time. It stops, with a Throttled error, when the deadline is
+// near: what it has not deleted is left for the next call, which starts
+// over from the partition's first remaining item.
+func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) error {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(noDeadlineLimit)
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), ConsistentRead: aws.Bool(true)}
+	if err := keyQuery(in, partition(AttrPK, pk), []string{AttrPK, AttrSK, "userId"}); err != nil {
+		return err
+	}
+	remain := errs.E(op, errs.Throttled, "the post was deleted but some of its comments remain: call deletePost again to remove them")
+	for {
+		if time.Until(deadline) < sweepReserve {
+			return remain
+		}
+		out, err := s.api.Query(ctx, in)
+		if err != nil {
+			return fail(op, err)
+		}
+		deletes := make([]types.WriteRequest, 0, len(out.Items))
+		for _, item := range out.Items {
+			key, ok := keyOf(item)
+			if !ok {
+				continue
+			}
+			if user, isLike := item["userId"].(*types.AttributeValueMemberS); isLike && strings.HasPrefix(key.sk, LikePrefix) {
+				deletes = append(deletes, deleteRequest(itemKey{UserPK(user.Value), LikedSK(postID)}))
+			}
+			deletes = append(deletes, deleteRequest(key))
+		}
+		if err := s.batchWrite(ctx, op, deletes); errs.Is(err, errs.Throttled) {
+			return remain
+		} else if err != nil {
+			return err
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+func deleteRequest(k itemKey) types.WriteRequest {
+	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.attributes()}}
+}
+
+// sweepPost deletes what remains of the deleted post id: the items of its
+// shards (shards of them; -1: as many as the marker in its partition says,
+// none without one), then of its own partition, the marker last, so that an
+// interrupted sweep is finished by the next.
+func (s *Store) sweepPost(ctx context.Context, op, id string, shards int) error {
+	if shards < 0 {
+		var marker struct {
+			Shards int `dynamodbav:"shards"`
+		}
+		if _, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKHotMarker}, &marker); err != nil {
+			return err
+		}
+		shards = marker.Shards
+	}
+	for n := range shards {
+		if err := s.deletePartition(ctx, op, id, ShardPK(id, n)); err != nil {
+			return err
+		}
+	}
+	return s.deletePartition(ctx, op, id, PostPK(id))
+}
+
+// ErrSweepUnfinished is returned, with the deleted post, by a DeletePost
+// whose deletion committed but whose sweep of the post's comments and likes
+// did not finish (the deadline, a failing BatchWriteItem): the deletion
+// stands and must be answered as done. What remains is swept by a later
+// DeletePost of the same ID; User.comments leaves those comments out
+// meanwhile.
+var ErrSweepUnfinished = errors.New("the post is deleted; some of its comments and likes remain to be swept")

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/errs"
+)
+
+// A hot parent's counts: each shard counts its own items (its counter's
+// likes, comments or followers, with a version), and the projector copies
+// them, with the version read, onto the parent's counter (ApplyTallies), so
+// that a read of the parent's counts reads its counter alone. A store reads
+// a hot post's counter at most once a second (hotCounter).
+
+// ShardTally is a shard's counts as the projector copies them onto the
+// post's counter, with the shard counter's version they were read at.
+type ShardTally struct {
+	Likes     int   `dynamodbav:"l"`
+	Comments  int   `dynamodbav:"c"`
+	Followers int   `dynamodbav:"f,omitempty"` // a hot user's
+	Version   int64 `dynamodbav:"v"`
+}
+
+// shardCounterItem is a hot post's shard counter.
+// A hot user's has its ID and followerCount instead of the post's fields.
+type shardCounterItem struct {
+	PK            string `dynamodbav:"pk"`
+	SK            string `dynamodbav:"sk"`
+	PostID        string `dynamodbav:"postId,omitempty"`
+	UserID        string `dynamodbav:"userId,omitempty"`
+	Shard         int    `dynamodbav:"shard"`
+	AuthorID      string `dynamodbav:"authorId,omitempty"`
+	Status        string `dynamodbav:"status,omitempty"`
+	LikeCount     int    `dynamodbav:"likeCount"`
+	CommentCount  int    `dynamodbav:"commentCount"`
+	FollowerCount int    `dynamodbav:"followerCount,omitempty"`
+	Version       int64  `dynamodbav:"version"`
+}
+
+// shardCount adds delta to a count of the shard counter of partition pk,
+// and 1 to its version; missing is the error of an absent shard counter
+// (the post deleted).
+func (s *Store) shardCount(pk, counter string, delta int, missing error) txAction {
+	add := expression.Add(expression.Name(counter), expression.Value(delta)).Add(expression.Name("version"), expression.Value(1))
+	return txAction{key: itemKey{pk, SKShard}, update: &add, cond: itemExists, failed: func(map[string]types.AttributeValue) error { return missing }}
+}
+
+// hotCountsAge is how long a store answers a hot post's counts from what it
+// read of them before reading them again: a hot post's counts change many
+// times a second, and every like's answer reading them would put a read
+// unit a like on the post's partition.
+const hotCountsAge = time.Second
+
+type hotCount struct {
+	post Post
+	at   time.Time
+}
+
+// hotCounter returns a hot post's counter, read eventually consistent at
+// most once per hotCountsAge (so a like's answer counts what the projector
+// has copied, up to a second before).
+func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, error) {
+	if v, ok := s.hotCounts.Load(postID); ok && s.now().Sub(v.(hotCount).at) < hotCountsAge {
+		return v.(hotCount).post, true, nil
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKCount}.attributes()})
+	if err != nil {
+		return Post{}, false, fail(op, err)
+	}
+	if out.Item == nil {
+		return Post{}, false, nil
+	}
+	var c Post
+	if err := unmarshal(op, out.Item, &c); err != nil {
+		return Post{}, false, err
+	}
+	p := Post{ID: postID, AuthorID: c.AuthorID, Status: c.Status}
+	p.add(c)
+	s.hotCounts.Store(postID, hotCount{p, s.now()})
+	return p, true, nil
+}
+
+// withTallies adds to attrs, a projection, the attributes a hot post's or
+// user's counter holds its shards' counts in, when attrs reads counts.
+func withTallies(attrs []string) []string {
+	if attrs == nil || !SelectsCount(attrs, PostCounts) && !SelectsCount(attrs, UserCounts) {
+		return attrs
+	}
+	return append(slices.Clone(attrs), "shards", "hot")
+}
+
+// ApplyTallies copies shards' counts (by shard) onto the counter of the
+// hot post or user whose partition is parent ("POST#<id>", "USER#<id>":
+// ShardParent), each only if newer than what is there (its version): one
+// UpdateItem for all of them, or, when one is not newer, one for each of
+// the others. A redelivered or out-of-order record's tally changes
+// nothing; a deleted post's are dropped.
+func (s *Store) ApplyTallies(ctx context.Context, parent string, tallies map[int]ShardTally) error {
+	const op = "store.ApplyTallies"
+	if _, ok := ShardParent(parent + "#00"); !ok {
+		return errs.E(op, errs.Validation, "not a hot post's or user's partition")
+	}
+	shards := slices.Sorted(maps.Keys(tallies))
+	err := s.applyTallies(ctx, op, parent, shards, tallies)
+	var ccf *types.ConditionalCheckFailedException
+	if len(shards) == 1 || !errors.As(err, &ccf) {
+		if errors.As(err, &ccf) {
+			return nil // stale, or the post is gone
+		}
+		return err
+	}
+	for _, n := range shards {
+		if err := s.applyTallies(ctx, op, parent, []int{n}, tallies); err != nil && !errors.As(err, &ccf) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) applyTallies(ctx context.Context, op, parent string, shards []int, tallies map[int]ShardTally) error {
+	var upd expression.UpdateBuilder
+	cond := expression.AttributeExists(expression.Name("hot"))
+	for i, n := range shards {
+		name := expression.Name("hot." + shardName(n))
+		if i == 0 {
+			upd = expression.Set(name, expression.Value(tallies[n]))
+		} else {
+			upd = upd.Set(name, expression.Value(tallies[n]))
+		}
+		cond = cond.And(expression.Or(expression.AttributeNotExists(name),
+			expression.Name("hot."+shardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{parent, SKCount}.attributes(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+	var ccf *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &ccf) {
+		return fail(op, err)
+	}
+	return err
+}
