@@ -32,7 +32,7 @@ func (h *Handler) routes() map[string]resolveFunc {
 
 		"Like.user": batchedLookup(func(l likeSource) string { return l.UserID }, h.users, showUser, "user not found"),
 
-		"Comment.author": batchedLookup(func(c commentSource) string { return c.AuthorID }, h.users, showUser, "author not found"),
+		"Comment.author": batchedLookup(func(c commentSource) string { return c.AuthorID }, h.commentAuthors, showUser, "author not found"),
 		"Comment.post":   h.commentPosts,
 
 		"Follow.follower": batchedLookup(func(f followSource) string { return f.FollowerID }, h.users, showUser, "user not found"),
@@ -69,6 +69,10 @@ type reads interface {
 	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
 	PostsExist(ctx context.Context, ids []string) (map[string]bool, error)
 	LikedBy(ctx context.Context, userID string, postIDs []string) (map[string]bool, error)
+	// KnowsHot and HotAuthors are a hot post's comments' authors, kept
+	// with its page (store/hotpage.go).
+	KnowsHot(postID string) bool
+	HotAuthors(ctx context.Context, postID string, ids []string, counts bool) (map[string]store.User, error)
 }
 
 // pages is what the connection fields need of the table: one Query each.

@@ -6,6 +6,7 @@ package resolver
 
 import (
 	"context"
+	"maps"
 	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -117,4 +118,47 @@ func distinctSelections(evs []*appsync.Event) []*appsync.Event {
 // variables its arguments may name.
 func selectionKey(ev *appsync.Event) string {
 	return ev.Info.SelectionSetGraphQL + "\x00" + string(ev.Info.Variables)
+}
+
+// commentAuthors is users for the authors of a batch of comments: those of
+// a hot post's comments through what the store keeps of its page
+// (store.HotAuthors), the others in one BatchGetItem as ever. Where the store
+// knows no post hot (nearly always), it is users.
+func (h *Handler) commentAuthors(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]store.User, error) {
+	if !h.store.KnowsHot("") {
+		return h.users(ctx, evs, ids)
+	}
+	byPost := map[string][]string{}
+	var cold []*appsync.Event
+	var coldIDs []string
+	for _, ev := range evs {
+		src, err := decodeSource[commentSource](ev)
+		switch {
+		case err != nil || !store.ValidID(src.AuthorID): // batchedLookup reports it
+		case h.store.KnowsHot(src.PostID):
+			byPost[src.PostID] = append(byPost[src.PostID], src.AuthorID)
+		default:
+			cold, coldIDs = append(cold, ev), append(coldIDs, src.AuthorID)
+		}
+	}
+	out := map[string]store.User{}
+	if len(coldIDs) > 0 {
+		users, err := h.users(ctx, cold, coldIDs)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, users)
+	}
+	counts := false
+	for _, ev := range distinctSelections(evs) {
+		counts = counts || h.selectsUserCount(ev, "")
+	}
+	for post, authors := range byPost {
+		users, err := h.store.HotAuthors(ctx, post, authors, counts)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, users)
+	}
+	return out, nil
 }

@@ -63,6 +63,7 @@ func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, dr
 // Unauthorized for anyone else, Conflict when the post is published already
 // (a post is published once).
 func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
+	defer s.pages.drop(id) // its own environment sees the write at once
 	for attempt := 1; ; attempt++ {
 		p, err := s.publishPost(ctx, callerID, id)
 		if !errors.Is(err, errEdited) {
@@ -135,6 +136,7 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 // body's rewrite never races a comment), then a GetItem of its counts. NotFound when absent (someone else's draft is
 // absent to them), Unauthorized for anyone else.
 func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
+	defer s.pages.drop(id) // its own environment sees the write at once
 	const op = "store.UpdatePost"
 	if err := checkIDs(op, callerID, id); err != nil {
 		return Post{}, err
@@ -167,6 +169,7 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 // retried DeletePost of the same ID sweeps the rest before reporting
 // NotFound.
 func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, error) {
+	defer s.pages.drop(id) // its own environment sees the write at once
 	return s.deletePost(ctx, callerID, id, 1)
 }
 

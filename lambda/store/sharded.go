@@ -320,7 +320,8 @@ func mergeParts[T any](s *Store, sp spreadOver, parts []part[T], page PageReques
 // their shards: a post stays hot until it is deleted, a user for good, so
 // what it learns stays true.
 type hotKeys struct {
-	shards sync.Map // ID -> int
+	shards sync.Map     // ID -> int
+	known  atomic.Int64 // how many
 	// next picks the shard of a like: in turn from a random start, so that
 	// each store spreads its likes evenly and stores start apart.
 	next atomic.Uint64
@@ -341,9 +342,14 @@ func (h *hotKeys) of(postID string) int {
 
 func (h *hotKeys) learn(postID string, n int) {
 	if n > 0 {
-		h.shards.Store(postID, n)
+		if _, had := h.shards.Swap(postID, n); !had {
+			h.known.Add(1)
+		}
 	}
 }
+
+// any reports whether any is known hot.
+func (h *hotKeys) any() bool { return h.known.Load() > 0 }
 
 // queryMarked is queryPage beside a GetItem of the marker at key (an item
 // of a few bytes, eventually consistent: half a read unit), in one round

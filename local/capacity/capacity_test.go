@@ -84,6 +84,10 @@ func TestLocalReportsWhatTheModelCosts(t *testing.T) {
 	if !bytes.Contains(doc, table.Bytes()) {
 		t.Error("docs/capacity.md does not carry testdata/workloads.md")
 	}
+	readme, err := os.ReadFile("../../README.md")
+	if headline := capacity.Headline(results); err != nil || !bytes.Contains(readme, []byte(headline)) {
+		t.Errorf("README.md does not say %q (%v)", headline, err)
+	}
 }
 
 var update = flag.Bool("update", false, "rewrite the model's figures")

@@ -41,7 +41,12 @@ func Chart(w io.Writer, results []Result) {
 			}
 			fmt.Fprintf(w, `<rect x="%d" y="%d" width="%.1f" height="13" fill="%s"><title>%s: %s a second, limited by %s</title></rect>`+"\n",
 				left, by, x(d.Sustained)-left, color, []string{"today", "hot"}[j], count(d.Sustained), html.EscapeString(d.LimitedBy))
-			fmt.Fprintf(w, `<text x="%.1f" y="%d" fill="%s">%s</text>`+"\n", x(d.Sustained)+4, by+11, color, count(d.Sustained))
+			label := count(d.Sustained)
+			if k := d.Kept; k != nil {
+				label += fmt.Sprintf(" (kept %s s in each environment; %s environments, %s RCU/s on the post at the goal)",
+					units(k.TTLSeconds), count(k.Environments), count(k.HottestReadUnits))
+			}
+			fmt.Fprintf(w, `<text x="%.1f" y="%d" fill="%s">%s</text>`+"\n", x(d.Sustained)+4, by+11, color, html.EscapeString(label))
 		}
 		gx := x(r.Goal)
 		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#000" stroke-width="2"><title>goal: %s a second</title></line>`+"\n", gx, y+12, gx, y+50, count(r.Goal))

@@ -55,6 +55,11 @@ type Workload struct {
 	// Hot turns target hot, as the design does past its threshold; nil when
 	// the design has nothing for this workload yet (after is before).
 	Hot func(ctx context.Context, e *Env, target string) error
+	// Kept: on the hot design, each execution environment serves the
+	// operation from its memory, reading the table once per
+	// store.HotPageTTL (store/hotpage.go); the model sizes the environments
+	// (KeptSizing).
+	Kept bool
 }
 
 // Env is a table on DynamoDB Local holding the workloads' data, with a
@@ -181,21 +186,21 @@ func Workloads() []Workload {
 		{"comments on one post of the largest size", 1000, func(ctx context.Context, e *Env, post, actor string) error {
 			_, err := e.Store.CreateComment(ctx, actor, post, "A comment.")
 			return err
-		}, largest, makeHot},
+		}, largest, makeHot, false},
 		{"likes on one post", 10000, func(ctx context.Context, e *Env, post, actor string) error {
 			_, err := e.Store.LikePost(ctx, actor, post, []string{"id", "likeCount"})
 			return err
-		}, largest, makeHot},
+		}, largest, makeHot, false},
 		{"new followers of one user", 10000, func(ctx context.Context, e *Env, user, actor string) error {
 			_, err := e.Store.Follow(ctx, actor, user)
 			return err
-		}, popular, celebrity},
+		}, popular, celebrity, false},
 		{"readers of one post's page (post, first 20 comments with authors, likeCount, likedByMe)", 10000, func(ctx context.Context, e *Env, post, actor string) error {
 			return e.Query(ctx, actor, `{ post(id: "`+post+`") { title body likeCount likedByMe comments(limit: 20) { items { body author { name } } } } }`)
-		}, largest, nil},
+		}, largest, makeHot, true},
 		{"the seed's query for one popular author", 1000, func(ctx context.Context, e *Env, user, actor string) error {
 			return e.Query(ctx, actor, `{ user(id: "`+user+`") { name posts(limit: 10) { items { title comments { items { body author { name } } } } } } }`)
-		}, popular, nil},
+		}, popular, nil, false},
 	}
 }
 
@@ -225,6 +230,12 @@ func (l Load) Rate() float64 {
 type Recorded struct {
 	Workload      Workload
 	Before, After []Request
+	// Refresh is, for a Kept workload, the first operation's requests on the
+	// hot design (what an environment reads once per TTL); After holds the
+	// others' (what each reader reads of its own), and PageSeconds their
+	// median duration through the local AppSync.
+	Refresh     []Request
+	PageSeconds float64
 	// BeforeInvocations and AfterInvocations are the projector's
 	// invocations for them: the batches of the stream's records its filter
 	// selects.
@@ -236,38 +247,49 @@ type Recorded struct {
 // requests and, after, the projector's.
 func Run(ctx context.Context, e *Env, workloads []Workload) ([]Recorded, error) {
 	var out []Recorded
-	run := func(w Workload, target string) ([]Request, int, error) {
+	// run runs w Ops times on target: each operation's requests, then the
+	// projector's, its invocations, and the operations' median duration.
+	run := func(w Workload, target string) ([][]Request, []Request, int, float64, error) {
 		if err := e.Drain(ctx); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, 0, err
 		}
 		e.Rec.Take()
 		invoked := e.poller.Invocations
-		var reqs []Request
+		ops := make([][]Request, Ops)
+		took := make([]time.Duration, Ops)
 		for i := range Ops {
+			start := time.Now()
 			if err := w.Op(ctx, e, target, Actor(i)); err != nil {
-				return nil, 0, fmt.Errorf("%s: %w", w.Name, err)
+				return nil, nil, 0, 0, fmt.Errorf("%s: %w", w.Name, err)
 			}
-			reqs = append(reqs, e.Rec.Take()...)
+			took[i] = time.Since(start)
+			ops[i] = e.Rec.Take()
 		}
 		if err := e.Drain(ctx); err != nil {
-			return nil, 0, err
+			return nil, nil, 0, 0, err
 		}
-		return append(reqs, e.Rec.Take()...), e.poller.Invocations - invoked, nil
+		slices.Sort(took[1:])
+		return ops, e.Rec.Take(), e.poller.Invocations - invoked, took[1+(Ops-1)/2].Seconds(), nil
 	}
 	for _, w := range workloads {
 		r := Recorded{Workload: w}
-		var err error
-		if r.Before, r.BeforeInvocations, err = run(w, w.Target(e, false)); err != nil {
+		ops, projected, invocations, _, err := run(w, w.Target(e, false))
+		if err != nil {
 			return nil, err
 		}
+		r.Before, r.BeforeInvocations = append(slices.Concat(ops...), projected...), invocations
 		r.After, r.AfterInvocations = r.Before, r.BeforeInvocations
 		if w.Hot != nil {
 			target := w.Target(e, true)
 			if err := w.Hot(ctx, e, target); err != nil {
 				return nil, err
 			}
-			if r.After, r.AfterInvocations, err = run(w, target); err != nil {
+			if ops, projected, r.AfterInvocations, r.PageSeconds, err = run(w, target); err != nil {
 				return nil, err
+			}
+			r.After = append(slices.Concat(ops...), projected...)
+			if w.Kept {
+				r.Refresh, r.After = ops[0], append(slices.Concat(ops[1:]...), projected...)
 			}
 		}
 		out = append(out, r)
@@ -295,16 +317,61 @@ type Sizing struct {
 	// prices; not its duration: see docs/capacity.md).
 	DollarsPerMillion float64 `json:"dollarsPerMillion"`
 	Loads             []Load  `json:"-"` // by partition, the hottest first
+	// Kept is, for a design that serves from each environment's memory,
+	// how the environments were sized.
+	Kept *KeptSizing `json:"kept,omitempty"`
 }
+
+// KeptSizing is a design served from each execution environment's memory:
+// at a rate R, Lambda runs E = min(MaxEnvironments, R x PageSeconds x
+// EnvironmentMargin) environments (Little's law, with a margin), each
+// reading the table once per TTL (what one refresh reads), and every
+// operation reads its own part (likedByMe, the caller's).
+type KeptSizing struct {
+	TTLSeconds          float64 `json:"ttlSeconds"`
+	PageSeconds         float64 `json:"pageSeconds"`         // an operation's duration, as the model takes it
+	MeasuredPageSeconds float64 `json:"measuredPageSeconds"` // its median through the local AppSync, this run
+	Margin              float64 `json:"margin"`
+	// At the goal's rate: the environments, their refreshes a second, and
+	// the hottest partition's read units a second.
+	Environments       float64 `json:"environmentsAtGoal"`
+	RefreshesPerSecond float64 `json:"refreshesPerSecondAtGoal"`
+	HottestPartition   string  `json:"hottestPartitionAtGoal"`
+	HottestReadUnits   float64 `json:"hottestReadUnitsPerSecondAtGoal"`
+	// KeptBytes is what one environment keeps of the page: the items one
+	// refresh reads.
+	KeptBytes int `json:"keptBytes"`
+}
+
+// How the model sizes a kept design's environments: a page served from
+// memory takes PageSeconds of a Lambda invocation, stated for AWS (one
+// BatchGetItem for likedByMe, the reply of the largest post, the
+// invocation), above the local median make capacity prints; EnvironmentMargin
+// covers bursts; MaxEnvironments is the account's default concurrency.
+const (
+	PageSeconds       = 0.05
+	EnvironmentMargin = 1.5
+	MaxEnvironments   = 1000
+)
 
 // Cost costs each recorded workload by rules.
 func Cost(recorded []Recorded, rules Rules) []Result {
 	var results []Result
 	for _, rec := range recorded {
+		after := size(rec.After, rec.AfterInvocations, rules)
+		if rec.Workload.Kept {
+			after = sizeKept(rec, rules)
+		}
 		results = append(results, Result{Name: rec.Workload.Name, Goal: rec.Workload.Goal,
-			Before: size(rec.Before, rec.BeforeInvocations, rules), After: size(rec.After, rec.AfterInvocations, rules)})
+			Before: size(rec.Before, rec.BeforeInvocations, rules), After: after})
 	}
 	return results
+}
+
+// cmpLoads orders loads the hottest first (the lowest rate they sustain),
+// then by key.
+func cmpLoads(a, b Load) int {
+	return cmp.Or(cmp.Compare(a.Rate(), b.Rate()), strings.Compare(a.Key.String(), b.Key.String()))
 }
 
 // round drops the float error of sums of halves and quarters.
@@ -326,9 +393,7 @@ func size(reqs []Request, invocations int, rules Rules) Sizing {
 	r.PerOp = Units{round(r.PerOp.Read), round(r.PerOp.Write)}
 	r.ProjectorInvocations = round(float64(invocations) / Ops)
 	r.DollarsPerMillion = round(prices.PerMillion(r.PerOp.Read, r.PerOp.Write) + 1e6*r.ProjectorInvocations*prices.LambdaRequest)
-	slices.SortFunc(r.Loads, func(a, b Load) int {
-		return cmp.Or(cmp.Compare(a.Rate(), b.Rate()), strings.Compare(a.Key.String(), b.Key.String()))
-	})
+	slices.SortFunc(r.Loads, cmpLoads)
 	if len(r.Loads) > 0 {
 		r.Sustained, r.LimitedBy = round(r.Loads[0].Rate()), r.Loads[0].Key.String()
 	}

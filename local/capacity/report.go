@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Print writes each workload's sustained rate against its goal, before and
@@ -20,6 +21,9 @@ func Print(w io.Writer, results []Result, top int) {
 			name, goal, design := r.Name, count(r.Goal), "today"
 			if i == 1 {
 				name, goal, design = "", "", "hot"
+				if d.Kept != nil {
+					design = "hot, kept in memory"
+				}
 				if d.Sustained == r.Before.Sustained && d.LimitedBy == r.Before.LimitedBy && d.PerOp == r.Before.PerOp {
 					design = "hot (nothing yet: as today)"
 				}
@@ -29,11 +33,23 @@ func Print(w io.Writer, results []Result, top int) {
 		}
 	}
 	for _, r := range results {
+		if k := r.After.Kept; k != nil {
+			fmt.Fprintf(w, "\n%s (hot): each execution environment keeps the page for %s s; at the goal, %s environments "+
+				"(%s a second x %s s x %s, at most %s), %s refreshes a second, %s RCU a second on `%s`; an environment keeps %s bytes "+
+				"of the largest post's page.\n", r.Name, units(k.TTLSeconds), count(k.Environments), count(r.Goal), units(k.PageSeconds),
+				units(k.Margin), count(MaxEnvironments), count(k.RefreshesPerSecond), count(k.HottestReadUnits), k.HottestPartition, count(float64(k.KeptBytes)))
+		}
+	}
+	for _, r := range results {
 		for i, d := range []Sizing{r.Before, r.After} {
 			if i == 1 && r.After.LimitedBy == r.Before.LimitedBy && r.After.PerOp == r.Before.PerOp {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s (%s), its hottest partition keys (units per operation, and at the goal's rate against the limits):\n\n", r.Name, []string{"today", "hot"}[i])
+			per := "units per operation"
+			if d.Kept != nil {
+				per = "units per operation at the goal's rate, the environments' refreshes shared among them"
+			}
+			fmt.Fprintf(w, "\n%s (%s), its hottest partition keys (%s, and at the goal's rate against the limits):\n\n", r.Name, []string{"today", "hot"}[i], per)
 			fmt.Fprintln(w, "| Partition key | RCU | WCU | At the goal: RCU/s, WCU/s | Sustains /s |")
 			fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 			for k, l := range d.Loads {
@@ -71,4 +87,21 @@ func WriteJSON(file string, results []Result) error {
 		return err
 	}
 	return os.WriteFile(file, append(b, '\n'), 0o644)
+}
+
+// Headline says what one hot post or user takes, as the README's table of
+// figures says it: each hot design's sustained rate and today's.
+func Headline(results []Result) string {
+	var parts []string
+	for _, r := range results {
+		if r.After.Sustained == r.Before.Sustained && r.After.PerOp == r.Before.PerOp {
+			continue
+		}
+		how := "written to shards past the threshold"
+		if r.After.Kept != nil {
+			how = fmt.Sprintf("its page kept %s s in each environment", units(r.After.Kept.TTLSeconds))
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s a second (%s today; %s)", r.Name, count(r.After.Sustained), count(r.Before.Sustained), how))
+	}
+	return strings.Join(parts, "; ")
 }

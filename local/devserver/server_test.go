@@ -243,6 +243,24 @@ func TestAHotPostThroughMakeDev(t *testing.T) {
 	if liked := page("likes", ""); len(liked) != likes+hot.LikeCount || len(slices.Compact(slices.Sorted(slices.Values(liked)))) != len(liked) {
 		t.Errorf("%d likes listed, want %d distinct", len(liked), likes+hot.LikeCount)
 	}
+	// Its page, kept in make dev's environment, is still each caller's:
+	// likedByMe per caller, and a draft of its author's to its author only.
+	for caller, want := range map[string]any{"reader01": true, "carol": false, "": false} {
+		auth := ""
+		if caller != "" {
+			auth = devserver.Token(caller)
+		}
+		if r := post(t, url, auth, `{ post(id: "`+hot.ID+`") { likedByMe } }`); len(r.Errors) > 0 || r.Data["post"].(map[string]any)["likedByMe"] != want {
+			t.Errorf("%q reads likedByMe %+v, want %v", caller, r, want)
+		}
+	}
+	d2 := post(t, url, devserver.Token("alice"), `mutation { createPost(input: {title: "a draft", body: "not yet", status: DRAFT}) { id } }`)
+	draft, _ := d2.Data["createPost"].(map[string]any)["id"].(string)
+	for caller, visible := range map[string]bool{"alice": true, "bob": false} {
+		if r := post(t, url, devserver.Token(caller), `{ post(id: "`+draft+`") { title } }`); (r.Data["post"] != nil) != visible {
+			t.Errorf("%s reads alice's draft: %+v", caller, r)
+		}
+	}
 	// A post that is not hot: the post and its comments in one Query.
 	r := post(t, url, "", `{ post(id: "`+sample.HelloPost+`") { title comments { items { body } } } }`)
 	if c := r.Extensions.Cost; len(r.Errors) > 0 || c.LambdaInvocations != 1 || c.DynamoDB["Query"] != 1 || len(c.DynamoDB) != 1 {

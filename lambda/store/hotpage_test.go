@@ -1,0 +1,207 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
+)
+
+// reads counts the reads a store makes of the table.
+type reads struct {
+	store.API
+	n atomic.Int64
+}
+
+func (r *reads) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	r.n.Add(1)
+	return r.API.GetItem(ctx, in, opts...)
+}
+
+func (r *reads) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	r.n.Add(1)
+	return r.API.Query(ctx, in, opts...)
+}
+
+func (r *reads) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	r.n.Add(1)
+	return r.API.BatchGetItem(ctx, in, opts...)
+}
+
+// clock is a clock a test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// hotData is the sample data with three readers more.
+func hotData() store.Dataset {
+	d := sample.Data()
+	for i := 1; i <= 3; i++ {
+		d.Users = append(d.Users, store.User{ID: fmt.Sprintf("u_reader%02d", i), Handle: fmt.Sprintf("reader%02d", i), Name: "Reader", CreatedAt: "2024-05-01T00:00:00.000Z"})
+	}
+	return d
+}
+
+// hotPost makes a hot post of alice's with comments before and after it
+// turned hot (in its partition and in its shards), each by another reader.
+func hotPost(t *testing.T, s *store.Store) store.Post {
+	t.Helper()
+	ctx := t.Context()
+	p, err := s.CreatePost(ctx, sample.Alice, "viral", "read by many", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range []string{sample.Bob, sample.Carol, "u_reader01", "u_reader02"} {
+		if i == 2 {
+			if err := s.MakeHot(ctx, p.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.CreateComment(ctx, u, p.ID, fmt.Sprint("comment ", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// readPage reads the page a reader of the post reads: the post, its first
+// comments oldest first, their authors.
+func readPage(ctx context.Context, s *store.Store, postID string) (store.Post, store.Page[store.Comment], map[string]store.User, error) {
+	p, err := s.Post(ctx, postID)
+	if err != nil {
+		return p, store.Page[store.Comment]{}, nil, err
+	}
+	page, err := s.CommentsOnPost(ctx, postID, store.PageRequest{Limit: 20})
+	if err != nil {
+		return p, page, nil, err
+	}
+	var ids []string
+	for _, c := range page.Items {
+		ids = append(ids, c.AuthorID)
+	}
+	authors, err := s.HotAuthors(ctx, postID, ids, false)
+	return p, page, authors, err
+}
+
+// N readers of a hot post in one environment, at once and one after the
+// other, within one TTL, read its page from the table once: one read of the
+// post, one of its comments (its partition and shards, one round trip), one
+// of their authors; past the TTL, once again.
+func TestAHotPostsPageIsReadOncePerTTL(t *testing.T) {
+	base, _ := storetest.NewStore(t, hotData())
+	post := hotPost(t, base)
+	counted := &reads{API: storetest.Client(t)}
+	c := &clock{t: time.Now()}
+	s := store.New(counted, base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	if _, err := s.Post(t.Context(), post.ID); err != nil { // a first read learns it hot
+		t.Fatal(err)
+	}
+	first := counted.n.Load()
+	if !s.KnowsHot(post.ID) {
+		t.Fatal("the store did not learn the post hot")
+	}
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			p, page, authors, err := readPage(t.Context(), s, post.ID)
+			if err != nil || p.Title != "viral" || len(page.Items) != 4 || len(authors) != 4 {
+				t.Errorf("a reader: %q, %d comments, %d authors, %v", p.Title, len(page.Items), len(authors), err)
+			}
+		})
+	}
+	wg.Wait()
+	for range 50 {
+		if _, _, _, err := readPage(t.Context(), s, post.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	partitions := 1 + store.CommentShards // the comments' Queries, one round trip
+	if got, want := counted.n.Load()-first, int64(1+partitions+1); got != want {
+		t.Errorf("100 readers in one TTL: %d reads of the table, want %d (the post, its comments' %d partitions, their authors)", got, want, partitions)
+	}
+	c.add(store.HotPageTTL)
+	before := counted.n.Load()
+	if _, _, _, err := readPage(t.Context(), s, post.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := counted.n.Load() - before; got != int64(1+partitions+1) {
+		t.Errorf("a reader past the TTL: %d reads, want %d", got, 1+partitions+1)
+	}
+}
+
+// What another environment writes is seen within the TTL, never later;
+// what this environment writes, at once.
+func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
+	base, _ := storetest.NewStore(t, hotData())
+	post := hotPost(t, base)
+	c := &clock{t: time.Now()}
+	reader := store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	other := store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey))
+	ctx := t.Context()
+	comments := func(s *store.Store) []string {
+		t.Helper()
+		_, page, _, err := readPage(ctx, s, post.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bodies []string
+		for _, c := range page.Items {
+			bodies = append(bodies, c.Body)
+		}
+		return bodies
+	}
+	comments(reader) // learns it hot, keeps its page
+	comments(reader)
+	title := "edited elsewhere"
+	if _, err := other.UpdatePost(ctx, sample.Alice, post.ID, &title, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.CreateComment(ctx, sample.Bob, post.ID, "from elsewhere"); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := reader.Post(ctx, post.ID); p.Title != "viral" || slices.Contains(comments(reader), "from elsewhere") {
+		t.Errorf("within the TTL, another environment's writes: %q, %q; want the page kept", p.Title, comments(reader))
+	}
+	c.add(store.HotPageTTL)
+	if p, _ := reader.Post(ctx, post.ID); p.Title != title || !slices.Contains(comments(reader), "from elsewhere") {
+		t.Errorf("past the TTL: %q, %q; want the edit and the comment", p.Title, comments(reader))
+	}
+	if _, err := reader.CreateComment(ctx, sample.Carol, post.ID, "from here"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(comments(reader), "from here") {
+		t.Errorf("its own comment, at once: %q", comments(reader))
+	}
+	if _, err := reader.DeletePost(ctx, sample.Alice, post.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reader.Post(ctx, post.ID); err == nil {
+		t.Error("its own deletion, at once: the post is still read")
+	}
+	// A consistent read (a mutation's answer) never reads what is kept.
+	base2, _ := storetest.NewStore(t, hotData())
+	hot := hotPost(t, base2)
+	kept := store.New(storetest.Client(t), base2.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	kept.Post(ctx, hot.ID)
+	kept.Post(ctx, hot.ID)
+	if _, err := base2.UpdatePost(ctx, sample.Alice, hot.ID, &title, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := kept.Post(store.WithConsistentReads(ctx), hot.ID); err != nil || p.Title != title {
+		t.Errorf("a consistent read: %q, %v; want the table's", p.Title, err)
+	}
+}
