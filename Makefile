@@ -166,7 +166,7 @@ sam-invoke: check-tools dynamodb-local synth ## replay an event with sam local i
 	$(GO) run ./local/cmd/saminvoke -template cdk.out/AppSyncDynamo.template.json -event $(EVENT)
 
 sam-container: check-tools dynamodb-local rie ## run the function in a container as SAM does, on a user-defined network with DynamoDB Local, and compare every read event's reply with make invoke's (installs and starts Debian's Docker where there is none; CI runs it)
-	@command -v docker >/dev/null || { echo "installing Debian's docker.io (root)"; apt-get install -y -q docker.io >/dev/null; }
+	@command -v dockerd >/dev/null || { echo "installing Debian's docker.io (root)"; apt-get install -y -q docker.io >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q docker.io >/dev/null; }; }
 	@docker info >/dev/null 2>&1 || { echo "starting dockerd"; (dockerd >/tmp/appsync-dynamo-dockerd.log 2>&1 &); for i in $$(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done; docker info >/dev/null; }
 	$(GO) test -count=1 -tags samcontainer -v -run . ./local/samcontainer
 
