@@ -73,9 +73,12 @@ define npm-install
 	cd "$(2)" && npm ci --silent --ignore-scripts --no-audit --no-fund
 endef
 
-# The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), kept in the cache.
-CDK_VERSION := 2.1148.1
-CDK         := $(CACHE_DIR)/aws-cdk-$(CDK_VERSION)/node_modules/.bin/cdk
+# The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), from
+# infra/cdk-cli/package-lock.json (integrity hash checked by npm), into a
+# cache directory named after the lock file; the CLI test runs it (CDK_CLI).
+CDK_DIR := $(CACHE_DIR)/cdk-cli-$(shell sha256sum infra/cdk-cli/package-lock.json | cut -c1-16)
+CDK     := $(CDK_DIR)/node_modules/.bin/cdk
+export CDK_CLI := $(CDK)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 PORT  ?= 4000
@@ -94,7 +97,7 @@ EVENT ?= events/Query.post-with-comments.json
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie browser js-lint js-clients console node-baseline vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+test: check-tools dynamodb-local rie browser js-lint js-clients console node-baseline cdk-cli vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 -timeout 45m ./...
 	cd infra && $(GO) test -count=1 -timeout 30m ./...
 
@@ -174,12 +177,15 @@ STACK ?= AppSyncDynamo
 smoke: ## first-deploy check against the deployed stack (AWS CLI + credentials), or make dev: make smoke [STACK=...] [URL=http://127.0.0.1:4000/graphql [SELECTION_READING=...]]
 	$(GO) run ./local/cmd/smoke -stack $(STACK) $(if $(URL),-url $(URL) -selection-reading $(SELECTION_READING))
 
-cdk-cli: $(CDK) ## install the CDK CLI into the cache
+cdk-cli: $(CDK_DIR)/.installed ## install the pinned CDK CLI into the cache
 
-$(CDK):
-	rm -rf "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)" && mkdir -p "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)"
-	npm install --silent --no-audit --no-fund --prefix "$(CACHE_DIR)/aws-cdk-$(CDK_VERSION)" "aws-cdk@$(CDK_VERSION)"
-	test -x "$@"
+# Named after its lock file, the directory holds what that lock file
+# installs: it is installed once, beside, and moved into place.
+$(CDK_DIR)/.installed:
+	$(call npm-install,infra/cdk-cli,$(CDK_DIR).partial)
+	rm -rf "$(CDK_DIR)" && mv "$(CDK_DIR).partial" "$(CDK_DIR)"
+	test -x "$(CDK)"
+	touch "$@"
 
 js-lint: $(JSLINT_DIR)/.installed ## install the APPSYNC_JS linter into the cache and link appsyncjs/node_modules to it (go test ./appsyncjs lints)
 	ln -sfn "$(JSLINT_DIR)/node_modules" appsyncjs/node_modules
@@ -246,7 +252,7 @@ $(RIE):
 
 check-tools: ## fail loudly when a tool the tests need is missing
 	@for tool in java javac npm; do \
-		command -v $$tool >/dev/null || { echo "missing $$tool: install a JDK 17+ and Node.js 20" >&2; exit 1; }; \
+		command -v $$tool >/dev/null || { echo "missing $$tool: install a JDK 17+ and Node.js 22 or 24" >&2; exit 1; }; \
 	done
 	@command -v cfn-lint >/dev/null || { echo "missing cfn-lint (the stack's template is linted in make test): pip install cfn-lint" >&2; exit 1; }
 

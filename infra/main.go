@@ -1,6 +1,8 @@
 // Command infra is the CDK app: `cdk synth` and `cdk deploy` build it from
 // this folder, its own module, and run it from the repository's root (see
-// cdk.json; make synth, make deploy), so paths are relative to the root. Context: -c throwaway=true for a stack
+// cdk.json and infra/app.sh; make synth, make deploy), so paths are
+// relative to the root; it builds both functions' bootstraps first
+// (build.go). Context: -c throwaway=true for a stack
 // whose table and user pool are destroyed with it; -c stackName=... to name it;
 // apiKeyExpires (in cdk.json) is the date the public-read API key expires;
 // -c reservedConcurrency=N caps the function's concurrency; -c arch=x86_64
@@ -57,6 +59,13 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if err := buildFunctions(arch); err != nil {
+		fmt.Fprintln(os.Stderr, "cdk:", err)
+		os.Exit(1)
+	}
+	if os.Getenv("CDK_DEFAULT_ACCOUNT") == "" { // the CLI sets it when it finds credentials
+		fmt.Fprintln(os.Stderr, "cdk: no AWS credentials found: synth needs none; deploy and diff do (aws configure, or AWS_PROFILE=<profile>)")
 	}
 	apistack.New(app, name, &apistack.Props{
 		Architecture:        arch,

@@ -24,6 +24,7 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/infra/apistack"
+	"github.com/example/appsync-dynamo/infra/bootstrap"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -131,12 +132,8 @@ func synthFor(tb testing.TB, throwaway bool, arch string) template {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w",
-			"-o", filepath.Join(dir, "bootstrap"), "./lambda/cmd/"+cmd)
-		build.Dir = "../.." // in the function's module
-		build.Env = append(os.Environ(), "GOOS=linux", "GOARCH="+map[string]string{"arm64": "arm64", "x86_64": "amd64"}[arch], "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			tb.Fatalf("build %s's bootstrap: %v\n%s", cmd, err, out)
+		if err := bootstrap.Build("../..", "./lambda/cmd/"+cmd, dir, arch); err != nil {
+			tb.Fatal(err)
 		}
 		return dir
 	}
