@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,11 +133,14 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 		history []written
 	)
 	record := func(w written) { mu.Lock(); history = append(history, w); mu.Unlock() }
-	stop := time.Now().Add(2 * time.Second)
+	// So many writes, and pages read until they are all done (5 at least
+	// in each environment): counted, not timed, so that a busy machine
+	// checks as many pages as an idle one.
 	var writers, readers sync.WaitGroup
+	var writesDone atomic.Bool
 	for i := range 3 {
 		writers.Go(func() {
-			for n := 0; time.Now().Before(stop); n++ {
+			for n := range 12 {
 				w := written{body: fmt.Sprintf("w%d-%d", i, n), started: time.Now()}
 				if _, err := envs[i].s.CreateComment(ctx, sample.Bob, post, w.body); err != nil {
 					t.Error(err)
@@ -151,7 +155,7 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 		})
 	}
 	writers.Go(func() {
-		for n := 0; time.Now().Before(stop); n++ {
+		for n := range 10 {
 			w := written{title: fmt.Sprint("title ", n), started: time.Now()}
 			if _, err := envs[3].s.UpdatePost(ctx, sample.Alice, post, &w.title, nil); err != nil {
 				t.Error(err)
@@ -169,7 +173,7 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 	)
 	for i := range envs {
 		readers.Go(func() {
-			for time.Now().Before(stop) {
+			for n := 0; n < 5 || !writesDone.Load(); n++ {
 				r := seen{started: time.Now()}
 				data, resp := run(t, envs[i].e, executor.Request{Query: query, Identity: signedIn("u_reader01")})
 				if len(resp.Errors) > 0 {
@@ -188,6 +192,7 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 		})
 	}
 	writers.Wait()
+	writesDone.Store(true)
 	readers.Wait()
 	for _, r := range pages {
 		for _, w := range history {
@@ -201,9 +206,6 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 		if r.title != "viral" && !titleWithin(history, r.title, r.started.Add(-ttl), r.returned) {
 			t.Errorf("a page read between %v and %v is titled %q, which no edit then had set", r.started.Format(time.StampMilli), r.returned.Format(time.StampMilli), r.title)
 		}
-	}
-	if len(pages) < 20 || len(history) < 5 {
-		t.Fatalf("%d pages read, %d writes", len(pages), len(history))
 	}
 	time.Sleep(ttl)
 	fresh, _ := storetest.StoreOn(t, table)
