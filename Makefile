@@ -92,12 +92,12 @@ STACK_READING := $(if $(filter command line environment,$(origin SELECTION_READI
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: FORCE help test check vet build dev token invoke bench capacity synth sam-invoke sam-container smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools clean
+.PHONY: FORCE help test check vet build dev token invoke bench capacity synth sam-invoke sam-container smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools check-node check-lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
 
-test: check-tools dynamodb-local rie browser js-lint js-clients console node-baseline cdk-cli vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
+test: check-tools check-lint dynamodb-local rie browser js-lint js-clients console node-baseline cdk-cli vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, then the stack's
 	$(GO) test -race -count=1 -timeout 45m ./...
 	cd infra && $(GO) test -count=1 -timeout 30m ./...
 
@@ -155,14 +155,14 @@ bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), th
 capacity: check-tools dynamodb-local ## the capacity model: what a hot post or user sustains by DynamoDB's documented limits (.build/capacity.json, docs/capacity.svg)
 	$(GO) run ./local/cmd/capacity
 
-synth: check-tools cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
+synth: check-node cdk-cli build ## synthesize the stack into cdk.out/ (offline, no AWS credentials needed)
 	$(CDK) synth --quiet -c arch=$(ARCH) $(STACK_READING)
 	@ls cdk.out/*.template.json
 
-deploy: check-tools cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack; SELECTION_READING=every-occurrence once make smoke says so)
+deploy: check-node cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack; SELECTION_READING=every-occurrence once make smoke says so)
 	$(CDK) deploy -c arch=$(ARCH) $(if $(filter true,$(THROWAWAY)),-c throwaway=true) $(STACK_READING)
 
-destroy: check-tools cdk-cli ## delete the stack (a retained table and user pool stay unless THROWAWAY=true was deployed)
+destroy: check-node cdk-cli ## delete the stack (a retained table and user pool stay unless THROWAWAY=true was deployed)
 	$(CDK) destroy
 
 sam-invoke: check-tools dynamodb-local synth ## replay an event with sam local invoke on the template (needs Docker and the SAM CLI): make sam-invoke EVENT=events/<file>.json
@@ -250,10 +250,15 @@ $(RIE):
 	mv "$(CACHE_DIR)/bin/.rie-build/aws-lambda-rie" "$@"
 	rm -rf "$(CACHE_DIR)/bin/.rie-build"
 
-check-tools: ## fail loudly when a tool the tests need is missing
-	@for tool in java javac npm; do \
-		command -v $$tool >/dev/null || { echo "missing $$tool: install a JDK 17+ and Node.js 22 or 24" >&2; exit 1; }; \
+check-tools: check-node ## fail loudly when a tool DynamoDB Local or the npm installs need is missing
+	@for tool in java javac; do \
+		command -v $$tool >/dev/null || { echo "missing $$tool: install a JDK 17+ (DynamoDB Local runs on it)" >&2; exit 1; }; \
 	done
+
+check-node:
+	@command -v npm >/dev/null || { echo "missing npm: install Node.js 22 or 24" >&2; exit 1; }
+
+check-lint: ## only make test lints the stack's template
 	@command -v cfn-lint >/dev/null || { echo "missing cfn-lint (the stack's template is linted in make test): pip install cfn-lint" >&2; exit 1; }
 
 dynamodb-local: $(DDB_DIR)/.verified ## fetch, verify and unpack DynamoDB Local into the cache

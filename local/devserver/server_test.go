@@ -339,3 +339,50 @@ func TestThePlanOfTheSeedsQuery(t *testing.T) {
 		t.Errorf("without the header: %s", raw)
 	}
 }
+
+// make dev's data is dated from the day it starts (sample.Dev): once the
+// stream is applied, every caller of the query page has a full feed, and a
+// reader's holds all it follows. The feed each should have is counted from
+// the data set: the published posts of whom the caller follows.
+func TestEveryCallerOfMakeDevHasAFeed(t *testing.T) {
+	d := sample.Dev(time.Now())
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("devfeed-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	for _, who := range []string{"alice", "bob", "carol", "reader01"} {
+		want := 0
+		for _, f := range d.Follows {
+			for _, p := range d.Posts {
+				created, err := time.Parse(time.RFC3339, p.CreatedAt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f.FollowerID == "u_"+who && p.AuthorID == f.FollowedID && p.Published() && time.Since(created) < store.FeedTTL {
+					want++
+				}
+			}
+		}
+		if want == 0 {
+			t.Fatalf("%s follows no one who posted lately: the data set gives no feed to check", who)
+		}
+		start := time.Now()
+		for {
+			r := post(t, srv.URL+"/graphql", devserver.Token(who), `{ feed(limit: 50) { items { id } } }`)
+			if len(r.Errors) > 0 {
+				t.Fatal(r.Errors)
+			}
+			got := len(r.Data["feed"].(map[string]any)["items"].([]any))
+			if got == want {
+				break
+			}
+			if time.Since(start) > 20*time.Second {
+				t.Fatalf("%s's feed holds %d posts, want %d", who, got, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}

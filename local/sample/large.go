@@ -9,14 +9,23 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
+// BlogStart is when Blog's busier blog begins: its first post, and the
+// readers' follows.
+var BlogStart = time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)
+
 // Blog returns the sample data plus a busier blog: alice writes `posts` more
 // posts, each commented commentsPerPost times by a rotation of `authors`
 // readers (u_reader01, ...); every reader follows alice and bob, and alice
 // follows carol too. Counts are consistent and IDs deterministic.
 func Blog(posts, commentsPerPost, authors int) store.Dataset {
+	return BlogFrom(BlogStart, posts, commentsPerPost, authors)
+}
+
+// BlogFrom is Blog begun at start: alice's posts an hour apart from start,
+// their comments a minute apart, their likes a second apart; the readers
+// join in the hours before start. Its IDs are those times'.
+func BlogFrom(start time.Time, posts, commentsPerPost, authors int) store.Dataset {
 	d := Data()
-	start := time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC)
-	id := func(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), zeros{}).String() }
 	// The users are counted into after the readers are appended: a pointer
 	// into d.Users taken before an append may point into the old array.
 	const alice, bob, carol = 0, 1, 2
@@ -59,6 +68,9 @@ func Blog(posts, commentsPerPost, authors int) store.Dataset {
 	return d
 }
 
+// id is the ULID of time t, its random part zeros: deterministic.
+func id(t time.Time) string { return ulid.MustNew(ulid.Timestamp(t), zeros{}).String() }
+
 func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 type zeros struct{}
@@ -71,14 +83,8 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 // a stream.
 func FollowWithFeed(d *store.Dataset, reader, author string, expires int64) {
 	d.Follows = append(d.Follows, store.Follow{FollowerID: reader, FollowedID: author, CreatedAt: "2024-05-01T00:00:00.000Z"})
-	for i := range d.Users {
-		switch d.Users[i].ID {
-		case reader:
-			d.Users[i].FollowingCount++
-		case author:
-			d.Users[i].FollowerCount++
-		}
-	}
+	count(d, reader, func(u *store.User) { u.FollowingCount++ })
+	count(d, author, func(u *store.User) { u.FollowerCount++ })
 	for _, p := range d.Posts {
 		if p.AuthorID == author && p.Published() {
 			d.Feed = append(d.Feed, store.FeedEntry{Reader: reader, Place: store.PublishedSK(p.ID), PostID: p.ID, AuthorID: author, Expires: expires})

@@ -2,6 +2,7 @@ package sample_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/bench"
@@ -15,7 +16,7 @@ import (
 func TestCountersEqualTheirItems(t *testing.T) {
 	sets := map[string]store.Dataset{
 		"sample":     sample.Data(),
-		"make dev":   sample.Blog(10, 20, 30),
+		"make dev":   sample.Dev(time.Now()),
 		"make bench": bench.Data(),
 	}
 	for name, d := range sets {

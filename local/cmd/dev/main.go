@@ -46,7 +46,7 @@ func listenTLS(addr, certFile string) (net.Listener, error) {
 }
 
 // data is the sample data make dev serves.
-func data() store.Dataset { return sample.Blog(10, 20, 30) }
+func data() store.Dataset { return sample.Dev(time.Now()) }
 
 func main() {
 	if len(os.Args) >= 2 && os.Args[1] == "token" {
