@@ -1,5 +1,6 @@
-// Package cursor turns DynamoDB's LastEvaluatedKey into an opaque GraphQL
-// nextToken and back.
+// Package cursor turns DynamoDB's LastEvaluatedKey into a signed GraphQL
+// nextToken and back. Signed, not encrypted: a client can read the table
+// key a token resumes after, but cannot change it.
 //
 // A token is bound to the query it came from (a Scope: the query's name, the
 // parent it was run for, the index it read and the arguments that shape it:

@@ -83,7 +83,8 @@ func (h *Handler) prefetchLimit(ev *appsync.Event, conn string) (store.PageReque
 }
 
 // postByID reads one post for ev: with its first comments in one Query when
-// the selection asks for them, otherwise with one GetItem. The post and its
+// the selection asks for them, otherwise with one Query of its item and
+// counter (store.Post). The post and its
 // prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
 	if first, ok := h.prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
@@ -176,7 +177,8 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 }
 
 // userByID reads one user for ev: with the follows it made in one Query when
-// the selection asks for following, otherwise with one GetItem.
+// the selection asks for following, otherwise with one Query of its item
+// and counter (store.User).
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
 	if first, ok := h.prefetchLimit(ev, "following"); ok && !h.noPrefetch {
 		u, pre, err := h.store.UserWithFollowing(ctx, id, first.Limit, routes.SourceBudget("User"))

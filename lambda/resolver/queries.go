@@ -63,9 +63,9 @@ func (a *userArgs) validate() error {
 	return nil
 }
 
-// user resolves Query.user. By id: one GetItem (AP1), or one Query of the
-// user's partition when following is selected (the user and its first
-// follows). By handle: one Query on GSI1 (AP2). An absent user is null.
+// user resolves Query.user. By id: one Query of its item and counter
+// (AP1), or, when following is selected, one Query of the user's partition
+// that also reads its first follows. By handle: one Query on GSI1 (AP2). An absent user is null.
 func (h *Handler) user(ctx context.Context, ev *appsync.Event, args userArgs) (any, error) {
 	var r userResult
 	var err error
@@ -104,9 +104,10 @@ type postArgs struct {
 	ID string `json:"id"`
 }
 
-// post resolves Query.post: one GetItem (AP3), or, when comments are
-// selected, one Query of the post's partition that also reads its first
-// comments, which Post.comments then serves without a request. An absent
+// post resolves Query.post: one Query of its item and counter (AP3), or,
+// when comments are selected, one Query of the post's partition that also
+// reads its first comments, which Post.comments then serves without a
+// request. An absent
 // post, and someone else's draft, is null.
 func (h *Handler) post(ctx context.Context, ev *appsync.Event, args postArgs) (any, error) {
 	p, err := h.postByID(ctx, ev, args.ID)
