@@ -251,11 +251,18 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 			after = append(after, c)
 		}
 	}
+	byID := func(a, b store.Comment) int { return strings.Compare(a.ID, b.ID) }
+	slices.SortFunc(before, byID)
+	slices.SortFunc(after, byID)
 	uncomment(before[0].AuthorID, before[0]) // its author, before
 	uncomment(sample.Alice, before[1])       // the post's author, before
 	uncomment(after[0].AuthorID, after[0])   // its author, in a shard
 	uncomment(sample.Alice, after[1])        // the post's author, in a shard
-	if _, err := f.s.DeleteComment(ctx, users[39].ID, post.ID, after[2].ID); after[2].AuthorID != users[39].ID && !errs.Is(err, errs.Unauthorized) {
+	// Someone else, on a comment in a shard that is not theirs (the first
+	// left by another: map order once made it users[39]'s own).
+	stranger := users[39].ID
+	others := slices.DeleteFunc(slices.Clone(after[2:]), func(c store.Comment) bool { return c.AuthorID == stranger })
+	if _, err := f.s.DeleteComment(ctx, stranger, post.ID, others[0].ID); !errs.Is(err, errs.Unauthorized) {
 		t.Errorf("someone else deleting a comment in a shard: %v, want Unauthorized", err)
 	}
 	f.drain()
