@@ -110,10 +110,8 @@ var (
 const MaxRecordAge = 6 * time.Hour
 
 // WritesPerMinute is each caller's mutations a minute past which the
-// function refuses them (Throttled, nothing written): a person writes far
-// fewer, and one request of 5,000 aliased mutations is cut to this many
-// writes (docs/limits.md).
-const WritesPerMinute = 120
+// function refuses them (routes.WritesPerMinute).
+const WritesPerMinute = routes.WritesPerMinute
 
 // New defines the stack.
 func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {

@@ -153,7 +153,7 @@ type createUserArgs struct {
 func (a *createUserArgs) validate() error {
 	in := &a.Input
 	if !store.ValidHandle(in.Handle) {
-		return errs.E("Mutation.createUser", errs.Validation, "handle must be 3-30 characters of a-z, 0-9 and _")
+		return errs.E("Mutation.createUser", errs.Validation, "invalid handle: "+store.HandleRule)
 	}
 	if err := checkText("name", in.Name, maxName); err != nil {
 		return err

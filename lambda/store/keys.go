@@ -216,7 +216,11 @@ func ValidID(id string) bool {
 	return true
 }
 
-// ValidHandle reports whether h matches ^[a-z0-9_]{3,30}$.
+// HandleRule says in words what ValidHandle checks, for the messages of
+// the fields that take a handle.
+const HandleRule = "a handle is 3 to 30 characters, each a-z, 0-9 or _"
+
+// ValidHandle reports whether h matches ^[a-z0-9_]{3,30}$ (HandleRule).
 func ValidHandle(h string) bool {
 	if len(h) < 3 || len(h) > 30 {
 		return false

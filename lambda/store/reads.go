@@ -54,7 +54,7 @@ func getCounted[T any, PT counted[T]](ctx context.Context, s *Store, op string, 
 func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 	const op = "store.UserByHandle"
 	if !ValidHandle(handle) {
-		return User{}, errs.E(op, errs.Validation, "invalid handle: must match ^[a-z0-9_]{3,30}$")
+		return User{}, errs.E(op, errs.Validation, "invalid handle: "+HandleRule)
 	}
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), Limit: aws.Int32(2)}
 	if err := keyQuery(in, partition(AttrGSI1PK, HandlePK(handle)), nil); err != nil {

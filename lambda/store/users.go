@@ -20,7 +20,7 @@ func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 		return User{}, err
 	}
 	if !ValidHandle(u.Handle) {
-		return User{}, errs.E(op, errs.Validation, "invalid handle: must match ^[a-z0-9_]{3,30}$")
+		return User{}, errs.E(op, errs.Validation, "invalid handle: "+HandleRule)
 	}
 	u.CreatedAt = timestamp(s.now())
 	u.PostCount, u.FollowerCount, u.FollowingCount = 0, 0, 0

@@ -118,7 +118,7 @@ func (w *writes) run() {
 	w.measure("follow", hotUser, func(ctx context.Context) error { _, err := w.s.Follow(ctx, reader.ID, largest); return err })
 	w.measure("unfollow", hotUser, func(ctx context.Context) error { _, err := w.s.Unfollow(ctx, reader.ID, largest); return err })
 	// What the deployed function adds to every mutation: its caller's count
-	// of writes (store.ChargeWrite, apistack.WritesPerMinute).
+	// of writes (store.ChargeWrite, routes.WritesPerMinute).
 	w.measure("(any mutation's write budget)", "the caller's count of writes this minute", func(ctx context.Context) error {
 		return w.s.ChargeWrite(ctx, reader.ID, 120)
 	})

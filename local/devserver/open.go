@@ -1,6 +1,7 @@
 package devserver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -40,6 +41,9 @@ type Config struct {
 	// resolver.WithSelectionReading); the zero value is make dev's:
 	// selection.EveryOccurrence.
 	Reading *selection.Reading
+	// WritesPerMinute is each caller's write budget (resolver.WithWriteBudget):
+	// 0 is the stack's, routes.WritesPerMinute; a negative number, none.
+	WritesPerMinute int
 }
 
 // API is a local API: the executor of its requests, and the hub of its
@@ -76,7 +80,8 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	if cfg.Reading != nil {
 		reading = *cfg.Reading
 	}
-	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading))
+	budget := cmp.Or(cfg.WritesPerMinute, routes.WritesPerMinute)
+	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading), resolver.WithWriteBudget(max(budget, 0)))
 	if err := project(ctx, cfg, s, log); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -384,5 +385,38 @@ func TestEveryCallerOfMakeDevHasAFeed(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+}
+
+// make dev applies the stack's write budget (routes.WritesPerMinute): a
+// caller's mutations past it in a minute are refused Throttled with nothing
+// written, and each mutation pays for the budget's count as deployed.
+func TestMakeDevAppliesTheWriteBudget(t *testing.T) {
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("budget-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	var q strings.Builder
+	q.WriteString("mutation {")
+	for i := range routes.WritesPerMinute + 1 {
+		fmt.Fprintf(&q, ` u%d: updateUser(input: {bio: "bio %d"}) { bio }`, i, i)
+	}
+	q.WriteString(" }")
+	r := post(t, srv.URL+"/graphql", devserver.Token("carol"), q.String())
+	var throttled []string
+	for _, e := range r.Errors {
+		if e.ErrorType == "Throttled" {
+			throttled = append(throttled, fmt.Sprint(e.Path...))
+		}
+	}
+	if len(throttled) != 1 || len(r.Errors) != 1 {
+		t.Fatalf("%d mutations by one caller: refused %v, errors %+v; want one Throttled", routes.WritesPerMinute+1, throttled, r.Errors)
+	}
+	one := post(t, srv.URL+"/graphql", devserver.Token("bob"), `mutation { updateUser(input: {bio: "b"}) { bio } }`)
+	if len(one.Errors) > 0 || one.Extensions.Cost.DynamoDB["UpdateItem"]+one.Extensions.Cost.DynamoDB["TransactWriteItems"] < 2 {
+		t.Errorf("one mutation, its budget counted: %+v", one.Extensions.Cost)
 	}
 }

@@ -236,6 +236,20 @@ type run struct {
 	mu           sync.Mutex
 }
 
+// noOperation says why req names no operation of doc to run.
+func noOperation(doc *ast.QueryDocument, req Request) string {
+	switch {
+	case strings.TrimSpace(req.Query) == "":
+		return `the request has no query: send {"query": "{ ... }"}`
+	case req.OperationName != "":
+		return fmt.Sprintf("the document has no operation named %q", req.OperationName)
+	case len(doc.Operations) == 0:
+		return "the document has fragments and no operation to run"
+	default:
+		return fmt.Sprintf("the document has %d operations: name the one to run in operationName", len(doc.Operations))
+	}
+}
+
 func (r *run) execute() any {
 	doc, errs := Parse(r.e.schema, r.req.Query)
 	if len(errs) > 0 {
@@ -251,7 +265,7 @@ func (r *run) execute() any {
 	r.doc = doc
 	op := doc.Operations.ForName(r.req.OperationName)
 	if op == nil {
-		r.errors = append(r.errors, Error{Message: "operation not found: give operationName", ErrorType: "GraphQLError"})
+		r.errors = append(r.errors, Error{Message: noOperation(doc, r.req), ErrorType: "GraphQLError"})
 		return nil
 	}
 	vars, err := validator.VariableValues(r.e.schema, op, r.req.Variables)

@@ -10,6 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"io"
+	"log/slog"
+
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -19,8 +22,6 @@ import (
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 	"github.com/example/appsync-dynamo/schema"
-	"io"
-	"log/slog"
 )
 
 // recorder is the real handler, recording every payload it is sent.
@@ -349,5 +350,27 @@ func TestClientIntrospectionQuery(t *testing.T) {
 	}
 	if get(data, "__schema", "subscriptionType", "name") != "Subscription" {
 		t.Errorf("subscriptionType = %v", get(data, "__schema", "subscriptionType"))
+	}
+}
+
+// A request the executor cannot pick an operation of says why in words,
+// and a handle the API refuses says the rule, in a query as in createUser.
+func TestMessagesSayWhatIsWrong(t *testing.T) {
+	e, _ := setup(t, sample.Data(), routes.All)
+	for _, c := range []struct {
+		req  executor.Request
+		want string
+	}{
+		{executor.Request{}, `the request has no query: send {"query": "{ ... }"}`},
+		{executor.Request{Query: "  \n"}, `the request has no query: send {"query": "{ ... }"}`},
+		{executor.Request{Query: "query A { me { id } } query B { me { id } }"}, "the document has 2 operations: name the one to run in operationName"},
+		{executor.Request{Query: "query A { me { id } }", OperationName: "C"}, `the document has no operation named "C"`},
+		{executor.Request{Query: `{ user(handle: "No!") { id } }`}, "invalid handle: " + store.HandleRule},
+		{executor.Request{Query: `mutation { createUser(input: {handle: "x", name: "X", email: "x@example.com"}) { id } }`, Identity: signedIn("u_new")}, "invalid handle: " + store.HandleRule},
+	} {
+		_, resp := run(t, e, c.req)
+		if len(resp.Errors) != 1 || resp.Errors[0].Message != c.want {
+			t.Errorf("%q: %+v, want the message %q", c.req.Query, resp.Errors, c.want)
+		}
 	}
 }

@@ -13,7 +13,7 @@
 // METRICS_NAMESPACE, the CloudWatch namespace of the cost metrics (the stack
 // sets its name); WRITES_PER_MINUTE, each caller's mutations a minute past
 // which they are refused (resolver.WithWriteBudget; unset or 0: no budget;
-// the stack sets apistack.WritesPerMinute); SELECTION_READING, how AppSync
+// the stack sets routes.WritesPerMinute); SELECTION_READING, how AppSync
 // writes a merged field's selection (resolver.WithSelectionReading:
 // first-occurrence, the default, or every-occurrence).
 //
