@@ -9,6 +9,21 @@ GO ?= go
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/appsync-dynamo
 BUILD_DIR := .build
 
+# Every install into the cache is content-addressed and atomic: a
+# directory's name carries the hash of what it installs (content: of the
+# files that say what it holds, or a pinned version and checksum), it is
+# built in a new directory beside it, and renamed into place whole (place).
+# A run that finds it in place meanwhile drops its own; none deletes a
+# directory another checkout or a running make dev may be using, and a
+# fresh clone (its files newer than the cache) installs nothing again.
+content = $(shell cat $(1) | sha256sum | cut -c1-16)
+RUN_ID := $(shell od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+define place
+	mkdir -p "$(CACHE_DIR)"
+	mv -T "$(1)" "$(2)" 2>/dev/null || rm -rf "$(1)"
+	test -e "$(2)/$(3)"
+endef
+
 # DynamoDB Local 1.25.1, as shipped inside this npm package (docs/local.md).
 DDB_PKG         := amplify-dynamodb-simulator
 DDB_PKG_VERSION := 2.9.30
@@ -37,16 +52,16 @@ LAMBDA_SRC    := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod
 # runtime), installed from appsyncjs/package-lock.json, which npm checks
 # every package against (integrity hashes), into a cache directory named
 # after the lock file; appsyncjs/node_modules links to it.
-JSLINT_DIR := $(CACHE_DIR)/appsyncjs-lint-$(shell sha256sum appsyncjs/package-lock.json | cut -c1-16)
+JSLINT_DIR := $(CACHE_DIR)/appsyncjs-lint-$(call content,appsyncjs/package.json appsyncjs/package-lock.json)
 export APPSYNCJS_ESLINT := $(JSLINT_DIR)/node_modules/.bin/eslint
 
 # Amplify, the client library the real-time protocol is tested with, from
 # local/realtime/amplify/package-lock.json (integrity hashes checked by npm).
-AMPLIFY_DIR := $(CACHE_DIR)/realtime-amplify-$(shell sha256sum local/realtime/amplify/package-lock.json | cut -c1-16)
+AMPLIFY_DIR := $(CACHE_DIR)/realtime-amplify-$(call content,local/realtime/amplify/package.json local/realtime/amplify/package-lock.json)
 
 # GraphiQL and React for make dev's query page, from
 # local/console/package-lock.json (integrity hashes checked by npm).
-CONSOLE_DIR := $(CACHE_DIR)/console-$(shell sha256sum local/console/package-lock.json | cut -c1-16)
+CONSOLE_DIR := $(CACHE_DIR)/console-$(call content,local/console/package.json local/console/package-lock.json)
 
 # A headless Chromium for the query page's test: chrome-headless-shell as the
 # npm package @sparticuz/chromium ships it, brotli-compressed with the NSS,
@@ -56,27 +71,30 @@ CONSOLE_DIR := $(CACHE_DIR)/console-$(shell sha256sum local/console/package-lock
 BROWSER_PKG         := @sparticuz/chromium
 BROWSER_PKG_VERSION := 153.0.0
 BROWSER_PKG_SHA256  := 20e5656fcdcf4118ede85edfb9d6bb9cc1bbb7ffb8b75622fffbcf36a835c3c0
-BROWSER_DIR         := $(CACHE_DIR)/chromium-$(BROWSER_PKG_VERSION)
+BROWSER_DIR         := $(CACHE_DIR)/chromium-$(BROWSER_PKG_VERSION)-$(call content,local/console/unbrotli.mjs)
 export HEADLESS_CHROMIUM := $(BROWSER_DIR)/chromium
 
 # Powertools for AWS Lambda (TypeScript), the per-event cost's baseline in
 # Node (local/nodebaseline), from its package-lock.json (integrity hashes
 # checked by npm); its node_modules directory is named in NODE_BASELINE_MODULES.
-NODEBASE_DIR := $(CACHE_DIR)/node-baseline-$(shell sha256sum local/nodebaseline/package-lock.json | cut -c1-16)
+NODEBASE_DIR := $(CACHE_DIR)/node-baseline-$(call content,local/nodebaseline/package.json local/nodebaseline/package-lock.json)
 export NODE_BASELINE_MODULES := $(NODEBASE_DIR)/node_modules
 
-# npm-install installs the packages locked in directory $(1) into $(2): npm ci
-# checks every package against the lock file's integrity hash.
+# npm-install installs the packages locked in directory $(1) into $(2), the
+# stamp .installed with them, once $(3) is there: npm ci checks every
+# package against the lock file's integrity hash.
 define npm-install
-	rm -rf "$(2)" && mkdir -p "$(2)"
-	cp $(1)/package.json $(1)/package-lock.json "$(2)/"
-	cd "$(2)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	mkdir -p "$(2).partial.$(RUN_ID)"
+	cp $(1)/package.json $(1)/package-lock.json "$(2).partial.$(RUN_ID)/"
+	cd "$(2).partial.$(RUN_ID)" && npm ci --silent --ignore-scripts --no-audit --no-fund
+	test -e "$(2).partial.$(RUN_ID)/$(3)" && touch "$(2).partial.$(RUN_ID)/.installed"
+	$(call place,$(2).partial.$(RUN_ID),$(2),.installed)
 endef
 
 # The CDK CLI (2.x; the npm "3.0.0" is a broken old upload), from
 # infra/cdk-cli/package-lock.json (integrity hash checked by npm), into a
 # cache directory named after the lock file; the CLI test runs it (CDK_CLI).
-CDK_DIR := $(CACHE_DIR)/cdk-cli-$(shell sha256sum infra/cdk-cli/package-lock.json | cut -c1-16)
+CDK_DIR := $(CACHE_DIR)/cdk-cli-$(call content,infra/cdk-cli/package.json infra/cdk-cli/package-lock.json)
 CDK     := $(CDK_DIR)/node_modules/.bin/cdk
 export CDK_CLI := $(CDK)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
@@ -182,73 +200,61 @@ cdk-cli: $(CDK_DIR)/.installed ## install the pinned CDK CLI into the cache
 # Named after its lock file, the directory holds what that lock file
 # installs: it is installed once, beside, and moved into place.
 $(CDK_DIR)/.installed:
-	$(call npm-install,infra/cdk-cli,$(CDK_DIR).partial)
-	rm -rf "$(CDK_DIR)" && mv "$(CDK_DIR).partial" "$(CDK_DIR)"
-	test -x "$(CDK)"
-	touch "$@"
+	$(call npm-install,infra/cdk-cli,$(CDK_DIR),node_modules/.bin/cdk)
 
 js-lint: $(JSLINT_DIR)/.installed ## install the APPSYNC_JS linter into the cache and link appsyncjs/node_modules to it (go test ./appsyncjs lints)
 	ln -sfn "$(JSLINT_DIR)/node_modules" appsyncjs/node_modules
 
-$(JSLINT_DIR)/.installed: appsyncjs/package.json appsyncjs/package-lock.json
-	$(call npm-install,appsyncjs,$(JSLINT_DIR))
-	test -x "$(APPSYNCJS_ESLINT)"
-	touch "$@"
+$(JSLINT_DIR)/.installed:
+	$(call npm-install,appsyncjs,$(JSLINT_DIR),node_modules/.bin/eslint)
 
 console: $(CONSOLE_DIR)/.installed ## install GraphiQL and React (the query page) into the cache and link local/console/node_modules to them
 	ln -sfn "$(CONSOLE_DIR)/node_modules" local/console/node_modules
 
-$(CONSOLE_DIR)/.installed: local/console/package.json local/console/package-lock.json
-	$(call npm-install,local/console,$(CONSOLE_DIR))
-	test -f "$(CONSOLE_DIR)/node_modules/graphiql/graphiql.min.js"
-	touch "$@"
+$(CONSOLE_DIR)/.installed:
+	$(call npm-install,local/console,$(CONSOLE_DIR),node_modules/graphiql/graphiql.min.js)
 
 js-clients: $(AMPLIFY_DIR)/.installed ## install Amplify (the real-time tests' client) into the cache and link local/realtime/amplify/node_modules to it
 	ln -sfn "$(AMPLIFY_DIR)/node_modules" local/realtime/amplify/node_modules
 
-$(AMPLIFY_DIR)/.installed: local/realtime/amplify/package.json local/realtime/amplify/package-lock.json
-	$(call npm-install,local/realtime/amplify,$(AMPLIFY_DIR))
-	test -d "$(AMPLIFY_DIR)/node_modules/aws-amplify"
-	touch "$@"
+$(AMPLIFY_DIR)/.installed:
+	$(call npm-install,local/realtime/amplify,$(AMPLIFY_DIR),node_modules/aws-amplify)
 
 node-baseline: $(NODEBASE_DIR)/.installed ## install Powertools for AWS Lambda (TypeScript), the per-event baseline in Node, into the cache
 
-$(NODEBASE_DIR)/.installed: local/nodebaseline/package.json local/nodebaseline/package-lock.json
-	$(call npm-install,local/nodebaseline,$(NODEBASE_DIR))
-	test -d "$(NODE_BASELINE_MODULES)/@aws-lambda-powertools/event-handler"
-	touch "$@"
+$(NODEBASE_DIR)/.installed:
+	$(call npm-install,local/nodebaseline,$(NODEBASE_DIR),node_modules/@aws-lambda-powertools/event-handler)
 
 browser: $(BROWSER_DIR)/.verified ## fetch, verify and unpack the headless Chromium of the query page's test into the cache
 
-$(BROWSER_DIR)/.verified: local/console/unbrotli.mjs
+$(BROWSER_DIR)/.verified:
 	@echo "fetching headless Chromium ($(BROWSER_PKG)@$(BROWSER_PKG_VERSION)) into $(BROWSER_DIR)"
-	rm -rf "$(BROWSER_DIR).partial" && mkdir -p "$(BROWSER_DIR).partial"
-	cd "$(BROWSER_DIR).partial" && npm pack --silent "$(BROWSER_PKG)@$(BROWSER_PKG_VERSION)" >/dev/null
-	echo "$(BROWSER_PKG_SHA256)  $(BROWSER_DIR).partial/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz" | sha256sum --check --strict -
-	tar -xzf "$(BROWSER_DIR).partial/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz" -C "$(BROWSER_DIR).partial" package/bin
-	cd "$(BROWSER_DIR).partial" && node "$(CURDIR)/local/console/unbrotli.mjs" \
+	mkdir -p "$(BROWSER_DIR).partial.$(RUN_ID)"
+	cd "$(BROWSER_DIR).partial.$(RUN_ID)" && npm pack --silent "$(BROWSER_PKG)@$(BROWSER_PKG_VERSION)" >/dev/null
+	echo "$(BROWSER_PKG_SHA256)  $(BROWSER_DIR).partial.$(RUN_ID)/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz" | sha256sum --check --strict -
+	tar -xzf "$(BROWSER_DIR).partial.$(RUN_ID)/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz" -C "$(BROWSER_DIR).partial.$(RUN_ID)" package/bin
+	cd "$(BROWSER_DIR).partial.$(RUN_ID)" && node "$(CURDIR)/local/console/unbrotli.mjs" \
 		package/bin/chromium.br headless-shell package/bin/al2023.tar.br al2023.tar \
 		package/bin/swiftshader.tar.br swiftshader.tar package/bin/fonts.tar.br fonts.tar
-	cd "$(BROWSER_DIR).partial" && tar -xf al2023.tar && tar -xf swiftshader.tar && tar -xf fonts.tar && rm -rf *.tar package
-	chmod +x "$(BROWSER_DIR).partial/headless-shell" && rm "$(BROWSER_DIR).partial/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz"
+	cd "$(BROWSER_DIR).partial.$(RUN_ID)" && tar -xf al2023.tar && tar -xf swiftshader.tar && tar -xf fonts.tar && rm -rf *.tar package
+	chmod +x "$(BROWSER_DIR).partial.$(RUN_ID)/headless-shell" && rm "$(BROWSER_DIR).partial.$(RUN_ID)/sparticuz-chromium-$(BROWSER_PKG_VERSION).tgz"
 	printf '<?xml version="1.0"?>\n<fontconfig><dir>%s/fonts</dir><cachedir>%s/fonts-cache</cachedir></fontconfig>\n' \
-		"$(BROWSER_DIR)" "$(BROWSER_DIR)" > "$(BROWSER_DIR).partial/fonts.conf"
-	printf '#!/bin/sh\n# chrome-headless-shell with the libraries and fonts unpacked beside it.\ndir=%s\nLD_LIBRARY_PATH="$$dir:$$dir/lib" FONTCONFIG_FILE="$$dir/fonts.conf" exec "$$dir/headless-shell" "$$@"\n' \
-		"$(BROWSER_DIR)" > "$(BROWSER_DIR).partial/chromium"
-	chmod +x "$(BROWSER_DIR).partial/chromium"
-	rm -rf "$(BROWSER_DIR)" && mv "$(BROWSER_DIR).partial" "$(BROWSER_DIR)"
-	"$(HEADLESS_CHROMIUM)" --version
-	touch "$@"
+		"$(BROWSER_DIR)" "$(BROWSER_DIR)" > "$(BROWSER_DIR).partial.$(RUN_ID)/fonts.conf"
+	printf '#!/bin/sh\n# chrome-headless-shell with the libraries and fonts unpacked beside it.\ndir=$$(dirname "$$(readlink -f "$$0")")\nLD_LIBRARY_PATH="$$dir:$$dir/lib" FONTCONFIG_FILE="$$dir/fonts.conf" exec "$$dir/headless-shell" "$$@"\n' \
+		> "$(BROWSER_DIR).partial.$(RUN_ID)/chromium"
+	chmod +x "$(BROWSER_DIR).partial.$(RUN_ID)/chromium"
+	"$(BROWSER_DIR).partial.$(RUN_ID)/chromium" --version
+	touch "$(BROWSER_DIR).partial.$(RUN_ID)/.verified"
+	$(call place,$(BROWSER_DIR).partial.$(RUN_ID),$(BROWSER_DIR),.verified)
 
 rie: $(RIE) ## install the Lambda Runtime Interface Emulator into the cache
 
 $(RIE):
-	@mkdir -p "$(CACHE_DIR)/bin"
-	rm -rf "$(CACHE_DIR)/bin/.rie-build" && mkdir -p "$(CACHE_DIR)/bin/.rie-build"
+	mkdir -p "$(CACHE_DIR)/bin/.rie-build.$(RUN_ID)"
 	@# Static (no cgo), as AWS ships it: it runs in a container without a C library (make sam-container).
-	CGO_ENABLED=0 GOBIN="$(CACHE_DIR)/bin/.rie-build" $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
-	mv "$(CACHE_DIR)/bin/.rie-build/aws-lambda-rie" "$@"
-	rm -rf "$(CACHE_DIR)/bin/.rie-build"
+	CGO_ENABLED=0 GOBIN="$(CACHE_DIR)/bin/.rie-build.$(RUN_ID)" $(GO) install github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@$(RIE_VERSION)
+	mv "$(CACHE_DIR)/bin/.rie-build.$(RUN_ID)/aws-lambda-rie" "$@"
+	rm -rf "$(CACHE_DIR)/bin/.rie-build.$(RUN_ID)"
 
 check-tools: check-node ## fail loudly when a tool DynamoDB Local or the npm installs need is missing
 	@for tool in java javac; do \
@@ -265,14 +271,14 @@ dynamodb-local: $(DDB_DIR)/.verified ## fetch, verify and unpack DynamoDB Local 
 
 $(DDB_DIR)/.verified:
 	@echo "fetching DynamoDB Local ($(DDB_PKG)@$(DDB_PKG_VERSION)) into $(DDB_DIR)"
-	rm -rf "$(DDB_DIR).partial" && mkdir -p "$(DDB_DIR).partial"
-	cd "$(DDB_DIR).partial" && npm pack --silent "$(DDB_PKG)@$(DDB_PKG_VERSION)" >/dev/null
-	echo "$(DDB_PKG_SHA256)  $(DDB_DIR).partial/$(DDB_PKG)-$(DDB_PKG_VERSION).tgz" | sha256sum --check --strict -
-	tar -xzf "$(DDB_DIR).partial/$(DDB_PKG)-$(DDB_PKG_VERSION).tgz" -C "$(DDB_DIR).partial" package/emulator
-	rm -rf "$(DDB_DIR)" && mkdir -p "$(DDB_DIR)"
-	mv "$(DDB_DIR).partial/package/emulator" "$(DDB_DIR)/emulator"
-	rm -rf "$(DDB_DIR).partial"
-	touch "$@"
+	mkdir -p "$(DDB_DIR).partial.$(RUN_ID)"
+	cd "$(DDB_DIR).partial.$(RUN_ID)" && npm pack --silent "$(DDB_PKG)@$(DDB_PKG_VERSION)" >/dev/null
+	echo "$(DDB_PKG_SHA256)  $(DDB_DIR).partial.$(RUN_ID)/$(DDB_PKG)-$(DDB_PKG_VERSION).tgz" | sha256sum --check --strict -
+	tar -xzf "$(DDB_DIR).partial.$(RUN_ID)/$(DDB_PKG)-$(DDB_PKG_VERSION).tgz" -C "$(DDB_DIR).partial.$(RUN_ID)" package/emulator
+	mv "$(DDB_DIR).partial.$(RUN_ID)/package/emulator" "$(DDB_DIR).partial.$(RUN_ID)/emulator"
+	rm -rf "$(DDB_DIR).partial.$(RUN_ID)/package" "$(DDB_DIR).partial.$(RUN_ID)/$(DDB_PKG)-$(DDB_PKG_VERSION).tgz"
+	touch "$(DDB_DIR).partial.$(RUN_ID)/.verified"
+	$(call place,$(DDB_DIR).partial.$(RUN_ID),$(DDB_DIR),.verified)
 
 clean: ## remove build output (the download cache stays)
 	rm -rf $(BUILD_DIR) cdk.out
