@@ -199,35 +199,36 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 		wg.Wait()
 		f.drain()
 	}
-	t.Run("comments", func(t *testing.T) {
-		f := newFeedTest(t)
-		users, post := f.fansOfAPost(writers)
-		f.setCount(store.PostPK(post.ID), "commentCount", store.HotThreshold-below)
-		storm(f, users, func(s *store.Store, u string) error {
-			_, err := s.CreateComment(ctx, u, post.ID, "at once")
-			return err
+	for _, c := range []struct {
+		kind, counter string
+		write         func(s *store.Store, u, post string) error
+		stored        func(comments, likes int) int
+		counted       func(store.Post) int
+	}{
+		{"comments", "commentCount",
+			func(s *store.Store, u, post string) error {
+				_, err := s.CreateComment(ctx, u, post, "at once")
+				return err
+			},
+			func(comments, _ int) int { return comments }, func(p store.Post) int { return p.CommentCount }},
+		{"likes", "likeCount",
+			func(s *store.Store, u, post string) error { _, err := s.LikePost(ctx, u, post, nil); return err },
+			func(_, likes int) int { return likes }, func(p store.Post) int { return p.LikeCount }},
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			f := newFeedTest(t)
+			users, post := f.fansOfAPost(writers)
+			f.setCount(store.PostPK(post.ID), c.counter, store.HotThreshold-below)
+			storm(f, users, func(s *store.Store, u string) error { return c.write(s, u, post.ID) })
+			if n := c.stored(f.checkPost("drained", post.ID, map[string]int{c.counter: store.HotThreshold - below})); n != writers {
+				t.Errorf("%d %s stored, want %d", n, c.kind, writers)
+			}
+			p, err := f.s.Post(ctx, post.ID)
+			if f.must(p, err); p.Shards == 0 || c.counted(p) != store.HotThreshold-below+writers {
+				t.Errorf("shards %d, %s %d; want hot and %d", p.Shards, c.counter, c.counted(p), store.HotThreshold-below+writers)
+			}
 		})
-		if comments, _ := f.checkPost("drained", post.ID, map[string]int{"commentCount": store.HotThreshold - below}); comments != writers {
-			t.Errorf("%d comments stored, want %d", comments, writers)
-		}
-		p, err := f.s.Post(ctx, post.ID)
-		if f.must(p, err); p.Shards == 0 || p.CommentCount != store.HotThreshold-below+writers {
-			t.Errorf("shards %d, commentCount %d; want hot and %d", p.Shards, p.CommentCount, store.HotThreshold-below+writers)
-		}
-	})
-	t.Run("likes", func(t *testing.T) {
-		f := newFeedTest(t)
-		users, post := f.fansOfAPost(writers)
-		f.setCount(store.PostPK(post.ID), "likeCount", store.HotThreshold-below)
-		storm(f, users, func(s *store.Store, u string) error { _, err := s.LikePost(ctx, u, post.ID, nil); return err })
-		if _, likes := f.checkPost("drained", post.ID, map[string]int{"likeCount": store.HotThreshold - below}); likes != writers {
-			t.Errorf("%d likes stored, want %d", likes, writers)
-		}
-		p, err := f.s.Post(ctx, post.ID)
-		if f.must(p, err); p.Shards == 0 || p.LikeCount != store.HotThreshold-below+writers {
-			t.Errorf("shards %d, likeCount %d; want hot and %d", p.Shards, p.LikeCount, store.HotThreshold-below+writers)
-		}
-	})
+	}
 	t.Run("follows", func(t *testing.T) {
 		f := newFeedTest(t)
 		users, _ := f.fansOfAPost(writers)
