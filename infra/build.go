@@ -5,9 +5,6 @@ package main
 // their assets and write the template make synth writes.
 
 import (
-	"fmt"
-	"os/exec"
-
 	"github.com/example/appsync-dynamo/infra/bootstrap"
 )
 
@@ -20,11 +17,9 @@ var functions = []struct{ cmd, dir string }{
 
 // buildFunctions builds each function's bootstrap for arch, from the
 // repository's root (where cdk.json runs the app), and returns one line
-// saying what to do when it cannot.
+// saying what to do when it cannot (infra/app.sh, which built this
+// program, has checked that Go is on PATH).
 func buildFunctions(arch string) error {
-	if _, err := exec.LookPath("go"); err != nil {
-		return fmt.Errorf("the functions are Go: install Go 1.26 and put it on PATH")
-	}
 	for _, f := range functions {
 		if err := bootstrap.Build(".", f.cmd, f.dir, arch); err != nil {
 			return err

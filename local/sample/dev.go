@@ -6,17 +6,17 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// DevDays is how many days before make dev starts its busier blog begins:
+// devDays is how many days before make dev starts its busier blog begins:
 // within the feed's window (store.FeedTTL), so that every feed is full.
-const DevDays = 3
+const devDays = 3
 
 // Dev is the data make dev serves, started at now: the seed's entities as
-// they are, and Blog(10, 20, 30) begun DevDays before now's day, so that the
+// they are, and Blog(10, 20, 30) begun devDays before now's day, so that the
 // readers' feeds (they follow alice) hold alice's posts; bob and carol follow
 // alice too, and bob writes a post, so that each caller of the query page
 // (alice, bob, carol) has a feed.
 func Dev(now time.Time) store.Dataset {
-	start := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -DevDays).Add(8 * time.Hour)
+	start := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -devDays).Add(8 * time.Hour)
 	d := BlogFrom(start, 10, 20, 30)
 	follows := start.Add(-time.Hour)
 	for _, reader := range []string{Bob, Carol} {
