@@ -4,6 +4,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/example/appsync-dynamo/local/bench"
@@ -29,6 +30,7 @@ func TestEarlyReturnBeatsTheOtherLayouts(t *testing.T) {
 			t.Errorf("%s: early return %+v costs more than batched %+v", r.Query.Name, now, old)
 		}
 	}
+	layoutsTableIsTrue(t, rows, "../../docs/benchmarks.md")
 	for _, r := range rows[:2] {
 		if r.Naive().Requests < 3*r.Batched().Requests {
 			t.Errorf("%s: batched %d DynamoDB requests vs %d naive: want at least 3x fewer", r.Query.Name, r.Batched().Requests, r.Naive().Requests)
@@ -56,6 +58,49 @@ func TestNiceCeiling(t *testing.T) {
 	for v, want := range map[float64]float64{212.37: 240, 13.58: 16, 7.66: 8, 0.5: 0.6, 400: 400} {
 		if got := bench.NiceCeiling(v); got != want {
 			t.Errorf("NiceCeiling(%v) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// layoutsTableIsTrue checks what docs/benchmarks.md's table of the four
+// layouts counts against what they cost now: every column but the median
+// latency (a measurement of one run), bench.Table's own cells.
+func layoutsTableIsTrue(t *testing.T, rows []bench.Row, docPath string) {
+	t.Helper()
+	doc, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := func(line string) string { // the cells after query and layout, latency left out
+		cells := strings.Split(line, " | ")
+		return strings.Join(cells[2:len(cells)-1], " | ")
+	}
+	docLines := map[string]string{}
+	var last string
+	for _, line := range strings.Split(string(doc), "\n") {
+		cells := strings.Split(line, " | ")
+		switch {
+		case len(cells) < 8:
+		case cells[0] == "| " || cells[0] == "|":
+			docLines[last+" ratio"] = counts(line)
+		default:
+			last = strings.TrimPrefix(cells[0], "| ")
+			docLines[last+" "+cells[1]] = counts(line)
+		}
+	}
+	last = ""
+	for _, line := range strings.Split(bench.Table(rows), "\n")[2:] {
+		cells := strings.Split(line, " | ")
+		if len(cells) < 8 {
+			continue
+		}
+		key := last + " ratio"
+		if cells[0] != "| " && cells[0] != "|" {
+			last = strings.TrimPrefix(cells[0], "| ")
+			key = last + " " + cells[1]
+		}
+		if got, said := counts(line), docLines[key]; got != said {
+			t.Errorf("%s, %s: the layouts cost %q; %s says %q (make bench prints the table)", last, cells[1], got, docPath, said)
 		}
 	}
 }
