@@ -328,11 +328,18 @@ func TestDeletePostStopsBeforeTheDeadlineAndARetryFinishes(t *testing.T) {
 	s := store.New(slow, seeded.Table(), cursor.New(storetest.TokenKey))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	start := time.Now()
 	p, err := s.DeletePost(ctx, sample.Alice, sample.HelloPost)
-	if took := time.Since(start); !errors.Is(err, store.ErrSweepUnfinished) || p.ID != sample.HelloPost || ctx.Err() != nil {
-		t.Fatalf("a sweep longer than the deadline: %+v, %v after %v (context %v); want the deleted post and ErrSweepUnfinished before the deadline",
-			p, err, took, ctx.Err())
+	took := time.Since(start)
+	if !errors.Is(err, store.ErrSweepUnfinished) || p.ID != sample.HelloPost {
+		t.Fatalf("a sweep longer than the deadline: %+v, %v after %v; want the deleted post and ErrSweepUnfinished", p, err, took)
+	}
+	// What the store decides is when it stops starting writes; how long the
+	// writes it started take is DynamoDB's (Local's, on a loaded machine:
+	// one ran 2 ms past the deadline in CI, cancelled by the context).
+	if left := deadline.Sub(slow.LastStart); left < slow.Delay {
+		t.Errorf("the last BatchWriteItem started %v before the deadline; want at least the %v it takes", left, slow.Delay)
 	}
 	left := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
 	if left == 0 || left == 3002 {
@@ -347,7 +354,7 @@ func TestDeletePostStopsBeforeTheDeadlineAndARetryFinishes(t *testing.T) {
 	if got := numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Alice), store.SKCount), "postCount"); got != "0" {
 		t.Errorf("alice's postCount = %s, want 0", got)
 	}
-	t.Logf("%d of 3,002 comments left when the first call stopped", left)
+	t.Logf("%d of 3,002 comments left when the first call stopped, after %v", left, took)
 }
 
 func TestCreateAndUpdateUser(t *testing.T) {

@@ -69,7 +69,8 @@ func (c *CommitThenFail) TransactWriteItems(ctx context.Context, in *dynamodb.Tr
 }
 
 // SlowWrites is a store.API whose BatchWriteItem requests each take Delay
-// longer, and which records how many were in flight at most.
+// longer, and which records how many were in flight at most and when the
+// last one started.
 type SlowWrites struct {
 	store.API
 	Delay time.Duration
@@ -77,6 +78,7 @@ type SlowWrites struct {
 	mu                    sync.Mutex
 	inFlight, MaxInFlight int
 	Calls                 int
+	LastStart             time.Time
 }
 
 func (s *SlowWrites) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
@@ -84,6 +86,7 @@ func (s *SlowWrites) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrite
 	s.inFlight++
 	s.Calls++
 	s.MaxInFlight = max(s.MaxInFlight, s.inFlight)
+	s.LastStart = time.Now()
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
