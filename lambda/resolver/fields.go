@@ -14,11 +14,12 @@ import (
 // mutation's is charged against its caller's write budget first (budgeted).
 func (h *Handler) routes() map[string]resolveFunc {
 	fields := map[string]resolveFunc{
-		"Query.user":  each(h.user),
-		"Query.post":  each(h.post),
-		"Query.posts": each(h.posts),
-		"Query.me":    each(h.me),
-		"Query.feed":  each(h.feed),
+		"Query.user":     each(h.user),
+		"Query.post":     each(h.post),
+		"Query.posts":    each(h.posts),
+		"Query.me":       each(h.me),
+		"Query.feed":     each(h.feed),
+		"Query.trending": each(h.trending),
 
 		"User.posts":     each(h.userPosts),
 		"User.comments":  each(h.userComments),

@@ -38,6 +38,7 @@ type Store interface {
 	prefetches
 	writes
 	budgets
+	rankings
 }
 
 var _ Store = (*store.Store)(nil)

@@ -112,6 +112,8 @@ func appendJSON(dst []byte, data any) ([]byte, bool) {
 		return d.AppendJSON(dst), true
 	case store.Comment:
 		return d.AppendJSON(dst), true
+	case trendingConnection:
+		return d.AppendJSON(dst), true
 	}
 	return dst, false
 }

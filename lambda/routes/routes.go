@@ -126,6 +126,10 @@ var All = []Route{
 	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
 	{Type: "Query", Field: "me", Returns: "User"},
 	{Type: "Query", Field: "feed", Returns: "Post", Shape: Connection},
+	// Its items are TrendingPosts, which carry the Post as "post": nothing
+	// below them is answered early (yet): a post's children invoke their own
+	// resolvers, batched.
+	{Type: "Query", Field: "trending", Returns: "TrendingPost", Shape: Connection},
 
 	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection,
 		Defaults: map[string]any{"order": "NEWEST_FIRST", "status": "PUBLISHED"}},

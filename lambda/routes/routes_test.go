@@ -23,7 +23,7 @@ func needsResolver(s *ast.Schema, typ *ast.Definition, f *ast.FieldDefinition) b
 		return false
 	case typ == s.Query, typ == s.Mutation, typ.Name == "Post" && f.Name == "likedByMe":
 		return true
-	case strings.HasSuffix(typ.Name, "Connection"):
+	case strings.HasSuffix(typ.Name, "Connection"), typ.Name == "TrendingPost": // members of what the parent returns
 		return false
 	}
 	return s.Types[f.Type.Name()].Kind == ast.Object

@@ -44,6 +44,9 @@ type hotPages struct {
 	mu      sync.Mutex
 	posts   map[string]*hotPage
 	authors map[string]*kept[User]
+	// trending is each window's ranking (trending.go): the same for every
+	// caller, kept as hot pages are.
+	trending map[TrendWindow]*kept[[]TrendingPost]
 }
 
 // hotPage is what is kept of one hot post: the post and its counts, and its
@@ -63,7 +66,7 @@ type kept[T any] struct {
 }
 
 func newHotPages() *hotPages {
-	return &hotPages{ttl: HotPageTTL, posts: map[string]*hotPage{}, authors: map[string]*kept[User]{}}
+	return &hotPages{ttl: HotPageTTL, posts: map[string]*hotPage{}, authors: map[string]*kept[User]{}, trending: map[TrendWindow]*kept[[]TrendingPost]{}}
 }
 
 // page returns postID's entry, made when absent (the oldest dropped past

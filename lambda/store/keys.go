@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,6 +43,7 @@ const (
 	prefixFeed      = "FEED#"
 	prefixPull      = "#PULL#"
 	prefixCounted   = "COUNT#"
+	prefixTrend     = "TREND#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
@@ -128,6 +130,38 @@ func ShardParent(pk string) (string, bool) {
 // "~WRITES#<YYYYMMDDHHMM>". "~" sorts after every other item of the
 // partition, outside every range read there.
 func WritesSK(minute time.Time) string { return "~WRITES#" + minute.UTC().Format("200601021504") }
+
+// TrendPK is the partition of one part of a trending bucket: the likes
+// and comments made in the span of the given length that starts at start,
+// on the posts whose IDs hash to part (TrendPart): "TREND#<span>#<start
+// in Unix seconds>#<part>". Its one item's sort key is SKTrend.
+func TrendPK(span time.Duration, start time.Time, part int) string {
+	return prefixTrend + span.String() + "#" + strconv.FormatInt(start.Unix(), 10) + "#" + strconv.Itoa(part)
+}
+
+// SKTrend is the sort key of a trending bucket's part (TrendPK) and of a
+// stream shard's progress (TrendProgressPK).
+const SKTrend = "#TREND"
+
+// TrendProgressPK is the partition of the trending aggregator's progress on
+// one stream shard: the last sequence number it has counted there.
+func TrendProgressPK(shardID string) string { return prefixTrend + "SHARD#" + shardID }
+
+// TrendPart returns the part of a trending bucket that counts postID, of
+// parts: FNV-1a of the ID.
+func TrendPart(postID string, parts int) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(postID); i++ {
+		h = (h ^ uint32(postID[i])) * 16777619
+	}
+	return int(h % uint32(parts))
+}
+
+// Attribute names in a trending bucket's part: a post's likes and comments
+// in the bucket, and the mark of the last write from each stream shard.
+func TrendLikesAttr(postID string) string    { return "l_" + postID }
+func TrendCommentsAttr(postID string) string { return "c_" + postID }
+func TrendMarkAttr(shardID string) string    { return "w_" + shardID }
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }
@@ -232,4 +266,14 @@ func ValidHandle(h string) bool {
 		}
 	}
 	return true
+}
+
+// IsLikeSK reports whether sk is a like's sort key in a post's partition or
+// a shard's (not the marker that its likes are in shards).
+func IsLikeSK(sk string) bool { return strings.HasPrefix(sk, prefixLike) && !isMarker(prefixLike, sk) }
+
+// IsCommentSK reports whether sk is a comment's sort key in a post's
+// partition or a shard's (not a marker that its comments are in shards).
+func IsCommentSK(sk string) bool {
+	return strings.HasPrefix(sk, prefixComment) && !isMarker(prefixComment, sk)
 }

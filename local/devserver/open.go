@@ -18,6 +18,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/realtime"
@@ -44,7 +45,16 @@ type Config struct {
 	// WritesPerMinute is each caller's write budget (resolver.WithWriteBudget):
 	// 0 is the stack's, routes.WritesPerMinute; a negative number, none.
 	WritesPerMinute int
+	// TrendingWindow is the tumbling window of the trending aggregator's
+	// poller: 0 is make dev's, DevTrendingWindow (the stack's is
+	// trending.Window, a minute).
+	TrendingWindow time.Duration
 }
+
+// DevTrendingWindow is make dev's trending window: a like reaches
+// Query.trending within about this long (and a poll), not the stack's
+// minute.
+const DevTrendingWindow = 2 * time.Second
 
 // API is a local API: the executor of its requests, and the hub of its
 // subscriptions, to which the executor publishes every mutation's result.
@@ -90,24 +100,29 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	return &API{Exec: exec, Hub: hub, Console: cfg.Console}, nil
 }
 
-// project starts the feed's projector on the table's stream, as the stack's
-// event source mapping runs it (its settings, its filter), until ctx ends:
-// a post shows in its followers' feeds within a poll (100 ms).
+// project starts the stream's two consumers, as the stack's event source
+// mappings run them (their settings, their filters), until ctx ends: the
+// feed's projector (a post shows in its followers' feeds within a poll,
+// 100 ms) and the trending aggregator (on a shorter window than the
+// stack's: cfg.TrendingWindow).
 func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) error {
 	arn, err := ddblocal.StreamARN(ctx, ddblocal.Client(cfg.Endpoint), cfg.Table)
 	if err != nil {
 		return err
 	}
-	fn := lambda.NewHandler(projector.New(s, log).Handle)
-	p := streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, fn, streams.Config{
-		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Bisect: true, Timeout: routes.FunctionTimeout,
-		Filter: streams.Matches(projector.StreamFilters), Region: "us-east-1",
-		OnFailure: func(f streams.Failure) {
+	consume := func(fn streams.Function, c streams.Config) {
+		c.Bisect, c.Timeout, c.Region = true, routes.FunctionTimeout, "us-east-1"
+		c.OnFailure = func(f streams.Failure) {
 			log.Error("stream records given up on (the on-failure destination)", "shard", f.ShardID, "from", f.StartSequence, "to", f.EndSeq, "records", f.Records)
-		},
-		OnError: func(err error) { log.Warn("the stream's poll failed; polling again", "cause", err.Error()) },
-	}, &streams.Checkpoints{})
-	go p.Run(ctx, 100*time.Millisecond)
+		}
+		c.OnError = func(err error) { log.Warn("the stream's poll failed; polling again", "cause", err.Error()) }
+		go streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, fn, c, &streams.Checkpoints{}).Run(ctx, 100*time.Millisecond)
+	}
+	consume(lambda.NewHandler(projector.New(s, log).Handle), streams.Config{
+		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Filter: streams.Matches(projector.StreamFilters)})
+	consume(lambda.NewHandler(trending.New(s, log).Handle), streams.Config{
+		BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters),
+		Window: cmp.Or(cfg.TrendingWindow, DevTrendingWindow)})
 	return nil
 }
 

@@ -32,6 +32,7 @@ type reply struct {
 		Cost struct {
 			LambdaInvocations  int
 			DynamoDB           map[string]int
+			DynamoDBRoundTrips int `json:"dynamodbRoundTrips"`
 			ReadCapacityUnits  float64
 			WriteCapacityUnits float64
 		}

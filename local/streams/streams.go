@@ -62,6 +62,9 @@ type Config struct {
 	// OnError hears of a poll that failed (Run polls again after its
 	// interval, from the checkpoints); nil ignores them.
 	OnError func(error)
+	// Window is the tumbling window (TumblingWindowInSeconds; windows.go),
+	// 0 for none.
+	Window time.Duration
 }
 
 // Failure is a batch given up on, as the on-failure destination records it.
@@ -104,6 +107,7 @@ type Poller struct {
 	checkpoints *Checkpoints
 
 	iterators map[string]*string // an open iterator per shard; nil entry: the shard is closed and drained
+	windows   map[string]*window // each shard's open tumbling window (windows.go)
 	// Invocations counts the function's invocations; Delivered the records
 	// sent (retries included).
 	Invocations, Delivered int
@@ -117,7 +121,7 @@ func New(api API, streamARN string, fn Function, cfg Config, checkpoints *Checkp
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	return &Poller{api: api, streamARN: streamARN, fn: fn, cfg: cfg, checkpoints: checkpoints, iterators: map[string]*string{}}
+	return &Poller{api: api, streamARN: streamARN, fn: fn, cfg: cfg, checkpoints: checkpoints, iterators: map[string]*string{}, windows: map[string]*window{}}
 }
 
 // Run polls until ctx is done, every interval when the stream is idle. A
@@ -153,6 +157,9 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		if err != nil {
 			return read, err
 		}
+	}
+	if p.cfg.Window > 0 {
+		return read, p.closeEnded(ctx, time.Now())
 	}
 	return read, nil
 }
@@ -240,13 +247,29 @@ func (p *Poller) batch(ctx context.Context, shard string, records []types.Record
 			keep = append(keep, e)
 		}
 	}
-	if len(keep) > 0 {
+	switch {
+	case len(keep) == 0:
+	case p.cfg.Window > 0:
+		if err := p.deliverWindowed(ctx, shard, keep); err != nil {
+			return err
+		}
+	default:
 		if err := p.deliver(ctx, shard, keep); err != nil {
 			return err
 		}
 	}
-	p.checkpoints.set(shard, seq(records[len(records)-1]))
+	p.applied(shard, seq(records[len(records)-1]))
 	return nil
+}
+
+// applied checkpoints seq, or, while the shard has a window open, leaves it
+// to the window's end.
+func (p *Poller) applied(shard, seq string) {
+	if w := p.windows[shard]; w != nil {
+		w.checkpoint = seq
+		return
+	}
+	p.checkpoints.set(shard, seq)
 }
 
 func seq(r types.Record) string {
@@ -263,19 +286,19 @@ func (p *Poller) deliver(ctx context.Context, shard string, recs []events.Dynamo
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		from, err := p.invoke(ctx, recs)
+		from, err := p.invoke(ctx, shard, recs)
 		if from < 0 {
-			p.checkpoints.set(shard, recs[len(recs)-1].Change.SequenceNumber)
+			p.applied(shard, recs[len(recs)-1].Change.SequenceNumber)
 			return nil
 		}
 		if from > 0 { // what precedes the lowest failure is done
-			p.checkpoints.set(shard, recs[from-1].Change.SequenceNumber)
+			p.applied(shard, recs[from-1].Change.SequenceNumber)
 			recs = recs[from:]
 		}
 		if attempt >= p.cfg.MaxRetries {
 			p.fail(Failure{ShardID: shard, StartSequence: recs[0].Change.SequenceNumber, EndSeq: recs[len(recs)-1].Change.SequenceNumber,
 				Records: len(recs), Condition: "RetryAttemptsExhausted", Err: err})
-			p.checkpoints.set(shard, recs[len(recs)-1].Change.SequenceNumber)
+			p.applied(shard, recs[len(recs)-1].Change.SequenceNumber)
 			return nil
 		}
 		if p.cfg.Bisect && len(recs) > 1 {
@@ -293,18 +316,24 @@ var errFunction = errors.New("the function failed")
 
 // invoke sends recs and returns the index of the first record to retry
 // (-1: all applied) and, for a failed invocation, its error.
-func (p *Poller) invoke(ctx context.Context, recs []events.DynamoDBEventRecord) (int, error) {
+func (p *Poller) invoke(ctx context.Context, shard string, recs []events.DynamoDBEventRecord) (int, error) {
+	if p.cfg.Window > 0 {
+		resp, err := p.invokeWindow(ctx, shard, recs, false, false)
+		if err != nil || len(resp.BatchItemFailures) > 0 {
+			return 0, err // the state is kept only from a success: the batch again, whole
+		}
+		if stateSize(p.windows[shard].state) > MaxWindowState {
+			return -1, p.closeWindow(ctx, shard, true)
+		}
+		return -1, nil
+	}
 	payload, err := json.Marshal(events.DynamoDBEvent{Records: recs})
 	if err != nil {
 		return 0, err
 	}
-	p.Invocations++
-	p.Delivered += len(recs)
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	out, err := p.fn.Invoke(ctx, payload)
+	out, err := p.call(ctx, payload, len(recs))
 	if err != nil {
-		return 0, fmt.Errorf("%w: %w", errFunction, err)
+		return 0, err
 	}
 	var resp events.DynamoDBEventResponse
 	if len(out) > 0 && string(out) != "null" {
@@ -324,6 +353,19 @@ func (p *Poller) invoke(ctx context.Context, recs []events.DynamoDBEventRecord) 
 		lowest = min(lowest, i)
 	}
 	return lowest, nil
+}
+
+// call invokes the function with payload (n records) under its timeout.
+func (p *Poller) call(ctx context.Context, payload []byte, n int) ([]byte, error) {
+	p.Invocations++
+	p.Delivered += n
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	out, err := p.fn.Invoke(ctx, payload)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errFunction, err)
+	}
+	return out, nil
 }
 
 func indexOf(recs []events.DynamoDBEventRecord, sequence string) int {

@@ -1,9 +1,12 @@
-// Command projector is the Lambda function that keeps the readers' feeds
-// from the table's stream (package projector), with partial batch responses
-// (ReportBatchItemFailures). Build it as `bootstrap` for provided.al2023.
+// Command projector is the Lambda function of the table's stream: it keeps
+// the readers' feeds (package projector), with partial batch responses
+// (ReportBatchItemFailures), or, with PROJECTION=trending, counts the likes
+// and comments of Query.trending on a tumbling window (package trending).
+// Build it as `bootstrap` for provided.al2023.
 //
-// Environment: TABLE_NAME (required); AWS_REGION and the execution role's
-// credentials (package awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
+// Environment: TABLE_NAME (required); PROJECTION ("feed", the default, or
+// "trending"); AWS_REGION and the execution role's credentials (package
+// awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
 package main
 
 import (
@@ -19,6 +22,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/trending"
 )
 
 func main() {
@@ -40,5 +44,13 @@ func main() {
 	})
 	// The projector signs no pagination token: any key will do.
 	s := store.New(client, table, cursor.New([]byte(rand.Text())))
-	lambda.Start(projector.New(s, log).Handle)
+	switch os.Getenv("PROJECTION") {
+	case "", "feed":
+		lambda.Start(projector.New(s, log).Handle)
+	case "trending":
+		lambda.Start(trending.New(s, log).Handle)
+	default:
+		log.Error("refusing to start: PROJECTION is neither feed nor trending")
+		os.Exit(1)
+	}
 }

@@ -1,0 +1,32 @@
+package trending
+
+// The aggregator's event source, as the stack deploys it and make dev's
+// poller applies it: which of the table's stream records invoke it, how many
+// at a time, its tumbling window, and how often a failed batch is tried
+// again. With the feed's projector it is the stream's second consumer, the
+// most a DynamoDB stream's shard should have.
+
+import (
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// Up to StreamBatchSize records an invocation; a failed batch is bisected
+// and retried StreamRetries times, then left to the on-failure destination.
+// Window is the tumbling window: a post's counts are written once a Window
+// per stream shard (Lambda allows up to 900 s).
+const (
+	StreamBatchSize = 1000
+	StreamRetries   = 5
+	Window          = 60 * time.Second
+)
+
+// StreamFilters are the event source's filter criteria: a like or a
+// comment made or removed, in a post's partition or a shard's (the markers
+// among them the aggregator skips). Nothing else invokes it.
+var StreamFilters = []map[string]any{
+	{"eventName": []any{"INSERT", "REMOVE"}, "dynamodb": map[string]any{"Keys": map[string]any{
+		store.AttrSK: map[string]any{"S": []any{map[string]any{"prefix": store.LikePrefix}, map[string]any{"prefix": store.CommentPrefix}}},
+	}}},
+}
