@@ -29,6 +29,7 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -125,9 +126,13 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	api := graphqlAPI(stack, id, props, users)
 	fn := resolverFunction(stack, props, table)
 	resolvers(api, fn)
-	proj, failed := feedProjector(stack, table, props)
+	var watched []consumerWatch
+	for _, c := range consumers {
+		f, failed := streamFunction(stack, table, props, c)
+		watched = append(watched, consumerWatch{c.id, f, failed})
+	}
 	defend(stack, api)
-	watch(stack, fn, proj, failed)
+	watch(stack, fn, watched)
 	outputs(stack, props, api, users, client, table, fn)
 	return stack
 }
@@ -312,46 +317,76 @@ func goFunction(stack awscdk.Stack, id string, arch awslambda.Architecture, prop
 	return awslambda.NewFunction(stack, jsii.String(id), props)
 }
 
-// feedProjector defines the feed's projector (lambda/cmd/projector) on the
-// table's stream: the event source with the projector's own settings and
-// filters (projector.StreamFilters), partial batch responses, bisection, bounded
-// retries and record age, and an encrypted on-failure queue.
-func feedProjector(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props) (awslambda.Function, awssqs.Queue) {
-	fn := goFunction(stack, "Projector", architecture(props), &awslambda.FunctionProps{
-		Description: jsii.String("Keeps the readers' feeds from the table's stream"),
+// streamConsumer is one consumer of the table's stream: a function of the
+// projector's code (lambda/cmd/projector) and its event source's settings.
+type streamConsumer struct {
+	id, description string
+	projection      string // its PROJECTION
+	actions         []string
+	indexActions    []string // none: it reads no index
+	batchSize       int
+	retries         int
+	filters         []map[string]any
+	window          time.Duration // its tumbling window; 0: none
+}
+
+// consumers are the stream's two consumers, the most a DynamoDB stream's
+// shard should have: the feed's projector and the trending aggregator.
+var consumers = []streamConsumer{
+	{id: "Projector", description: "Keeps the readers' feeds from the table's stream", projection: "feed",
+		actions: ProjectorActions, indexActions: ProjectorIndexActions,
+		batchSize: projector.StreamBatchSize, retries: projector.StreamRetries, filters: projector.StreamFilters},
+	{id: "Trending", description: "Counts the likes and comments of Query.trending from the table's stream", projection: "trending",
+		actions: trending.TableActions,
+		batchSize: trending.StreamBatchSize, retries: trending.StreamRetries, filters: trending.StreamFilters, window: trending.Window},
+}
+
+// streamFunction defines the consumer's function on the table's stream: the
+// event source with its own settings, filters and window, partial batch
+// responses, bisection, bounded retries and record age, and an encrypted
+// on-failure queue.
+func streamFunction(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props, c streamConsumer) (awslambda.Function, awssqs.Queue) {
+	fn := goFunction(stack, c.id, architecture(props), &awslambda.FunctionProps{
+		Description: jsii.String(c.description),
 		Code:        awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
-		Timeout:     awscdk.Duration_Seconds(jsii.Number(60)), // a batch's fan-outs, not a GraphQL request
-		Environment: &map[string]*string{"TABLE_NAME": table.TableName()},
+		Timeout:     awscdk.Duration_Seconds(jsii.Number(60)), // a batch's writes, not a GraphQL request
+		Environment: &map[string]*string{"TABLE_NAME": table.TableName(), "PROJECTION": jsii.String(c.projection)},
 	})
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings(ProjectorActions...),
+		Actions:   jsii.Strings(c.actions...),
 		Resources: jsii.Strings(*table.TableArn()),
 	}))
-	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings(ProjectorIndexActions...),
-		Resources: jsii.Strings(*table.TableArn() + "/index/*"),
-	}))
-	failed := awssqs.NewQueue(stack, jsii.String("ProjectorFailures"), &awssqs.QueueProps{
+	if len(c.indexActions) > 0 {
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings(c.indexActions...),
+			Resources: jsii.Strings(*table.TableArn() + "/index/*"),
+		}))
+	}
+	failed := awssqs.NewQueue(stack, jsii.String(c.id+"Failures"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
 	})
-	suppress(failed, "AwsSolutions-SQS3", "it is the on-failure destination of the projector's event source: a queue of the records given up on, read by hand")
-	suppress(failed, "Serverless-SQSRedrivePolicy", "it is itself the dead-letter queue of the projector's event source; nothing consumes it to redrive")
-	filters := make([]*map[string]any, len(projector.StreamFilters))
-	for i, f := range projector.StreamFilters {
+	suppress(failed, "AwsSolutions-SQS3", "it is the on-failure destination of a stream consumer's event source: a queue of the records given up on, read by hand")
+	suppress(failed, "Serverless-SQSRedrivePolicy", "it is itself the dead-letter queue of a stream consumer's event source; nothing consumes it to redrive")
+	filters := make([]*map[string]any, len(c.filters))
+	for i, f := range c.filters {
 		filters[i] = awslambda.FilterCriteria_Filter(&f)
 	}
-	fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(table, &awslambdaeventsources.DynamoEventSourceProps{
+	source := &awslambdaeventsources.DynamoEventSourceProps{
 		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
-		BatchSize:               jsii.Number(projector.StreamBatchSize),
+		BatchSize:               jsii.Number(c.batchSize),
 		BisectBatchOnError:      jsii.Bool(true),
-		RetryAttempts:           jsii.Number(projector.StreamRetries),
+		RetryAttempts:           jsii.Number(c.retries),
 		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(MaxRecordAge.Seconds())),
 		ReportBatchItemFailures: jsii.Bool(true),
 		OnFailure:               awslambdaeventsources.NewSqsDlq(failed),
 		Filters:                 &filters,
-	}))
+	}
+	if c.window > 0 {
+		source.TumblingWindow = awscdk.Duration_Seconds(jsii.Number(c.window.Seconds()))
+	}
+	fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(table, source))
 	suppress(fn, "AwsSolutions-IAM4", "AWSLambdaBasicExecutionRole: what Lambda needs to write the function's own logs")
 	suppress(fn, "AwsSolutions-IAM5", "Query on the table's indexes (GSI1, GSI2: index/*), the stream read grant (stream/*), and X-Ray's PutTraceSegments, which takes no resource")
 	suppress(fn, "Serverless-LambdaDLQ", "the event source's on-failure destination receives what the function cannot apply; a function DLQ only receives asynchronous events")

@@ -26,6 +26,7 @@ import (
 	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/infra/bootstrap"
 	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/samenv"
@@ -325,13 +326,10 @@ type grants struct{ table, indexes, stream []string }
 
 func TestLeastPrivilege(t *testing.T) {
 	tpl := synth(t, false)
-	byFunction := map[string]*grants{"Resolver": {}, "Projector": {}}
+	byFunction := map[string]*grants{"Resolver": {}, "Projector": {}, "Trending": {}}
 	var secretActions []string
 	for id, pol := range tpl.ofType("AWS::IAM::Policy") {
-		fn := "Resolver"
-		if strings.HasPrefix(id, "Projector") {
-			fn = "Projector"
-		}
+		fn := functionOf(id)
 		g := byFunction[fn]
 		for _, st := range pol.Properties["PolicyDocument"].(map[string]any)["Statement"].([]any) {
 			s := st.(map[string]any)
@@ -356,7 +354,7 @@ func TestLeastPrivilege(t *testing.T) {
 				}
 				res := str(s["Resource"])
 				switch {
-				case a == "dynamodb:ListStreams" && fn == "Projector" && res == `"*"`:
+				case a == "dynamodb:ListStreams" && fn != "Resolver" && res == `"*"`:
 					g.stream = append(g.stream, a) // it takes no resource
 				case strings.Contains(res, `"*"`):
 					t.Errorf("%s: %s on %s: want the table, its indexes and its stream only", id, a, res)
@@ -373,7 +371,8 @@ func TestLeastPrivilege(t *testing.T) {
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 	for fn, want := range map[string]grants{
 		"Resolver":  {table: apistack.Actions, indexes: apistack.IndexActions},
-		"Projector": {table: apistack.ProjectorActions, indexes: apistack.ProjectorIndexActions, stream: []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}},
+		"Projector": {table: apistack.ProjectorActions, indexes: apistack.ProjectorIndexActions, stream: streamReads},
+		"Trending":  {table: trending.TableActions, stream: streamReads},
 	} {
 		got := byFunction[fn]
 		if !slices.Equal(sorted(got.table), sorted(want.table)) || !slices.Equal(sorted(got.indexes), sorted(want.indexes)) || !slices.Equal(sorted(got.stream), sorted(want.stream)) {
@@ -391,36 +390,72 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 }
 
-// The feed's projector reads the table's stream through an event source
-// with partial batch responses, bisection, bounded retries and record age,
-// the store's filters, and an encrypted on-failure queue; the table's TTL
-// expires the feed's entries.
-func TestProjector(t *testing.T) {
+// streamReads are what an event source mapping's role reads of the stream.
+var streamReads = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+
+// functionOf names the function a resource of the template belongs to by
+// its logical ID: "Projector", "Trending" or "Resolver".
+func functionOf(id string) string {
+	for _, fn := range []string{"Projector", "Trending"} {
+		if strings.HasPrefix(id, fn) {
+			return fn
+		}
+	}
+	return "Resolver"
+}
+
+// The stream's two consumers, the feed's projector and the trending
+// aggregator (on its tumbling window), read it through event sources with
+// partial batch responses, bisection, bounded retries and record age,
+// their own filters, and encrypted on-failure queues of their own; the
+// table's TTL expires the feed's entries and the trending buckets.
+func TestStreamConsumers(t *testing.T) {
 	tpl := synth(t, false)
-	esm := tpl.one(t, "AWS::Lambda::EventSourceMapping").Properties
-	if esm["StartingPosition"] != "TRIM_HORIZON" || esm["BatchSize"] != float64(projector.StreamBatchSize) || esm["BisectBatchOnFunctionError"] != true ||
-		esm["MaximumRetryAttempts"] != float64(projector.StreamRetries) || esm["MaximumRecordAgeInSeconds"] != apistack.MaxRecordAge.Seconds() ||
-		str(esm["FunctionResponseTypes"]) != `["ReportBatchItemFailures"]` {
-		t.Errorf("event source mapping %s", str(esm))
+	type consumer struct {
+		batch, retries int
+		filters        []map[string]any
+		window         any // TumblingWindowInSeconds
 	}
-	if dest := str(esm["DestinationConfig"]); !strings.Contains(dest, "ProjectorFailures") {
-		t.Errorf("on failure: %s; want the projector's failure queue", dest)
+	want := map[string]consumer{
+		"Projector": {projector.StreamBatchSize, projector.StreamRetries, projector.StreamFilters, nil},
+		"Trending":  {trending.StreamBatchSize, trending.StreamRetries, trending.StreamFilters, trending.Window.Seconds()},
 	}
-	var patterns []string
-	for _, f := range esm["FilterCriteria"].(map[string]any)["Filters"].([]any) {
-		patterns = append(patterns, f.(map[string]any)["Pattern"].(string))
+	seen := map[string]bool{}
+	for id, r := range tpl.ofType("AWS::Lambda::EventSourceMapping") {
+		esm, fn := r.Properties, functionOf(id)
+		w, ok := want[fn]
+		if !ok || seen[fn] {
+			t.Errorf("event source mapping %s: not one of the two consumers' (%v), or a second", id, slices.Collect(maps.Keys(want)))
+			continue
+		}
+		seen[fn] = true
+		if esm["StartingPosition"] != "TRIM_HORIZON" || esm["BatchSize"] != float64(w.batch) || esm["BisectBatchOnFunctionError"] != true ||
+			esm["MaximumRetryAttempts"] != float64(w.retries) || esm["MaximumRecordAgeInSeconds"] != apistack.MaxRecordAge.Seconds() ||
+			str(esm["FunctionResponseTypes"]) != `["ReportBatchItemFailures"]` || esm["TumblingWindowInSeconds"] != w.window {
+			t.Errorf("%s's event source mapping %s", fn, str(esm))
+		}
+		if dest := str(esm["DestinationConfig"]); !strings.Contains(dest, fn+"Failures") {
+			t.Errorf("%s on failure: %s; want its own failure queue", fn, dest)
+		}
+		var patterns, filters []string
+		for _, f := range esm["FilterCriteria"].(map[string]any)["Filters"].([]any) {
+			patterns = append(patterns, f.(map[string]any)["Pattern"].(string))
+		}
+		for _, f := range w.filters {
+			b, _ := json.Marshal(f)
+			filters = append(filters, string(b))
+		}
+		if !slices.Equal(patterns, filters) {
+			t.Errorf("%s's filters %v, want %v", fn, patterns, filters)
+		}
 	}
-	var want []string
-	for _, f := range projector.StreamFilters {
-		b, _ := json.Marshal(f)
-		want = append(want, string(b))
+	if len(seen) != len(want) {
+		t.Errorf("event source mappings of %v, want %v", seen, slices.Collect(maps.Keys(want)))
 	}
-	if !slices.Equal(patterns, want) {
-		t.Errorf("filters %v, want the store's %v", patterns, want)
-	}
-	queue := tpl.one(t, "AWS::SQS::Queue").Properties
-	if queue["SqsManagedSseEnabled"] != true {
-		t.Errorf("the failure queue is not encrypted: %s", str(queue))
+	for id, q := range tpl.ofType("AWS::SQS::Queue") {
+		if q.Properties["SqsManagedSseEnabled"] != true {
+			t.Errorf("the failure queue %s is not encrypted: %s", id, str(q.Properties))
+		}
 	}
 	table := tpl.one(t, "AWS::DynamoDB::GlobalTable").Properties
 	if str(table["TimeToLiveSpecification"]) != `{"AttributeName":"ttl","Enabled":true}` {
@@ -487,10 +522,7 @@ func TestProductionReview(t *testing.T) {
 		t.Errorf("log groups %v: none for the API", groups)
 	}
 	for id, fn := range tpl.ofType("AWS::Lambda::Function") {
-		name := "Resolver"
-		if strings.HasPrefix(id, "Projector") {
-			name = "Projector"
-		}
+		name := functionOf(id)
 		if fn.Properties["Handler"] == "bootstrap" && str(fn.Properties["LoggingConfig"]) != `{"ApplicationLogLevel":"INFO","LogFormat":"JSON","LogGroup":{"Ref":"`+logGroupRef(tpl, name)+`"},"SystemLogLevel":"WARN"}` {
 			t.Errorf("%s: LoggingConfig = %s; want JSON into its own log group", id, str(fn.Properties["LoggingConfig"]))
 		}
@@ -623,13 +655,25 @@ func TestTheAPIIsDefendedAndWatched(t *testing.T) {
 			t.Errorf("the dashboard draws no %s", lambdaMetric)
 		}
 	}
+	for id := range tpl.ofType("AWS::Lambda::Function") {
+		if fn := functionOf(id); fn != "Resolver" && !strings.Contains(body, fn+" lag (IteratorAge, max)") {
+			t.Errorf("the dashboard draws no iterator age of the %s consumer", fn)
+		}
+	}
+	gaveUp := 0
 	alarms := map[string]bool{}
-	for _, a := range tpl.ofType("AWS::CloudWatch::Alarm") {
+	for id, a := range tpl.ofType("AWS::CloudWatch::Alarm") {
+		if strings.HasSuffix(strings.TrimRight(id, "0123456789ABCDEF"), "GaveUp") {
+			gaveUp++
+		}
 		alarms[fmt.Sprint(a.Properties["Namespace"], "/", a.Properties["MetricName"])] = true
 	}
 	for _, want := range []string{"AWS/Lambda/Errors", "AWS/Lambda/Throttles", "AWS/SQS/ApproximateNumberOfMessagesVisible"} {
 		if !alarms[want] {
 			t.Errorf("no alarm on %s; alarms: %v", want, alarms)
 		}
+	}
+	if gaveUp != 2 {
+		t.Errorf("%d alarms on a consumer's on-failure queue, want the projector's and the aggregator's", gaveUp)
 	}
 }

@@ -57,11 +57,18 @@ func defend(stack awscdk.Stack, api awsappsync.GraphqlApi) {
 	})
 }
 
+// consumerWatch is a stream consumer's function and on-failure queue.
+type consumerWatch struct {
+	id     string
+	fn     awslambda.Function
+	failed awssqs.Queue
+}
+
 // watch adds the stack's dashboard, built from the metrics the functions
 // emit in their cost lines (resolver.Metrics by field, projector.Metrics)
 // and Lambda's own, and its alarms: the resolver's errors and throttles,
-// and anything in the projector's on-failure queue.
-func watch(stack awscdk.Stack, fn, proj awslambda.Function, failed awssqs.Queue) {
+// and anything in a stream consumer's on-failure queue.
+func watch(stack awscdk.Stack, fn awslambda.Function, consumers []consumerWatch) {
 	period := awscdk.Duration_Minutes(jsii.Number(1))
 	byField := func(name, stat string) awscloudwatch.IMetric {
 		return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
@@ -92,12 +99,15 @@ func watch(stack awscdk.Stack, fn, proj awslambda.Function, failed awssqs.Queue)
 		}
 		feeds = append(feeds, graph("Projector "+m.Name+" ("+stat+")", feed(m.Name, stat)))
 	}
-	iteratorAge := proj.Metric(jsii.String("IteratorAge"), &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: period})
 	lambdaWidgets := []awscloudwatch.IWidget{
 		graph("Resolver invocations, errors, throttles", fn.MetricInvocations(nil), fn.MetricErrors(nil), fn.MetricThrottles(nil)),
 		graph("Resolver duration (p99)", fn.MetricDuration(&awscloudwatch.MetricOptions{Statistic: jsii.String("p99")})),
-		graph("Projector lag (IteratorAge, max) and errors", iteratorAge, proj.MetricErrors(nil)),
-		graph("Records given up on (on-failure queue)", failed.MetricApproximateNumberOfMessagesVisible(nil)),
+	}
+	for _, c := range consumers {
+		iteratorAge := c.fn.Metric(jsii.String("IteratorAge"), &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: period})
+		lambdaWidgets = append(lambdaWidgets,
+			graph(c.id+" lag (IteratorAge, max) and errors", iteratorAge, c.fn.MetricErrors(nil)),
+			graph(c.id+" records given up on (on-failure queue)", c.failed.MetricApproximateNumberOfMessagesVisible(nil)))
 	}
 	dash := awscloudwatch.NewDashboard(stack, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DashboardName: jsii.String(*stack.StackName() + "-cost"),
@@ -115,6 +125,12 @@ func watch(stack awscdk.Stack, fn, proj awslambda.Function, failed awssqs.Queue)
 	five := awscdk.Duration_Minutes(jsii.Number(5))
 	alarm("ResolverErrors", "the resolver function failed (an invocation error, not a field's GraphQL error)", fn.MetricErrors(&awscloudwatch.MetricOptions{Period: five}))
 	alarm("ResolverThrottles", "Lambda throttled the resolver function: AppSync's fields fail", fn.MetricThrottles(&awscloudwatch.MetricOptions{Period: five}))
-	alarm("ProjectorGaveUp", "the projector gave up on stream records: they are in its on-failure queue, and the feeds miss them",
-		failed.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}))
+	gaveUp := map[string]string{
+		"Projector": "the projector gave up on stream records: they are in its on-failure queue, and the feeds miss them",
+		"Trending":  "the trending aggregator gave up on stream records: they are in its on-failure queue, and Query.trending misses their likes and comments",
+	}
+	for _, c := range consumers {
+		alarm(c.id+"GaveUp", gaveUp[c.id],
+			c.failed.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}))
+	}
 }

@@ -30,3 +30,8 @@ var StreamFilters = []map[string]any{
 		store.AttrSK: map[string]any{"S": []any{map[string]any{"prefix": store.LikePrefix}, map[string]any{"prefix": store.CommentPrefix}}},
 	}}},
 }
+
+// TableActions are the DynamoDB operations the aggregator performs on the
+// table: a shard's progress (GetItem), the buckets' parts and the progress
+// it writes (UpdateItem). It reads no index; the stack grants exactly these.
+var TableActions = []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}
