@@ -29,10 +29,10 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/projector"
-	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/trending"
 )
 
 // Props configure the stack.
@@ -337,7 +337,7 @@ var consumers = []streamConsumer{
 		actions: ProjectorActions, indexActions: ProjectorIndexActions,
 		batchSize: projector.StreamBatchSize, retries: projector.StreamRetries, filters: projector.StreamFilters},
 	{id: "Trending", description: "Counts the likes and comments of Query.trending from the table's stream", projection: "trending",
-		actions: trending.TableActions,
+		actions:   trending.TableActions,
 		batchSize: trending.StreamBatchSize, retries: trending.StreamRetries, filters: trending.StreamFilters, window: trending.Window},
 }
 

@@ -26,9 +26,9 @@ import (
 	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/infra/bootstrap"
 	"github.com/example/appsync-dynamo/lambda/projector"
-	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/samenv"
 )
 
