@@ -178,7 +178,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	}
 	for _, t := range tops {
 		used := t.route.ReplyBudget() - t.room.bytes // the object and its answers
-		results[t.i].data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route.Shape, t.objs))
+		results[t.i].data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route, t.objs))
 	}
 }
 
@@ -300,13 +300,7 @@ func mentionsChild(text, typ string) bool {
 // asksForChildren reports whether set, the selection of a field of the
 // route, selects a field of its objects that an answer can serve.
 func asksForChildren(set selection.Set, route routes.Route) bool {
-	fields := set.Fields
-	if route.Shape == routes.Connection {
-		fields = nil
-		for _, items := range set.Named("items") {
-			fields = append(fields, items.Set.Fields...)
-		}
-	}
+	fields, _ := objectFields(set, route)
 	for _, f := range fields {
 		if r, ok := routes.Of(route.Returns, f.Name); ok && r.EarlyReturn() {
 			return true

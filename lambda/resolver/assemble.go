@@ -57,14 +57,8 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	hidden := false
 	for _, f := range fields {
 		hidden = hidden || hidesChildren(f.Set)
-		if route.Shape != routes.Connection {
-			below = append(below, f.Set.Fields...)
-			continue
-		}
-		for _, items := range f.Set.Named("items") {
-			below = append(below, items.Set.Fields...)
-			hidden = hidden || hidesChildren(items.Set)
-		}
+		fs, h := objectFields(f.Set, route)
+		below, hidden = append(below, fs...), hidden || h
 	}
 	if hidden {
 		return nil, true // a named fragment may select anything on them: no child answered
@@ -83,8 +77,10 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	case routes.List:
 		appsync.EachElementOfValid(raw, add)
 	case routes.Connection:
-		if items := appsync.MembersOfValid(raw, "items")[0]; items != nil {
+		if items := appsync.MembersOfValid(raw, "items")[0]; items != nil && route.Member == "" {
 			appsync.EachElementOfValid(items, add)
+		} else if items != nil {
+			appsync.EachElementOfValid(items, func(item []byte) { add(appsync.MembersOfValid(item, route.Member)[0]) })
 		}
 	}
 	objs := make([]*answered, len(elems))
@@ -94,6 +90,29 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 		}
 	}
 	return objs, true
+}
+
+// objectFields returns what set, the selection of a field of the route,
+// selects on its objects (a page's on its items, or on its items' Member),
+// and whether a named fragment hides some of it (hidesChildren).
+func objectFields(set selection.Set, route routes.Route) ([]*selection.Field, bool) {
+	if route.Shape != routes.Connection {
+		return set.Fields, false
+	}
+	var fields []*selection.Field
+	hidden := false
+	for _, items := range set.Named("items") {
+		hidden = hidden || hidesChildren(items.Set)
+		if route.Member == "" {
+			fields = append(fields, items.Set.Fields...)
+			continue
+		}
+		for _, m := range items.Set.Named(route.Member) {
+			hidden = hidden || hidesChildren(m.Set)
+			fields = append(fields, m.Set.Fields...)
+		}
+	}
+	return fields, hidden
 }
 
 // hidesChildren reports whether a named fragment spread in set hides what
@@ -108,7 +127,8 @@ func hidesChildren(set selection.Set) bool { return set.Opaque && !set.Partial }
 
 // appendAssembled appends raw, a value of a field of the given shape, to
 // dst with the answers of the objects it holds, in one pass over raw.
-func appendAssembled(dst []byte, raw json.RawMessage, shape routes.Shape, objs []*answered) []byte {
+func appendAssembled(dst []byte, raw json.RawMessage, route routes.Route, objs []*answered) []byte {
+	shape := route.Shape
 	if !slices.ContainsFunc(objs, func(o *answered) bool { return o != nil && len(o.answers) > 0 }) {
 		return append(dst, raw...)
 	}
@@ -132,6 +152,9 @@ func appendAssembled(dst []byte, raw json.RawMessage, shape routes.Shape, objs [
 	if shape == routes.List {
 		return list(dst)
 	}
+	if route.Member != "" {
+		list = func(dst []byte) []byte { return appendItemsWithMember(dst, raw, route.Member, objs) }
+	}
 	// A page: its items replaced, the rest copied as it is.
 	from := 0
 	appsync.WalkOfValid(raw, 0, func(key []byte, i int) int {
@@ -143,6 +166,37 @@ func appendAssembled(dst []byte, raw json.RawMessage, shape routes.Shape, objs [
 		return end
 	})
 	return append(dst, raw[from:]...)
+}
+
+// appendItemsWithMember appends the items of the page raw, each with its
+// member holding the object objs has for it, with that object's answers.
+func appendItemsWithMember(dst []byte, raw json.RawMessage, member string, objs []*answered) []byte {
+	dst = append(dst, '[')
+	i := 0
+	if items := appsync.MembersOfValid(raw, "items")[0]; items != nil {
+		appsync.EachElementOfValid(items, func(item []byte) {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			o := objs[i]
+			i++
+			if o == nil || len(o.answers) == 0 {
+				dst = append(dst, item...)
+				return
+			}
+			from := 0
+			appsync.WalkOfValid(item, 0, func(key []byte, at int) int {
+				end, _ := appsync.SkipValid(item, at)
+				if string(key) == `"`+member+`"` {
+					dst = o.appendTo(append(dst, item[from:at]...))
+					from = end
+				}
+				return end
+			})
+			dst = append(dst, item[from:]...)
+		})
+	}
+	return append(dst, ']')
 }
 
 // appendTo appends the object to dst with its answers, without the first
@@ -184,7 +238,7 @@ func (o *answered) appendTo(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendAssembled(append(payload.AppendString(dst, a.key), ':'), a.data, a.route.Shape, a.objs)
+		dst = appendAssembled(append(payload.AppendString(dst, a.key), ':'), a.data, a.route, a.objs)
 		if len(a.route.Defaults) > 0 && !slices.ContainsFunc(defaulted, func(r routes.Route) bool { return r.Field == a.route.Field }) {
 			defaulted = append(defaulted, a.route)
 		}

@@ -43,30 +43,35 @@ func TestAppendAssembled(t *testing.T) {
 		`{"id":"c2","authorId":"u2","body":"a \"quoted\" } body","_answers":{"author":{"id":"u2","name":"u2"}}}],"x":{"items":1}},` +
 		`"comments":{"items":[],"nextToken":null}}`
 	defaults := `{"comments":{"order":"OLDEST_FIRST"}}`
+	one, list, connection := routes.Route{Shape: routes.One}, routes.Route{Shape: routes.List}, routes.Route{Shape: routes.Connection}
 	for _, c := range []struct {
 		name  string
-		shape routes.Shape
+		route routes.Route
 		raw   json.RawMessage
 		objs  []*answered
 		want  string
 	}{
-		{"every occurrence answered: the prefetch dropped", routes.One, json.RawMessage(`{}`), []*answered{post(2, 2)},
+		{"every occurrence answered: the prefetch dropped", one, json.RawMessage(`{}`), []*answered{post(2, 2)},
 			`{"id":"p1","title":"T","_answers":` + answeredComments + `,"_defaults":` + defaults + `}`},
-		{"one occurrence left to invoke: the prefetch kept", routes.One, json.RawMessage(`{}`), []*answered{post(3, 2)},
+		{"one occurrence left to invoke: the prefetch kept", one, json.RawMessage(`{}`), []*answered{post(3, 2)},
 			`{"id":"p1","prefetchedComments":{"items":[]},"title":"T","_answers":` + answeredComments + `,"_defaults":` + defaults + `}`},
-		{"a page of posts", routes.Connection, json.RawMessage(`{"items":[{},{"id":"p2"}],"nextToken":"t"}`),
+		{"a page of posts", connection, json.RawMessage(`{"items":[{},{"id":"p2"}],"nextToken":"t"}`),
 			[]*answered{post(2, 2), {raw: json.RawMessage(`{"id":"p2"}`), typ: "Post"}},
 			`{"items":[{"id":"p1","title":"T","_answers":` + answeredComments + `,"_defaults":` + defaults + `},{"id":"p2"}],"nextToken":"t"}`},
-		{"a list with nothing answered is kept as it is", routes.List, json.RawMessage(` [ {"id":"p2"} ] `),
+		{"a ranking: each item's post answered in place", route("Query", "trending"),
+			json.RawMessage(`{"items":[{"score":2,"post":{},"likeCount":1},{"score":1,"post":{"id":"p2"}}]}`),
+			[]*answered{post(2, 2), {raw: json.RawMessage(`{"id":"p2"}`), typ: "Post"}},
+			`{"items":[{"score":2,"post":{"id":"p1","title":"T","_answers":` + answeredComments + `,"_defaults":` + defaults + `},"likeCount":1},{"score":1,"post":{"id":"p2"}}]}`},
+		{"a list with nothing answered is kept as it is", list, json.RawMessage(` [ {"id":"p2"} ] `),
 			[]*answered{{raw: json.RawMessage(`{"id":"p2"}`), typ: "Post"}}, ` [ {"id":"p2"} ] `},
-		{"an empty comment (no prefetch to drop)", routes.One, json.RawMessage(`{}`),
+		{"an empty comment (no prefetch to drop)", one, json.RawMessage(`{}`),
 			[]*answered{{raw: json.RawMessage(`{ }`), typ: "Comment", answers: []*answer{{key: "author", route: commentAuthor, data: json.RawMessage(`null`)}}}},
 			`{"_answers":{"author":null}}`},
-		{"an empty object", routes.One, json.RawMessage(`{}`),
+		{"an empty object", one, json.RawMessage(`{}`),
 			[]*answered{{raw: json.RawMessage(`{}`), typ: "User", answers: []*answer{{key: "posts", route: userPosts, data: json.RawMessage(`null`)}}}},
 			`{"_answers":{"posts":null},"_defaults":{"posts":{"order":"NEWEST_FIRST","status":"PUBLISHED"}}}`},
 	} {
-		got := appendAssembled([]byte("prefix"), c.raw, c.shape, c.objs)
+		got := appendAssembled([]byte("prefix"), c.raw, c.route, c.objs)
 		if string(got[:6]) != "prefix" {
 			t.Errorf("%s: dst overwritten: %s", c.name, got)
 			continue

@@ -63,6 +63,10 @@ type Route struct {
 	// (Post.comments: Comment), as Shape says.
 	Returns string
 	Shape   Shape
+	// Member, for a Connection, is the member of each item that holds the
+	// object (Query.trending's TrendingPost.post: a Post); "" when the
+	// items are the objects.
+	Member string
 	// Defaults are the schema's default values of the field's arguments
 	// (enum values as strings): an argument equal to its default asks the
 	// same as an argument left out.
@@ -126,10 +130,8 @@ var All = []Route{
 	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
 	{Type: "Query", Field: "me", Returns: "User"},
 	{Type: "Query", Field: "feed", Returns: "Post", Shape: Connection},
-	// Its items are TrendingPosts, which carry the Post as "post": nothing
-	// below them is answered early (yet): a post's children invoke their own
-	// resolvers, batched.
-	{Type: "Query", Field: "trending", Returns: "TrendingPost", Shape: Connection},
+	// Its items are TrendingPosts, which carry the Post as "post".
+	{Type: "Query", Field: "trending", Returns: "Post", Shape: Connection, Member: "post"},
 
 	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection,
 		Defaults: map[string]any{"order": "NEWEST_FIRST", "status": "PUBLISHED"}},

@@ -69,7 +69,7 @@ func TestRoutesMatchTheSchema(t *testing.T) {
 		if len(defaults) != len(r.Defaults) || (len(defaults) > 0 && !reflect.DeepEqual(defaults, r.Defaults)) {
 			t.Errorf("%s: Defaults %v; the schema's are %v", key, r.Defaults, defaults)
 		}
-		if returns, shape := valueOf(s, typ.Fields.ForName(r.Field).Type); returns != r.Returns || shape != r.Shape {
+		if returns, shape := valueOf(s, typ.Fields.ForName(r.Field).Type, r.Member); returns != r.Returns || shape != r.Shape {
 			t.Errorf("%s: Returns %q, Shape %d; the schema says %q, %d", key, r.Returns, r.Shape, returns, shape)
 		}
 		if r.MaxBatchSize < 0 || r.MaxBatchSize > 2000 || (r.MaxBatchSize > 0 && (r.Type == "Query" || r.Type == "Mutation")) {
@@ -83,13 +83,18 @@ func TestRoutesMatchTheSchema(t *testing.T) {
 	}
 }
 
-// valueOf says which objects a field of type t holds, and how.
-func valueOf(s *ast.Schema, t *ast.Type) (string, routes.Shape) {
+// valueOf says which objects a field of type t holds, and how: a page's
+// items, or the member of its items that member names.
+func valueOf(s *ast.Schema, t *ast.Type, member string) (string, routes.Shape) {
 	if t.Elem != nil {
 		return t.Elem.Name(), routes.List
 	}
 	if def := s.Types[t.Name()]; strings.HasSuffix(def.Name, "Connection") {
-		return def.Fields.ForName("items").Type.Elem.Name(), routes.Connection
+		items := def.Fields.ForName("items").Type.Elem.Name()
+		if f := s.Types[items].Fields.ForName(member); member != "" && f != nil {
+			return f.Type.Name(), routes.Connection
+		}
+		return items, routes.Connection
 	}
 	return t.Name(), routes.One
 }

@@ -1,6 +1,7 @@
 package devserver_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -78,6 +79,13 @@ func TestTrendingThroughMakeDev(t *testing.T) {
 		}
 	}
 	wait("first 4=2+2", "second 1=1+0")
+	// A listed post resolves as any Post, its children answered in the
+	// root's invocation and early-returned.
+	r := post(t, url, devserver.Token("bob"), `{ trending(window: DAY, limit: 1) { items { post { title likedByMe author { handle } comments(limit: 1) { items { body author { handle } } } } } } }`)
+	got, _ := json.Marshal(r.Data)
+	if want := `{"trending":{"items":[{"post":{"author":{"handle":"alice"},"comments":{"items":[{"author":{"handle":"bob"},"body":"nice 👍"}]},"likedByMe":true,"title":"first"}}]}}`; len(r.Errors) > 0 || string(got) != want || r.Extensions.Cost.LambdaInvocations != 1 {
+		t.Errorf("a listed post with its children: %s %v in %d invocations; want %s in 1", got, r.Errors, r.Extensions.Cost.LambdaInvocations, want)
+	}
 	must("bob", fmt.Sprintf(`mutation { unlikePost(postId: %q) { id } }`, first))
 	must("carol", fmt.Sprintf(`mutation { likePost(postId: %q) { id } }`, second))
 	must("bob", fmt.Sprintf(`mutation { likePost(postId: %q) { id } }`, second))
