@@ -104,7 +104,8 @@ func (b trendBucket) key() itemKey { return itemKey{TrendPK(b.span, b.start, b.p
 // the part's mark for the shard and applies only if the part's mark is
 // older, so a window applied again (a redelivered final invocation) adds
 // nothing twice. Counts are split deterministically (by bucket, part and
-// sorted post), so the same counts make the same writes.
+// sorted post), so the same counts make the same writes: the parts in
+// parallel, each part's chunks in order.
 func (s *Store) ApplyTrend(ctx context.Context, shardID, mark string, counts map[TrendCell]TrendCount) error {
 	const op = "store.ApplyTrend"
 	byBucket := map[trendBucket]map[string]TrendCount{}
@@ -124,11 +125,15 @@ func (s *Store) ApplyTrend(ctx context.Context, shardID, mark string, counts map
 	var writes []func(context.Context) error
 	for b, posts := range byBucket {
 		ids := slices.Sorted(maps.Keys(posts))
-		for chunk := 0; chunk*maxTrendPosts < len(ids); chunk++ {
-			part := ids[chunk*maxTrendPosts : min((chunk+1)*maxTrendPosts, len(ids))]
-			m := fmt.Sprintf("%s.%04d", mark, chunk)
-			writes = append(writes, func(ctx context.Context) error { return s.addTrend(ctx, op, b, shardID, m, part, posts) })
-		}
+		writes = append(writes, func(ctx context.Context) error { // a part's chunks one after the other
+			for chunk := 0; chunk*maxTrendPosts < len(ids); chunk++ {
+				part := ids[chunk*maxTrendPosts : min((chunk+1)*maxTrendPosts, len(ids))]
+				if err := s.addTrend(ctx, op, b, shardID, fmt.Sprintf("%s.%04d", mark, chunk), part, posts); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 	}
 	return inParallel(ctx, writes)
 }
