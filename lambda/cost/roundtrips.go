@@ -34,7 +34,7 @@ func (m *Meter) RoundTrips() int {
 // critical path, whose length is the round trips.
 func (m *Meter) Critical() ([]Call, []bool) {
 	calls := m.Calls()
-	slices.SortFunc(calls, func(a, b Call) int { return a.End.Compare(b.End) })
+	sort.Slice(calls, func(i, j int) bool { return calls[i].End.Before(calls[j].End) })
 	chain := make([]int, len(calls)) // the longest chain ending with each call
 	prev := make([]int, len(calls))  // the call before it in that chain, -1 for none
 	last := -1                       // the last call of the longest chain

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -245,7 +246,7 @@ func (o *answered) appendTo(dst []byte) []byte {
 	}
 	dst = append(dst, '}')
 	if len(defaulted) > 0 { // as encoding/json writes a map: by field
-		slices.SortFunc(defaulted, func(a, b routes.Route) int { return strings.Compare(a.Field, b.Field) })
+		sort.Slice(defaulted, func(i, j int) bool { return defaulted[i].Field < defaulted[j].Field })
 		dst = append(dst, `,"`+DefaultsMember+`":{`...)
 		for i, r := range defaulted {
 			if i > 0 {

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
+	"sort"
 	"sync"
 	"time"
 
@@ -263,7 +263,7 @@ func (r *feedRead) candidates() ([]candidate, string, error) {
 			cands = append(cands, candidate{stringAttr(item, AttrGSI1SK), p, r.counts && !indexed})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int { return strings.Compare(b.place, a.place) })
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].place > cands[j].place })
 	return cands, bound, nil
 }
 

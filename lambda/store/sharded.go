@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -283,7 +284,7 @@ func mergeParts[T any](s *Store, sp spreadOver, parts []part[T], page PageReques
 			bound = p.last
 		}
 	}
-	slices.SortFunc(all, func(a, b merged) int { return order(a.sk, b.sk) })
+	sort.Slice(all, func(i, j int) bool { return order(all[i].sk, all[j].sk) < 0 })
 	out := Page[T]{Items: []T{}}
 	var ends []map[string]types.AttributeValue
 	left := false

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -337,8 +338,9 @@ func (s *Store) rank(ctx context.Context, op string, window TrendWindow) ([]Tren
 			ranked = append(ranked, TrendingPost{Post: Post{ID: id}, TrendCount: c})
 		}
 	}
-	slices.SortFunc(ranked, func(a, b TrendingPost) int {
-		return cmp.Or(cmp.Compare(b.Score(), a.Score()), strings.Compare(b.Post.ID, a.Post.ID))
+	sort.Slice(ranked, func(i, j int) bool {
+		a, b := ranked[i], ranked[j]
+		return a.Score() > b.Score() || a.Score() == b.Score() && a.Post.ID > b.Post.ID
 	})
 	return ranked, nil
 }
