@@ -22,6 +22,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/prices"
@@ -64,12 +65,21 @@ type Workload struct {
 
 // Env is a table on DynamoDB Local holding the workloads' data, with a
 // store whose requests are recorded, the local AppSync over it, and the
-// feed's projector reading the table's stream through the same recorder.
+// stream's two consumers (the feed's projector, the trending aggregator)
+// reading the table's stream through the same recorder.
 type Env struct {
-	Store  *store.Store
-	Rec    *Recorder
-	Exec   *executor.Executor
-	poller *streams.Poller
+	Store *store.Store
+	// Uncached is Store keeping nothing in memory (no hot page, no
+	// ranking): today's design of what Store keeps.
+	Uncached *store.Store
+	Rec      *Recorder
+	Exec     *executor.Executor
+	poller   *streams.Poller
+	// trends is the trending aggregator's poller, on a window that ends
+	// when Drain ends it: a window's writes for the operations of a run.
+	trends *streams.Poller
+	// Viral are ViralPosts small posts by carol, for the viral hour.
+	Viral []string
 	// Largest and LargestToo are posts of the largest size (a 200-character
 	// title and a 20,000-character body of four-byte characters), by bob,
 	// with 20 comments each.
@@ -79,14 +89,35 @@ type Env struct {
 	Popular, PopularToo string
 }
 
-// Drain applies, with the projector, what the table's stream holds now.
+// Drain applies, with the projector and the aggregator, what the table's
+// stream holds now, and ends the aggregator's window.
 func (e *Env) Drain(ctx context.Context) error {
-	_, err := e.poller.Poll(ctx)
-	return err
+	if _, err := e.poller.Poll(ctx); err != nil {
+		return err
+	}
+	if _, err := e.trends.Poll(ctx); err != nil {
+		return err
+	}
+	return e.trends.CloseWindows(ctx)
 }
+
+// invocations is the stream consumers' invocations so far.
+func (e *Env) invocations() int { return e.poller.Invocations + e.trends.Invocations }
+
+// ViralPosts is the viral hour's posts: its target before and after, and
+// one for each of the other half of its Ops (each then takes 1/Ops of the
+// rate, where a real viral hour spreads them over many more).
+const ViralPosts = 2 + Ops/2
 
 // Actor is the name of the i-th user an operation runs as.
 func Actor(i int) string { return fmt.Sprintf("u_actor%03d", i) }
+
+// actorIndex is i of Actor(i).
+func actorIndex(actor string) int {
+	var i int
+	fmt.Sscanf(actor, "u_actor%03d", &i)
+	return i
+}
 
 // NewEnv loads the workloads' data into table (created by the caller, with
 // its stream) on the DynamoDB Local at endpoint, and records the store's
@@ -113,9 +144,19 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	for i := range Ops {
 		d.Users = append(d.Users, store.User{ID: Actor(i), Handle: fmt.Sprintf("actor%03d", i), Name: fmt.Sprintf("Actor %d", i), CreatedAt: "2024-05-01T00:00:00.000Z"})
 	}
+	var viral []string
+	for i := range ViralPosts {
+		at := time.Date(2024, 6, 10, 8, i, 0, 0, time.UTC)
+		d.Posts = append(d.Posts, store.Post{ID: id(at), AuthorID: sample.Carol, Title: fmt.Sprintf("Viral %d", i), Body: "A post.",
+			CreatedAt: at.Format(stamp), UpdatedAt: at.Format(stamp), Status: store.StatusPublished})
+		viral = append(viral, id(at))
+	}
 	for i := range d.Users {
-		if d.Users[i].ID == sample.Bob {
+		switch d.Users[i].ID {
+		case sample.Bob:
 			d.Users[i].PostCount += len(largest)
+		case sample.Carol:
+			d.Users[i].PostCount += len(viral)
 		}
 	}
 	tokens := cursor.New([]byte(cursor.DevelopmentKey))
@@ -141,7 +182,11 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	}
 	fn := lambda.NewHandler(projector.New(s, quiet).Handle)
 	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
-	e := &Env{Store: s, Rec: rec, Exec: exec, poller: poller, Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
+	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(s, quiet).Handle),
+		streams.Config{BatchSize: trending.StreamBatchSize, Filter: streams.Matches(trending.StreamFilters), Window: 24 * time.Hour}, &streams.Checkpoints{})
+	uncached := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }), store.WithShardsFrom(0), store.WithHotPageTTL(0))
+	e := &Env{Store: s, Uncached: uncached, Rec: rec, Exec: exec, poller: poller, trends: trends, Viral: viral,
+		Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
 	if err := e.Drain(ctx); err != nil { // the load's records
 		return nil, err
 	}
@@ -198,6 +243,31 @@ func Workloads() []Workload {
 		{"readers of one post's page (post, first 20 comments with authors, likeCount, likedByMe)", 10000, func(ctx context.Context, e *Env, post, actor string) error {
 			return e.Query(ctx, actor, `{ post(id: "`+post+`") { title body likeCount likedByMe comments(limit: 20) { items { body author { name } } } } }`)
 		}, largest, makeHot, true},
+		{"a viral hour: likes on many posts, one of them taking half", 10000, func(ctx context.Context, e *Env, post, actor string) error {
+			if i := actorIndex(actor); i%2 == 1 {
+				post = e.Viral[2+i/2] // another post for each of the others
+			}
+			_, err := e.Store.LikePost(ctx, actor, post, []string{"id", "likeCount"})
+			return err
+		}, func(e *Env, after bool) string {
+			if after {
+				return e.Viral[1]
+			}
+			return e.Viral[0]
+		}, makeHot, false},
+		{"readers of trending(WEEK), its top 20 posts with their scores", 10000, func(ctx context.Context, e *Env, kept, actor string) error {
+			s := e.Uncached
+			if kept == "kept" {
+				s = e.Store
+			}
+			_, err := s.Trending(ctx, store.TrendWeek, 20)
+			return err
+		}, func(_ *Env, after bool) string {
+			if after {
+				return "kept"
+			}
+			return "uncached"
+		}, func(context.Context, *Env, string) error { return nil }, true},
 		{"the seed's query for one popular author", 1000, func(ctx context.Context, e *Env, user, actor string) error {
 			return e.Query(ctx, actor, `{ user(id: "`+user+`") { name posts(limit: 10) { items { title comments { items { body author { name } } } } } } }`)
 		}, popular, nil, false},
@@ -254,7 +324,7 @@ func Run(ctx context.Context, e *Env, workloads []Workload) ([]Recorded, error) 
 			return nil, nil, 0, 0, err
 		}
 		e.Rec.Take()
-		invoked := e.poller.Invocations
+		invoked := e.invocations()
 		ops := make([][]Request, Ops)
 		took := make([]time.Duration, Ops)
 		for i := range Ops {
@@ -269,7 +339,7 @@ func Run(ctx context.Context, e *Env, workloads []Workload) ([]Recorded, error) 
 			return nil, nil, 0, 0, err
 		}
 		slices.Sort(took[1:])
-		return ops, e.Rec.Take(), e.poller.Invocations - invoked, took[1+(Ops-1)/2].Seconds(), nil
+		return ops, e.Rec.Take(), e.invocations() - invoked, took[1+(Ops-1)/2].Seconds(), nil
 	}
 	for _, w := range workloads {
 		r := Recorded{Workload: w}

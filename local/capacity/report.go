@@ -36,7 +36,7 @@ func Print(w io.Writer, results []Result, top int) {
 		if k := r.After.Kept; k != nil {
 			fmt.Fprintf(w, "\n%s (hot): each execution environment keeps the page for %s s; at the goal, %s environments "+
 				"(%s a second x %s s x %s, at most %s), %s refreshes a second, %s RCU a second on `%s`; an environment keeps %s bytes "+
-				"of the largest post's page.\n", r.Name, units(k.TTLSeconds), count(k.Environments), count(r.Goal), units(k.PageSeconds),
+				"of what one refresh reads.\n", r.Name, units(k.TTLSeconds), count(k.Environments), count(r.Goal), units(k.PageSeconds),
 				units(k.Margin), count(MaxEnvironments), count(k.RefreshesPerSecond), count(k.HottestReadUnits), k.HottestPartition, count(float64(k.KeptBytes)))
 		}
 	}
@@ -99,7 +99,7 @@ func Headline(results []Result) string {
 		}
 		how := "written to shards past the threshold"
 		if r.After.Kept != nil {
-			how = fmt.Sprintf("its page kept %s s in each environment", units(r.After.Kept.TTLSeconds))
+			how = fmt.Sprintf("kept %s s in each environment", units(r.After.Kept.TTLSeconds))
 		}
 		parts = append(parts, fmt.Sprintf("%s: %s a second (%s today; %s)", r.Name, count(r.After.Sustained), count(r.Before.Sustained), how))
 	}

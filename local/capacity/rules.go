@@ -65,7 +65,9 @@ type Documented struct{}
 //     cost 4 units, not 12); a ConditionCheck costs as a 1 KB item, whatever
 //     the size of the item it checks;
 //   - a Query that reads nothing costs nothing;
-//   - a BatchWriteItem's delete of an absent item costs 2 units, not 1.
+//   - a BatchWriteItem's delete of an absent item costs 2 units, not 1;
+//   - a BatchGetItem's key of an absent item costs nothing (a GetItem's
+//     costs a block).
 type Local struct{}
 
 const (
@@ -97,6 +99,8 @@ func cost(r Request, local bool) map[Key]Units {
 			size := readBlock
 			if rd.Found {
 				size = Size(rd.Item)
+			} else if local && r.Operation == "BatchGetItem" {
+				continue
 			}
 			land(Key{PK: rd.PK}, Units{Read: readUnits(size, r.Consistent)})
 		}

@@ -71,6 +71,18 @@ func (p *Poller) deliverWindowed(ctx context.Context, shard string, recs []event
 	return nil
 }
 
+// CloseWindows ends every open window now, with its final invocation, as
+// its end passing would: for a model that measures a window's writes
+// without waiting for it.
+func (p *Poller) CloseWindows(ctx context.Context) error {
+	for shard := range p.windows {
+		if err := p.closeWindow(ctx, shard, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // closeEnded closes the windows whose end has passed.
 func (p *Poller) closeEnded(ctx context.Context, now time.Time) error {
 	for shard, w := range p.windows {
