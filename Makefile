@@ -183,8 +183,22 @@ deploy: check-node cdk-cli build ## deploy the stack with your AWS credentials (
 destroy: check-node cdk-cli ## delete the stack (a retained table and user pool stay unless THROWAWAY=true was deployed)
 	$(CDK) destroy
 
-sam-invoke: check-tools dynamodb-local synth ## replay an event with sam local invoke on the template (needs Docker and the SAM CLI): make sam-invoke EVENT=events/<file>.json
-	$(GO) run ./local/cmd/saminvoke -template cdk.out/AppSyncDynamo.template.json -event $(EVENT)
+# The synthesized template, for make sam-invoke: synthesized again only when
+# what it is made from changed (the CDK app, the functions, the schema, the
+# JS resolvers, cdk.json, the architecture or the selection reading).
+TEMPLATE  := cdk.out/AppSyncDynamo.template.json
+INFRA_SRC := $(shell find infra -name '*.go' -not -name '*_test.go') infra/go.mod infra/go.sum infra/app.sh cdk.json schema/schema.graphql $(wildcard appsyncjs/*.js)
+
+sam-invoke: check-tools dynamodb-local $(TEMPLATE) ## replay an event with sam local invoke on the template (needs Docker and the SAM CLI): make sam-invoke EVENT=events/<file>.json
+	$(GO) run ./local/cmd/saminvoke -template $(TEMPLATE) -event $(EVENT)
+
+$(BUILD_DIR)/synth-context: FORCE
+	@mkdir -p $(@D)
+	@echo "$(ARCH) $(STACK_READING)" | cmp -s - $@ || echo "$(ARCH) $(STACK_READING)" > $@
+
+$(TEMPLATE): $(INFRA_SRC) $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap $(BUILD_DIR)/synth-context | check-node cdk-cli
+	$(CDK) synth --quiet -c arch=$(ARCH) $(STACK_READING)
+	@touch $@
 
 sam-container: check-tools dynamodb-local rie ## run the function in a container as SAM does, on a user-defined network with DynamoDB Local, and compare every read event's reply with make invoke's (installs and starts Debian's Docker where there is none; CI runs it)
 	@command -v dockerd >/dev/null || { echo "installing Debian's docker.io (root)"; apt-get install -y -q docker.io >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q docker.io >/dev/null; }; }

@@ -8,8 +8,8 @@
 // the reply is not the function's answer to the event (SAM exits 0 for
 // both). SAM pulls nothing when the image is there (--skip-pull-image) and
 // sends no telemetry. It needs Docker and the SAM CLI; the template's
-// architecture (make ... ARCH=x86_64) should be the host's, or Docker runs
-// the function under emulation.
+// architecture (make ... ARCH=x86_64) must be the host's, or one it
+// emulates (qemu-user-static under binfmt): it says so before it starts.
 package main
 
 import (
@@ -56,6 +56,13 @@ func run(template, event, envFile string) error {
 	}
 	fn, err := samenv.Find(raw)
 	if err != nil {
+		return err
+	}
+	binfmt := "/proc/sys/fs/binfmt_misc"
+	if runtime.GOOS != "linux" {
+		binfmt = "" // Docker Desktop emulates the other architecture itself
+	}
+	if err := samenv.CanRun(fn.Architecture, runtime.GOARCH, binfmt); err != nil {
 		return err
 	}
 	payload, err := os.ReadFile(event)
@@ -110,11 +117,20 @@ func run(template, event, envFile string) error {
 		fmt.Fprintf(os.Stderr, "sam-invoke: SAM pulls the provided.al2023 image for %s first (once)\n", fn.Architecture)
 	}
 	var reply, logs bytes.Buffer
+	quiet := &samenv.Quiet{W: os.Stderr}
 	cmd := exec.CommandContext(ctx, "sam", args...)
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, &reply), io.MultiWriter(os.Stderr, &logs)
-	// DynamoDB Local takes any credentials; SAM passes these into the container.
-	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_DEFAULT_REGION=us-east-1", "SAM_CLI_TELEMETRY=0")
-	if err := cmd.Run(); err != nil {
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(os.Stdout, &reply), io.MultiWriter(quiet, &logs)
+	// DynamoDB Local takes any credentials; SAM passes these into the
+	// container. SAM asks STS who they are on every invoke: a closed local
+	// port answers at once, where AWS's endpoint, offline, costs seconds.
+	cmd.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local", "AWS_DEFAULT_REGION=us-east-1",
+		"AWS_ENDPOINT_URL_STS=http://127.0.0.1:9", "SAM_CLI_TELEMETRY=0")
+	err = cmd.Run()
+	quiet.Flush()
+	if quiet.Dropped > 0 {
+		fmt.Fprintf(os.Stderr, "sam-invoke: left out %d lines of SAM's %q (the stack's resources that are not functions)\n", quiet.Dropped, samenv.Noise)
+	}
+	if err != nil {
 		return err
 	}
 	if strings.Contains(logs.String(), samenv.NoResponse) {
