@@ -104,6 +104,9 @@ func (r Result) Dollars() Dollars { return dollarsOf(r) }
 // Layout names, in the order of Row.Results.
 var Layouts = []string{"naive", "batched", "prefetch", "early return"}
 
+// ChartedQueries are the queries docs/dollars.svg draws.
+var ChartedQueries = []string{SeedQuery, PostWithPage, FeedQuery}
+
 // Row is one query under every layout.
 type Row struct {
 	Query   Query

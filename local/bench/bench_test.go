@@ -1,6 +1,8 @@
 package bench_test
 
 import (
+	"bytes"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/local/bench"
+	"github.com/example/appsync-dynamo/local/golden"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
@@ -103,4 +106,47 @@ func layoutsTableIsTrue(t *testing.T, rows []bench.Row, docPath string) {
 			t.Errorf("%s, %s: the layouts cost %q; %s says %q (make bench prints the table)", last, cells[1], got, docPath, said)
 		}
 	}
+}
+
+// docs/dollars.svg is the chart of the dollars table in docs/benchmarks.md
+// (make bench writes both from one run): the chart drawn from the table's
+// figures is the file.
+func TestTheDollarsChartDrawsTheDocumentsTable(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/benchmarks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queries []bench.Priced
+	for _, name := range bench.ChartedQueries {
+		q := bench.Priced{Query: name}
+		for _, layout := range bench.Layouts {
+			prefix := "| " + name + " | " + layout + " | "
+			var line string
+			for l := range strings.SplitSeq(string(doc), "\n") {
+				if strings.HasPrefix(l, prefix) {
+					line = l
+				}
+			}
+			cells := strings.Split(strings.Trim(line, "| "), " | ")
+			if len(cells) != 7 {
+				t.Fatalf("docs/benchmarks.md has no dollars row %q", prefix)
+			}
+			num := func(cell string) float64 {
+				v, err := strconv.ParseFloat(strings.Fields(cell)[0], 64)
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				return v
+			}
+			d := bench.Dollars{AppSync: num(cells[2]), LambdaRequests: num(cells[3]), LambdaDuration: num(cells[4]), DynamoDB: num(cells[5])}
+			if total := num(cells[6]); math.Abs(d.Total()-total) > 0.011 {
+				t.Errorf("%s: the services add up to %.2f, the row says %.2f", prefix, d.Total(), total)
+			}
+			q.Layouts, q.Totals = append(q.Layouts, d), append(q.Totals, num(cells[6]))
+		}
+		queries = append(queries, q)
+	}
+	var chart bytes.Buffer
+	bench.DollarsChart(&chart, queries)
+	golden.File(t, "../../docs/dollars.svg", chart.Bytes(), *updateWrites, "go test ./local/bench -run TestTheDollarsChartDrawsTheDocumentsTable -update")
 }

@@ -2,8 +2,10 @@ package bench
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/example/appsync-dynamo/local/prices"
@@ -49,63 +51,98 @@ func PrintDollars(w io.Writer, rows []Row) {
 	}
 }
 
-// DollarsChart draws an SVG bar chart of the dollars per million queries
-// of the named queries under each layout, stacked by service.
-func DollarsChart(w io.Writer, rows []Row, names ...string) {
-	var chosen []Row
+// Priced is one query's dollars per million under each layout (by
+// Layouts): what DollarsChart draws.
+type Priced struct {
+	Query   string
+	Layouts []Dollars
+	Totals  []float64 // each layout's total, as the table rounds it
+}
+
+// PricedQueries picks the named queries' dollars out of rows, in the
+// order named.
+func PricedQueries(rows []Row, names ...string) []Priced {
+	var out []Priced
 	for _, name := range names {
 		for _, r := range rows {
 			if r.Query.Name == name {
-				chosen = append(chosen, r)
+				p := Priced{Query: name}
+				for _, res := range r.Results {
+					p.Layouts = append(p.Layouts, res.Dollars())
+					p.Totals = append(p.Totals, math.Round(100*res.Dollars().Total())/100)
+				}
+				out = append(out, p)
 			}
 		}
 	}
-	most := 0.0
-	for _, r := range chosen {
-		for _, res := range r.Results {
-			most = max(most, res.Dollars().Total())
-		}
-	}
+	return out
+}
+
+// DollarsChart draws an SVG of the dollars per million of each query under
+// each layout, stacked by service: a panel per query, each on its own
+// linear axis (dollars, from 0) fitted to the layouts other than the naive
+// one, so that the differences among them show; a naive bar past the axis
+// is cut at its top and labelled with its total. Over each layout after
+// the first two, what it saves against the batched one, in percent.
+func DollarsChart(w io.Writer, queries []Priced) {
 	const (
-		left, top, barW, gap, groupGap, plotH = 70, 50, 34, 6, 40, 260
-		legendH                               = 60
+		left, top, barW, gap, panelGap, plotH = 56, 64, 46, 10, 56, 240
+		legendH                               = 40
 	)
-	groupW := len(Layouts)*(barW+gap) + groupGap
-	width := max(left+len(chosen)*groupW+20, 780)
-	height := top + plotH + 70 + legendH
-	axis := niceCeiling(most)
-	scale := plotH / axis
+	panelW := len(Layouts)*(barW+gap) - gap
+	width := left + len(queries)*(panelW+panelGap)
+	height := top + plotH + 64 + legendH
 	colors := []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2"}
 	services := []string{"AppSync", "Lambda requests", "Lambda duration", "DynamoDB reads"}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", width, height)
-	fmt.Fprintf(&b, `<text x="%d" y="16" font-size="14">Dollars per million queries, by layout</text>`+"\n", left)
-	fmt.Fprintf(&b, `<text x="%d" y="32" fill="#555">AppSync operations, Lambda (arm64, %d MB, durations measured against DynamoDB Local), DynamoDB on-demand reads</text>`+"\n", left, LambdaMemoryMB)
+	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="#fff"/>`+"\n")
+	fmt.Fprintf(&b, `<text x="%d" y="16" font-size="14" font-weight="bold">Dollars per million queries, by layout</text>`+"\n", 10)
+	fmt.Fprintf(&b, `<text x="%d" y="32" fill="#555">AppSync operations, Lambda (arm64, %d MB, durations measured against DynamoDB Local), DynamoDB on-demand reads.</text>`+"\n", 10, LambdaMemoryMB)
+	fmt.Fprintf(&b, `<text x="%d" y="47" fill="#555">Each panel has its own dollar axis, from 0; a bar past its top is cut (zigzag) and labelled with its total.</text>`+"\n", 10)
 	base := top + plotH
-	for i := 0; i <= 4; i++ {
-		v := axis * float64(i) / 4
-		y := float64(base) - v*scale
-		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end">$%g</text>`+"\n", left, y, width-20, y, left-6, y+4, v)
-	}
-	for g, r := range chosen {
-		x0 := left + g*groupW + groupGap/2
-		for i, res := range r.Results {
-			d := res.Dollars()
+	for g, q := range queries {
+		x0 := left + g*(panelW+panelGap)
+		most := 0.0
+		for _, total := range q.Totals[1:] {
+			most = max(most, total)
+		}
+		axis := niceCeiling(most * 1.15)
+		scale := plotH / axis
+		for i := 0; i <= 4; i++ {
+			v := axis * float64(i) / 4
+			y := float64(base) - v*scale
+			fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end" fill="#555">$%g</text>`+"\n", x0, y, x0+panelW, y, x0-4, y+4, v)
+		}
+		for i, d := range q.Layouts {
 			x := x0 + i*(barW+gap)
 			y := float64(base)
 			for k, v := range []float64{d.AppSync, d.LambdaRequests, d.LambdaDuration, d.DynamoDB} {
-				h := v * scale
+				h := math.Min(v*scale, y-float64(top))
 				y -= h
-				fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s"><title>%s, %s: %s $%.2f</title></rect>`+"\n", x, y, barW, h, colors[k], r.Query.Name, Layouts[i], services[k], v)
+				fmt.Fprintf(&b, `<rect x="%d" y="%.1f" width="%d" height="%.1f" fill="%s"><title>%s, %s: %s $%.2f</title></rect>`+"\n", x, y, barW, h, colors[k], q.Query, Layouts[i], services[k], v)
 			}
-			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="middle">%.2f</text>`+"\n", x+barW/2, y-4, d.Total())
-			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" transform="rotate(-40 %d %d)">%s</text>`+"\n", x+barW/2, base+14, x+barW/2, base+14, Layouts[i])
+			total := q.Totals[i]
+			if total > axis {
+				fmt.Fprintf(&b, `<polyline points="%d,%d %d,%d %d,%d %d,%d %d,%d" fill="none" stroke="#fff" stroke-width="3"/>`+"\n",
+					x, top+8, x+barW/4, top+3, x+barW/2, top+8, x+3*barW/4, top+3, x+barW, top+8)
+			}
+			fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="middle" font-weight="bold">%.2f</text>`+"\n", x+barW/2, y-4, total)
+			if i >= 2 {
+				change := math.Round(1000*(total/q.Totals[1]-1)) / 10
+				fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="middle" fill="#2b7a3d">%s%%</text>`+"\n", x+barW/2, y-17, strconv.FormatFloat(change+0, 'f', 1, 64))
+			}
+			words := strings.Fields(Layouts[i])
+			for l, word := range words {
+				fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", x+barW/2, base+14+12*l, word)
+			}
 		}
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" font-weight="bold">%s</text>`+"\n", x0+len(Layouts)*(barW+gap)/2, base+62, short(r.Query.Name))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" font-weight="bold">%s</text>`+"\n", x0+panelW/2, base+52, html.EscapeString(short(q.Query)))
 	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" fill="#2b7a3d">green: the change against the batched layout</text>`+"\n", 10, height-legendH+36)
 	for k, name := range services {
-		x := left + k*150
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", x, height-legendH+20, colors[k], x+16, height-legendH+30, name)
+		x := 10 + k*140
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="12" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", x, height-legendH+4, colors[k], x+16, height-legendH+14, name)
 	}
 	b.WriteString("</svg>\n")
 	io.WriteString(w, b.String())

@@ -24,7 +24,7 @@ func Print(w io.Writer, results []Result, top int) {
 				if d.Kept != nil {
 					design = "hot, kept in memory"
 				}
-				if d.Sustained == r.Before.Sustained && d.LimitedBy == r.Before.LimitedBy && d.PerOp == r.Before.PerOp {
+				if !r.HasHot() {
 					design = "hot (nothing yet: as today)"
 				}
 			}

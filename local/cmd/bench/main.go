@@ -42,7 +42,7 @@ func run(rounds int) error {
 	fmt.Println()
 	bench.PrintDollars(os.Stdout, rows)
 	var chart bytes.Buffer
-	bench.DollarsChart(&chart, rows, bench.SeedQuery, bench.PostWithPage, bench.FeedQuery)
+	bench.DollarsChart(&chart, bench.PricedQueries(rows, bench.ChartedQueries...))
 	if err := os.WriteFile(*chartPath, chart.Bytes(), 0o644); err != nil {
 		return err
 	}
