@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 )
@@ -71,5 +76,56 @@ func TestSecretString(t *testing.T) {
 	}
 	if _, err := awsenv.SecretString(ctx, srv.Client(), cfg, srv.URL, "empty"); err == nil || !strings.Contains(err.Error(), "no string value") {
 		t.Errorf("a secret without a string: %v", err)
+	}
+}
+
+// However many requests go at once, the client holds at most
+// MaxConnsPerHost connections to one endpoint, and keeps them for the next.
+func TestTheClientBoundsItsConnections(t *testing.T) {
+	var open, most, opened atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(5 * time.Millisecond)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			opened.Add(1)
+			n := open.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+		case http.StateClosed, http.StateHijacked:
+			open.Add(-1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	client, err := awsenv.HTTPClient(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func(n int) {
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		wg.Wait()
+	}
+	send(1000)
+	first := opened.Load()
+	send(1000)
+	if most.Load() > awsenv.MaxConnsPerHost || first > awsenv.MaxConnsPerHost {
+		t.Errorf("%d connections open at once, %d opened: want at most %d", most.Load(), first, awsenv.MaxConnsPerHost)
+	}
+	if again := opened.Load() - first; again > 0 {
+		t.Errorf("the second thousand requests opened %d connections: the first ones' were not kept", again)
 	}
 }

@@ -72,10 +72,26 @@ func HTTPClient(getenv func(string) string) (*Client, error) {
 		return pool, nil
 	})
 	c := &Client{dial: TLSDialer(first, sync.OnceValues(x509.SystemCertPool))}
-	c.BuildableClient = awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+	c.BuildableClient = awshttp.NewBuildableClient().WithTransportOptions(BoundConnections, func(tr *http.Transport) {
 		tr.DialTLSContext = c.dialTLS
 	})
 	return c, nil
+}
+
+// MaxConnsPerHost bounds the connections an environment holds to one
+// endpoint (DynamoDB's): a page of a hot post's likes is 51 Queries at
+// once, and a batch resolves 32 events at once, so without a bound one
+// invocation could open 1,632 connections (a generated query opened about
+// 2,000 to DynamoDB Local, which stopped answering), each a TLS handshake
+// in AWS. Past the bound a request waits for a connection; up to the bound
+// they stay open for the next requests.
+const MaxConnsPerHost = 64
+
+// BoundConnections sets a transport's bounds: at most MaxConnsPerHost
+// connections to a host, all of them kept open when idle.
+func BoundConnections(tr *http.Transport) {
+	tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = MaxConnsPerHost, MaxConnsPerHost
+	tr.MaxIdleConns = max(tr.MaxIdleConns, MaxConnsPerHost)
 }
 
 // Client is the HTTP client HTTPClient returns.

@@ -5,10 +5,12 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
+	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -21,6 +23,8 @@ func Client(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client
 	cfg := aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+		// The function's bound on connections (awsenv.BoundConnections).
+		HTTPClient: awshttp.NewBuildableClient().WithTransportOptions(awsenv.BoundConnections),
 	}
 	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){store.ClientOptions, func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(endpoint)
