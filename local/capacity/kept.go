@@ -8,6 +8,7 @@ package capacity
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/prices"
@@ -51,6 +52,9 @@ func sizeKept(rec Recorded, rules Rules) Sizing {
 			}
 		}
 	})
+	// In one order, so that of partitions equally hot the same is named
+	// the hottest every run.
+	slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.String(), b.String()) })
 	// load is partition k's units a second at rate.
 	load := func(k Key, rate float64) Units {
 		per := environments(rate) / ttl
