@@ -200,7 +200,8 @@ func (h *Handler) answerable(evs []*appsync.Event, results []result) ([]top, []*
 		set selection.Set
 		ok  bool // the selection asks for a child that an answer can serve
 	}
-	sets := map[string]parsed{} // by selectionKey: a batch's events mostly share one
+	var groups selections    // a batch's events mostly share one
+	sets := map[int]parsed{} // by group
 	mentions := map[string]bool{}
 	for i, ev := range evs {
 		route, ok := routes.Of(ev.Info.ParentTypeName, ev.Info.FieldName)
@@ -216,7 +217,7 @@ func (h *Handler) answerable(evs []*appsync.Event, results []result) ([]top, []*
 		if !mentioned {
 			continue // most batches: a selection of attributes only, not worth parsing
 		}
-		key := selectionKey(ev)
+		key := groups.of(ev)
 		p, seen := sets[key]
 		if !seen {
 			set, err := h.selectionOf(ev)

@@ -116,3 +116,25 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCommentAuthorBatch100 runs the traffic's 100-event Comment.author
+// batch (20 distinct authors) through the handler against DynamoDB Local.
+func BenchmarkCommentAuthorBatch100(b *testing.B) {
+	var payload []byte
+	for _, c := range traffic.Cases() {
+		if c.Name == "Comment.author/100" {
+			payload = c.Payload
+		}
+	}
+	d := sample.Data()
+	d.Users = append(d.Users, traffic.Users()...)
+	s, _ := storetest.NewStore(b, d)
+	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
+	b.SetBytes(int64(len(payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Invoke(context.Background(), payload); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -44,13 +44,21 @@ func decodeArgs[A any](ev *appsync.Event) (A, error) {
 // declares (a post's body, or the comments it carries for a sibling field,
 // are skipped, not decoded).
 func decodeSource[S any](ev *appsync.Event) (S, error) {
-	var src S
 	if len(ev.Source) == 0 || string(ev.Source) == "null" {
-		return src, errs.Internalf("resolver.source", "%s: event has no source", ev.Info.Field())
+		var none S
+		return none, errs.Internalf("resolver.source", "%s: event has no source", ev.Info.Field())
 	}
 	if stringsOnly[S]() {
 		return decodeStrings[S](ev)
 	}
+	return decodeJSON[S](ev)
+}
+
+// decodeJSON decodes a source into S with encoding/json, from the members S
+// names (appsync.Pick) when it names them: S escapes to the heap there, so
+// it is declared here, not on decodeSource's path of string fields.
+func decodeJSON[S any](ev *appsync.Event) (S, error) {
+	var src S
 	picked := []byte(ev.Source)
 	var err error
 	if names := jsonNames[S](); names != nil {

@@ -43,15 +43,20 @@ func (h *Handler) userConnection(
 	return func(ctx context.Context, evs []*appsync.Event) []result {
 		out := pages(ctx, evs)
 		var ids []string
-		needs := map[string]bool{} // by selection: the events of a batch mostly share one
+		var groups selections // the events of a batch mostly share one
+		group := make([]int, len(evs))
+		for i, ev := range evs {
+			group[i] = groups.of(ev)
+		}
+		needs := make([]bool, len(groups.distinct))
 		counts := false
-		for _, ev := range distinctSelections(evs) {
-			needs[selectionKey(ev)] = h.needsUserItems(ev)
+		for i, ev := range groups.distinct {
+			needs[i] = h.needsUserItems(ev)
 			counts = counts || h.selectsUserCount(ev, "items")
 		}
 		need := make([]bool, len(evs))
 		for i, r := range out {
-			if need[i] = needs[selectionKey(evs[i])]; r.err == nil && need[i] {
+			if need[i] = needs[group[i]]; r.err == nil && need[i] {
 				for _, f := range r.data.(store.Page[store.Follow]).Items {
 					ids = append(ids, other(f))
 				}

@@ -5,6 +5,7 @@ package resolver
 // bytes moved are not).
 
 import (
+	"bytes"
 	"context"
 	"maps"
 	"strings"
@@ -103,21 +104,37 @@ func (h *Handler) users(ctx context.Context, evs []*appsync.Event, ids []string)
 // and variables): the events of a batch mostly share one, and each is parsed
 // once.
 func distinctSelections(evs []*appsync.Event) []*appsync.Event {
-	seen := map[string]bool{}
-	var out []*appsync.Event
+	var g selections
 	for _, ev := range evs {
-		if key := selectionKey(ev); !seen[key] {
-			seen[key] = true
-			out = append(out, ev)
-		}
+		g.of(ev)
 	}
-	return out
+	return g.distinct
 }
 
-// selectionKey identifies what an event's selection asks: its text and the
-// variables its arguments may name.
-func selectionKey(ev *appsync.Event) string {
-	return ev.Info.SelectionSetGraphQL + "\x00" + string(ev.Info.Variables)
+// selections groups a batch's events by what their selections ask (text
+// and the variables its arguments may name), without a key made per event:
+// of reads each event's text as it is, and compares variables only among
+// events of one text.
+type selections struct {
+	distinct []*appsync.Event // one event of each group, by group
+	byText   map[string][]int // the groups of each text
+}
+
+// of returns the group of ev's selection, made when it is new.
+func (g *selections) of(ev *appsync.Event) int {
+	text := ev.Info.SelectionSetGraphQL
+	for _, i := range g.byText[text] {
+		if bytes.Equal(g.distinct[i].Info.Variables, ev.Info.Variables) {
+			return i
+		}
+	}
+	if g.byText == nil {
+		g.byText = map[string][]int{}
+	}
+	i := len(g.distinct)
+	g.distinct = append(g.distinct, ev)
+	g.byText[text] = append(g.byText[text], i)
+	return i
 }
 
 // commentAuthors is users for the authors of a batch of comments: those of
