@@ -76,6 +76,15 @@ func (s *Store) batchRead(ctx context.Context, op string, keys []itemKey, attrs 
 	if len(unique) == 0 {
 		return found, nil
 	}
+	if len(unique) <= MaxBatchGetKeys { // one chunk: no goroutine to hand it to
+		items, err := s.batchGetChunk(ctx, op, unique, attrs, consistent)
+		for _, item := range items {
+			if k, ok := keyOf(item); ok {
+				found[k] = item
+			}
+		}
+		return found, err
+	}
 	var (
 		mu       sync.Mutex
 		wg       sync.WaitGroup

@@ -13,12 +13,14 @@ import (
 // ClientOptions configures a DynamoDB client for the store: at most three
 // attempts per request, backing off at most 200 ms between them, so that
 // retries fit inside an invocation; each request is further bounded by its
-// context's deadline (the handler's, a margin before Lambda's).
+// context's deadline (the handler's, a margin before Lambda's). A
+// BatchGetItem's response is decoded once (batchwire.go).
 func ClientOptions(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(r *retry.StandardOptions) {
 		r.MaxAttempts = 3
 		r.MaxBackoff = 200 * time.Millisecond
 	})
+	o.APIOptions = append(o.APIOptions, decodeBatchGetOnce)
 }
 
 // NewClient returns the DynamoDB client of a function: ClientOptions, then
