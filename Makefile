@@ -167,7 +167,8 @@ bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), th
 	$(GO) test -run '^$$' -bench Traffic -benchmem -count 3 ./lambda/resolver/
 	$(GO) run ./local/cmd/bench
 	$(GO) run ./local/cmd/capacity
-	$(GO) test -run '^$$' -bench 'PostAuthorBatch100' -benchmem -count 3 ./lambda/resolver/
+	$(GO) test -run '^$$' -bench 'PostAuthorBatch100|CommentAuthorBatch100' -benchmem -count 3 ./lambda/resolver/
+	$(GO) run ./local/cmd/endtoend
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./local/jsonbench/
 
 capacity: check-tools dynamodb-local ## the capacity model: what a hot post or user sustains by DynamoDB's documented limits (.build/capacity.json, docs/capacity.svg)

@@ -28,6 +28,8 @@ var (
 	resolverJS []byte
 	//go:embed bench.mjs
 	benchJS []byte
+	//go:embed e2e.mjs
+	e2eJS []byte
 )
 
 // ModulesEnv names the environment variable holding the node_modules
@@ -46,18 +48,14 @@ type Result struct {
 // measure (at least once), and returns the time per payload and the reply
 // of each case.
 func Run(ctx context.Context, cases []traffic.Case, measure time.Duration) ([]Result, error) {
-	modules := os.Getenv(ModulesEnv)
-	if modules == "" {
-		return nil, errors.New(ModulesEnv + " is not set: make test and make bench install the Node packages and set it")
-	}
-	if _, err := os.Stat(filepath.Join(modules, "@aws-lambda-powertools", "event-handler")); err != nil {
-		return nil, fmt.Errorf("%s: %w", ModulesEnv, err)
-	}
 	dir, err := os.MkdirTemp("", "nodebaseline-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	if err := link(dir); err != nil {
+		return nil, err
+	}
 	data := struct {
 		Users []store.User `json:"users"`
 		Posts []store.Post `json:"posts"`
@@ -66,7 +64,7 @@ func Run(ctx context.Context, cases []traffic.Case, measure time.Duration) ([]Re
 			File string `json:"file"`
 		} `json:"cases"`
 	}{Users: traffic.Users(), Posts: []store.Post{traffic.Post(0)}}
-	files := map[string][]byte{"resolver.mjs": resolverJS, "bench.mjs": benchJS}
+	files := map[string][]byte{}
 	for i, c := range cases {
 		file := fmt.Sprintf("case-%d.json", i)
 		files[file] = c.Payload
@@ -83,9 +81,6 @@ func Run(ctx context.Context, cases []traffic.Case, measure time.Duration) ([]Re
 			return nil, err
 		}
 	}
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		return nil, err
-	}
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "node", "bench.mjs", dir, fmt.Sprint(measure.Milliseconds()))
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, &stdout, &stderr
@@ -100,4 +95,24 @@ func Run(ctx context.Context, cases []traffic.Case, measure time.Duration) ([]Re
 		return nil, fmt.Errorf("node bench.mjs resolved %d cases of %d", len(results), len(cases))
 	}
 	return results, nil
+}
+
+// link makes dir a place to run the scripts: the scripts, and the locked
+// packages as node_modules.
+func link(dir string) error {
+	modules := os.Getenv(ModulesEnv)
+	if modules == "" {
+		return errors.New(ModulesEnv + " is not set: make test and make bench install the Node packages and set it")
+	}
+	for _, pkg := range []string{"@aws-lambda-powertools/event-handler", "@aws-sdk/client-dynamodb"} {
+		if _, err := os.Stat(filepath.Join(modules, pkg)); err != nil {
+			return fmt.Errorf("%s: %w", ModulesEnv, err)
+		}
+	}
+	for name, b := range map[string][]byte{"resolver.mjs": resolverJS, "bench.mjs": benchJS, "e2e.mjs": e2eJS} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return os.Symlink(modules, filepath.Join(dir, "node_modules"))
 }

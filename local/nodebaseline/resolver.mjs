@@ -42,3 +42,40 @@ export function newApp({ users, posts }) {
   app.resolver(({ id }) => postsById.get(id) ?? null, { typeName: 'Query', fieldName: 'post' });
   return app;
 }
+
+// newDynamoApp is the same function reading its users from DynamoDB (the
+// table the Go store writes): Post.author and Comment.author as one
+// BatchGetItem of the batch's distinct authors' user items (eventually
+// consistent, every attribute, UnprocessedKeys asked again), as a Node
+// resolver with the AWS SDK would read them: the end-to-end baseline.
+export function newDynamoApp({ client, table, BatchGetItemCommand }) {
+  const app = new AppSyncGraphQLResolver();
+  const show = (user, sub) => (user === null || user.id === sub ? user : { ...user, email: null });
+  const str = (item, name) => (item[name] && 'S' in item[name] ? item[name].S : null);
+  const num = (item, name) => (item[name] && 'N' in item[name] ? Number(item[name].N) : 0);
+  const user = (item) => ({
+    id: str(item, 'id'), handle: str(item, 'handle'), name: str(item, 'name'), email: str(item, 'email'),
+    bio: str(item, 'bio'), createdAt: str(item, 'createdAt'),
+    postCount: num(item, 'postCount'), followerCount: num(item, 'followerCount'), followingCount: num(item, 'followingCount'),
+  });
+  const users = async (ids) => {
+    const found = new Map();
+    for (let i = 0; i < ids.length; i += 100) {
+      let keys = ids.slice(i, i + 100).map((id) => ({ pk: { S: 'USER#' + id }, sk: { S: '#METADATA' } }));
+      while (keys.length > 0) {
+        const out = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys } } }));
+        for (const item of out.Responses?.[table] ?? []) found.set(str(item, 'id'), user(item));
+        keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
+      }
+    }
+    return found;
+  };
+  const authors = async (events) => {
+    const ids = [...new Set(events.map((e) => e.source?.authorId).filter(Boolean))];
+    const found = await users(ids);
+    return events.map((e) => show(found.get(e.source?.authorId) ?? null, e.identity?.sub));
+  };
+  app.batchResolver(authors, { typeName: 'Post', fieldName: 'author' });
+  app.batchResolver(authors, { typeName: 'Comment', fieldName: 'author' });
+  return app;
+}

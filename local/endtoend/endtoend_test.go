@@ -1,0 +1,66 @@
+package endtoend_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/example/appsync-dynamo/local/endtoend"
+	"github.com/example/appsync-dynamo/local/storetest"
+)
+
+// The two functions of the end-to-end benchmark do the same work: for each
+// batch, every event's user (its name) is the same in Go's reply and in
+// Node's, read from the same table, and each call was timed.
+func TestBothFunctionsAnswerTheBatchesAlike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs DynamoDB Local and the Node baseline's packages, which make test installs: skipped under -short (make check)")
+	}
+	f, err := endtoend.Start(t.Context(), storetest.Endpoint(t), fmt.Sprintf("endtoend-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Node.Close()
+	results, err := endtoend.Run(t.Context(), f, endtoend.Cases(), 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 2 {
+		t.Fatalf("%d cases measured, want Post.author/100 and Comment.author/100", len(results))
+	}
+	for _, r := range results {
+		var goReply []struct {
+			Data *struct{ Name string } `json:"data"`
+		}
+		var nodeReply []*struct{ Name string }
+		if err := json.Unmarshal(r.GoReply, &goReply); err != nil {
+			t.Fatalf("%s: Go: %v", r.Case, err)
+		}
+		if err := json.Unmarshal(r.NodeReply, &nodeReply); err != nil {
+			t.Fatalf("%s: Node: %v", r.Case, err)
+		}
+		goNames, nodeNames := make([]string, len(goReply)), make([]string, len(nodeReply))
+		for i, item := range goReply {
+			if item.Data != nil {
+				goNames[i] = item.Data.Name
+			}
+		}
+		for i, u := range nodeReply {
+			if u != nil {
+				nodeNames[i] = u.Name
+			}
+		}
+		if len(goNames) != 100 || !reflect.DeepEqual(goNames, nodeNames) || goNames[0] == "" {
+			t.Errorf("%s: Go answered %q, Node %q", r.Case, goNames, nodeNames)
+		}
+		if len(r.Go.Calls) != 4 || len(r.Node.Calls) != 4 || len(r.Floor.Calls) != 4 || len(r.Go.Rounds) != 2 || r.Go.Min() <= 0 || r.Node.Min() <= 0 || r.Floor.Min() <= 0 {
+			t.Errorf("%s: calls timed: Go %v, Node %v", r.Case, r.Go.Calls, r.Node.Calls)
+		}
+	}
+	if table := endtoend.Table(results, 2, 2); len(table) == 0 {
+		t.Error("no table")
+	}
+}
