@@ -318,18 +318,7 @@ func (d *decoder) consumed() (types.ConsumedCapacity, bool) {
 			}
 			return ok
 		}
-		f, ok := d.number()
-		switch key {
-		case "CapacityUnits":
-			c.CapacityUnits = aws.Float64(f)
-		case "ReadCapacityUnits":
-			c.ReadCapacityUnits = aws.Float64(f)
-		case "WriteCapacityUnits":
-			c.WriteCapacityUnits = aws.Float64(f)
-		default:
-			return false
-		}
-		return ok
+		return d.units(key, &c.CapacityUnits, &c.ReadCapacityUnits, &c.WriteCapacityUnits)
 	})
 	return c, ok
 }
@@ -338,18 +327,25 @@ func (d *decoder) consumed() (types.ConsumedCapacity, bool) {
 func (d *decoder) capacity() (types.Capacity, bool) {
 	var c types.Capacity
 	ok := d.object(func(key string) bool {
-		f, ok := d.number()
-		switch key {
-		case "CapacityUnits":
-			c.CapacityUnits = aws.Float64(f)
-		case "ReadCapacityUnits":
-			c.ReadCapacityUnits = aws.Float64(f)
-		case "WriteCapacityUnits":
-			c.WriteCapacityUnits = aws.Float64(f)
-		default:
-			return false
-		}
-		return ok
+		return d.units(key, &c.CapacityUnits, &c.ReadCapacityUnits, &c.WriteCapacityUnits)
 	})
 	return c, ok
+}
+
+// units reads the number of a member named key into the one of its name.
+func (d *decoder) units(key string, capacity, read, write **float64) bool {
+	var into **float64
+	switch key {
+	case "CapacityUnits":
+		into = capacity
+	case "ReadCapacityUnits":
+		into = read
+	case "WriteCapacityUnits":
+		into = write
+	default:
+		return false
+	}
+	f, ok := d.number()
+	*into = aws.Float64(f)
+	return ok
 }

@@ -105,16 +105,22 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 	b.Run("dynamodb-local", func(b *testing.B) {
 		d := sample.Data()
 		d.Users = append(d.Users, traffic.Users()...)
-		s, _ := storetest.NewStore(b, d)
-		h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
-		b.SetBytes(int64(len(payload)))
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := h.Invoke(context.Background(), payload); err != nil {
-				b.Fatal(err)
-			}
-		}
+		benchDynamoDBLocal(b, d, payload)
 	})
+}
+
+// benchDynamoDBLocal runs payload through the handler on a store of d on
+// DynamoDB Local.
+func benchDynamoDBLocal(b *testing.B, d store.Dataset, payload []byte) {
+	s, _ := storetest.NewStore(b, d)
+	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
+	b.SetBytes(int64(len(payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Invoke(context.Background(), payload); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkCommentAuthorBatch100 runs the traffic's 100-event Comment.author
@@ -128,13 +134,5 @@ func BenchmarkCommentAuthorBatch100(b *testing.B) {
 	}
 	d := sample.Data()
 	d.Users = append(d.Users, traffic.Users()...)
-	s, _ := storetest.NewStore(b, d)
-	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
-	b.SetBytes(int64(len(payload)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := h.Invoke(context.Background(), payload); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchDynamoDBLocal(b, d, payload)
 }
