@@ -55,7 +55,13 @@ func TestLocalReportsWhatTheModelCosts(t *testing.T) {
 		}
 		if !maps.Equal(model, r.Reported) {
 			if differ++; differ <= 10 {
-				t.Errorf("%s (%d reads, %d writes): the model costs %v, DynamoDB Local reports %v", r.Operation, len(r.Reads), len(r.Writes), model, r.Reported)
+				found := 0
+				for _, rd := range r.Reads {
+					if rd.Found {
+						found++
+					}
+				}
+				t.Errorf("%s (%d reads, %d found, %d writes): the model costs %v, DynamoDB Local reports %v", r.Operation, len(r.Reads), found, len(r.Writes), model, r.Reported)
 			}
 		}
 	}

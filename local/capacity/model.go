@@ -339,6 +339,9 @@ func Run(ctx context.Context, e *Env, workloads []Workload) ([]Recorded, error) 
 			return nil, nil, 0, 0, err
 		}
 		slices.Sort(took[1:])
+		if err := e.Rec.Err(); err != nil {
+			return nil, nil, 0, 0, err
+		}
 		return ops, e.Rec.Take(), e.invocations() - invoked, took[1+(Ops-1)/2].Seconds(), nil
 	}
 	for _, w := range workloads {

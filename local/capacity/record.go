@@ -13,10 +13,13 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -73,6 +76,7 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	requests []Request
+	err      error // the first of its own reads that failed
 }
 
 var _ store.API = (*Recorder)(nil)
@@ -101,12 +105,33 @@ func (r *Recorder) add(req Request) {
 // the request's.
 var raw = context.Background()
 
+// item reads the whole item of key, nil when absent. A read that fails
+// (DynamoDB Local on a loaded machine) is tried again, and past that kept
+// in Err: an item taken for absent would cost a request nothing it read.
 func (r *Recorder) item(key Item, consistent bool) Item {
-	out, err := r.client.GetItem(raw, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: key, ConsistentRead: aws.Bool(consistent)})
-	if err != nil || len(out.Item) == 0 {
-		return nil
+	var err error
+	for attempt := range 8 {
+		var out *dynamodb.GetItemOutput
+		if out, err = r.client.GetItem(raw, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: key, ConsistentRead: aws.Bool(consistent)}); err == nil {
+			if len(out.Item) == 0 {
+				return nil
+			}
+			return out.Item
+		}
+		time.Sleep(50 * time.Millisecond << attempt)
 	}
-	return out.Item
+	r.mu.Lock()
+	r.err = cmp.Or(r.err, fmt.Errorf("capacity: the recorder's read of %v: %w", key, err))
+	r.mu.Unlock()
+	return nil
+}
+
+// Err is the first of the recorder's own reads that failed: what it
+// recorded since is not to be trusted.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }
 
 func pkOf(item Item) string {
