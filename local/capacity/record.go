@@ -105,12 +105,19 @@ func (r *Recorder) add(req Request) {
 // the request's.
 var raw = context.Background()
 
+// readAttempts and retryDelay bound the recorder's tries of its own reads:
+// the delay doubles after each failed one, none after the last.
+var (
+	readAttempts = 8
+	retryDelay   = 50 * time.Millisecond
+)
+
 // item reads the whole item of key, nil when absent. A read that fails
 // (DynamoDB Local on a loaded machine) is tried again, and past that kept
 // in Err: an item taken for absent would cost a request nothing it read.
 func (r *Recorder) item(key Item, consistent bool) Item {
 	var err error
-	for attempt := range 8 {
+	for attempt := range readAttempts {
 		var out *dynamodb.GetItemOutput
 		if out, err = r.client.GetItem(raw, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: key, ConsistentRead: aws.Bool(consistent)}); err == nil {
 			if len(out.Item) == 0 {
@@ -118,7 +125,9 @@ func (r *Recorder) item(key Item, consistent bool) Item {
 			}
 			return out.Item
 		}
-		time.Sleep(50 * time.Millisecond << attempt)
+		if attempt < readAttempts-1 {
+			time.Sleep(retryDelay << attempt)
+		}
 	}
 	r.mu.Lock()
 	r.err = cmp.Or(r.err, fmt.Errorf("capacity: the recorder's read of %v: %w", key, err))
