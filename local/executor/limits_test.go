@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -48,7 +47,7 @@ func createUser(t *testing.T, e *executor.Executor, id string) {
 }
 
 func TestPagesOfLargePostsEndOnlyWithTheLastPost(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.All)
+	e, _ := setup(t, store.Dataset{}, routes.All, bytesNotTime)
 	createUser(t, e, "u_writer")
 	body := strings.Repeat("😀", 20000) // 80,000 bytes: DynamoDB's 1 MB page holds 13
 	for i := range 25 {
@@ -93,7 +92,7 @@ func TestPagesOfLargePostsUnderEachReading(t *testing.T) {
 	body := strings.Repeat("😀", 20000)
 	pages := map[selection.Reading]int{}
 	for _, r := range []selection.Reading{selection.EveryOccurrence, selection.FirstOccurrence} {
-		e, _ := setupWith(t, store.Dataset{}, routes.All, []executor.Option{executor.WithSelectionReading(r)},
+		e, _ := setupWith(t, store.Dataset{}, routes.All, []executor.Option{executor.WithSelectionReading(r), bytesNotTime},
 			[]resolver.Option{resolver.WithSelectionReading(r)})
 		createUser(t, e, "u_writer")
 		for i := range 25 {
@@ -168,7 +167,7 @@ const postsWithComments = `query($ids: [ID!]!) { posts(ids: $ids) {
   id author { name } comments(limit: 100) { items { body author { name } } nextToken } } }`
 
 func TestEightHundredLargeCommentsAllArrive(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.All)
+	e, _ := setup(t, store.Dataset{}, routes.All, bytesNotTime)
 	commenters := []string{"u_c1", "u_c2", "u_c3", "u_c4"}
 	for _, u := range append([]string{"u_author"}, commenters...) {
 		createUser(t, e, u)
@@ -237,7 +236,7 @@ func largeBlog(n, per int) (store.Dataset, []any) {
 
 func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
 	d, ids := largeBlog(32, 100)
-	e, _ := setup(t, d, routes.All)
+	e, _ := setup(t, d, routes.All, bytesNotTime)
 	data, cost := mustRun(t, e, executor.Request{Query: postsWithComments, Variables: map[string]any{"ids": ids}})
 	bodies, largest := commentsOf(t, e, get(data, "posts").([]any))
 	largest = max(largest, cost.LargestPayloadBytes)
@@ -253,7 +252,7 @@ func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
 
 func TestThirtyTwoPostsThroughANamedFragmentAndVariablesFit(t *testing.T) {
 	d, ids := largeBlog(32, 100)
-	e, _ := setup(t, d, routes.All)
+	e, _ := setup(t, d, routes.All, bytesNotTime)
 	// A named fragment hides the comments' arguments from the post's resolver
 	// (AppSync leaves it unexpanded): no prefetch, each post's comments are
 	// queried, and pages are cut by bytes.
@@ -272,11 +271,10 @@ func TestThirtyTwoPostsThroughANamedFragmentAndVariablesFit(t *testing.T) {
 
 func TestAHundredLargePostsAreAClearErrorNotAFailedInvocation(t *testing.T) {
 	d, ids := largeBlog(100, 0)
-	// The function's time is AppSync's request's, 30 s less a margin, not
-	// Lambda's 10 s: reading 8 MB from DynamoDB Local under the race
-	// detector took over 10 s in one CI run of four, where DynamoDB serves
-	// it in well under one; what this test checks is the payload's limit.
-	e, _ := setup(t, d, routes.All, executor.WithTimeouts(executor.RequestTimeout, executor.RequestTimeout-5*time.Second))
+	// Reading 8 MB from DynamoDB Local under the race detector took over
+	// Lambda's 10 s in one CI run of four, where DynamoDB serves it in well
+	// under one; what this test checks is the payload's limit.
+	e, _ := setup(t, d, routes.All, bytesNotTime)
 	// 100 posts of 80 kB cannot be one Lambda reply: a clear error, not a
 	// Lambda failure.
 	_, resp := run(t, e, executor.Request{Query: `query($ids: [ID!]!) { posts(ids: $ids) { id body } }`, Variables: map[string]any{"ids": ids}})
@@ -453,7 +451,7 @@ func TestALargeChildSelectionOnAFullBatchOfTheLargestComments(t *testing.T) {
 		}
 	}
 	d.Users[0].PostCount += len(ids)
-	e, _ := setup(t, d, routes.All)
+	e, _ := setup(t, d, routes.All, bytesNotTime)
 	var aliases strings.Builder
 	for k := range 1200 {
 		fmt.Fprintf(&aliases, "a%d: name\n", k)
