@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -239,7 +238,7 @@ func setupFaulty(t *testing.T, data store.Dataset, optFns func(*dynamodb.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	return executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All, opts...)
+	return executor.New(sch, lambda.NewHandler(resolver.New(s, testLog(t), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All, opts...)
 }
 
 // DynamoDB failing while a parent answers its children: nothing is attached,

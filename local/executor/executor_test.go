@@ -4,15 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambda"
-
-	"io"
-	"log/slog"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/resolver"
@@ -84,6 +83,31 @@ func setupWith(t *testing.T, data store.Dataset, rs []routes.Route, opts []execu
 	return e, rec
 }
 
+// testLog is a logger to t's output, which go test shows when t fails (or
+// under -v): a field's "internal error" then comes with its cause. What is
+// logged after t ends is dropped.
+func testLog(t *testing.T) *slog.Logger {
+	w := &endingWriter{w: t.Output()}
+	t.Cleanup(func() { w.mu.Lock(); w.ended = true; w.mu.Unlock() })
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// endingWriter writes to w until ended.
+type endingWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	ended bool
+}
+
+func (e *endingWriter) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.ended {
+		return len(p), nil
+	}
+	return e.w.Write(p)
+}
+
 // setupStore is setupWith, returning the store too.
 func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder, *store.Store) {
 	t.Helper()
@@ -92,7 +116,7 @@ func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []exec
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{h: lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), append([]resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)}, hopts...)...))}
+	rec := &recorder{h: lambda.NewHandler(resolver.New(s, testLog(t), append([]resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)}, hopts...)...))}
 	return executor.New(sch, rec, rs, opts...), rec, s
 }
 
