@@ -54,8 +54,6 @@ func (r *recorder) events(t *testing.T, field string) (invocations int, events [
 	return invocations, events
 }
 
-// setup returns the local AppSync as the stack deploys it (JavaScript
-// resolvers on child fields) over the Lambda handler, on a table of data.
 // bytesNotTime is for tests of what a query answers at AppSync's and
 // Lambda's limits on size: the request gets two minutes and each invocation
 // one, not AppSync's 30 s and the function's 10 s. Under the race detector on
@@ -65,6 +63,8 @@ func (r *recorder) events(t *testing.T, field string) (invocations int, events [
 // limits have tests of their own (faults_test.go).
 var bytesNotTime = executor.WithTimeouts(2*time.Minute, time.Minute)
 
+// setup returns the local AppSync as the stack deploys it (JavaScript
+// resolvers on child fields) over the Lambda handler, on a table of data.
 func setup(t *testing.T, data store.Dataset, rs []routes.Route, opts ...executor.Option) (*executor.Executor, *recorder) {
 	t.Helper()
 	return setupWith(t, data, rs, opts, nil)
