@@ -23,8 +23,7 @@ func Client(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client
 	cfg := aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-		// The function's bound on connections (awsenv.BoundConnections).
-		HTTPClient: awshttp.NewBuildableClient().WithTransportOptions(awsenv.BoundConnections),
+		HTTPClient:  localHTTPClient(),
 	}
 	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){store.ClientOptions, func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(endpoint)
@@ -33,10 +32,21 @@ func Client(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client
 	}}, optFns...)...)
 }
 
+// localHTTPClient returns the HTTP client of the function's requests, as
+// far as plain HTTP goes: its bound on connections (awsenv.BoundConnections)
+// and its plain request bodies (awsenv.PlainBodies).
+func localHTTPClient() aws.HTTPClient {
+	return awsenv.PlainBodies{Client: awshttp.NewBuildableClient().WithTransportOptions(awsenv.BoundConnections)}
+}
+
 // StreamsClient returns a DynamoDB Streams client for the DynamoDB Local at
 // endpoint (which serves both APIs), with dummy credentials.
 func StreamsClient(endpoint string) *dynamodbstreams.Client {
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+	cfg := aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+		HTTPClient:  localHTTPClient(),
+	}
 	return dynamodbstreams.NewFromConfig(cfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(endpoint) })
 }
 
