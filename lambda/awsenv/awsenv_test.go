@@ -125,7 +125,12 @@ func TestTheClientBoundsItsConnections(t *testing.T) {
 	if most.Load() > awsenv.MaxConnsPerHost || first > awsenv.MaxConnsPerHost {
 		t.Errorf("%d connections open at once, %d opened: want at most %d", most.Load(), first, awsenv.MaxConnsPerHost)
 	}
-	if again := opened.Load() - first; again > 0 {
+	// Kept, a connection can still be dropped: net/http closes one when its
+	// writing goroutine has not reported the request written within 50 ms of
+	// the response's end (maxWriteWaitBeforeConnReuse), as on a loaded
+	// machine (1 reopened in one of 50 runs beside two executor test
+	// binaries). Not kept, the second thousand opened 990.
+	if again := opened.Load() - first; again > 8 {
 		t.Errorf("the second thousand requests opened %d connections: the first ones' were not kept", again)
 	}
 }

@@ -3,11 +3,13 @@ package awsenv_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,7 +86,7 @@ type racer struct {
 	mu       sync.Mutex
 	held     bool          // a write was held
 	release  chan struct{} // closed when the SDK has the response: the write returns
-	closed   chan struct{} // closed when the client closes a connection
+	closed   chan struct{} // closed when the client closes the held write's connection
 	closeOne sync.Once
 	rest     chan struct{} // closed when the server may send the rest
 }
@@ -96,6 +98,7 @@ func newRacer() *racer {
 // ServeHTTP answers a Query with one item, in two parts: the second once
 // r.rest is closed.
 func (r *racer) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	io.Copy(io.Discard, req.Body) // as DynamoDB, which answers a whole request
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Write([]byte(`{"Count":1,"Items":[{"pk":{"S":"a`))
 	w.(http.Flusher).Flush()
@@ -111,7 +114,7 @@ func (r *racer) dialer(tr *http.Transport) {
 		if err != nil {
 			return nil, err
 		}
-		return racerConn{c, r}, nil
+		return &racerConn{Conn: c, r: r}, nil
 	}
 }
 
@@ -134,23 +137,29 @@ func (r *racer) afterSend(stack *middleware.Stack) error {
 
 type racerConn struct {
 	net.Conn
-	r *racer
+	r    *racer
+	held atomic.Bool // this connection's write was held
 }
 
 // Write holds the write that ends the request's JSON body until released.
-func (c racerConn) Write(p []byte) (int, error) {
+func (c *racerConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	c.r.mu.Lock()
 	hold := !c.r.held && bytes.HasSuffix(p, []byte("}"))
 	c.r.held = c.r.held || hold
 	c.r.mu.Unlock()
 	if hold {
+		c.held.Store(true)
 		<-c.r.release
 	}
 	return n, err
 }
 
-func (c racerConn) Close() error {
-	c.r.closeOne.Do(func() { close(c.r.closed) })
-	return c.Conn.Close()
+// Close closes the connection, then says so.
+func (c *racerConn) Close() error {
+	err := c.Conn.Close()
+	if c.held.Load() {
+		c.r.closeOne.Do(func() { close(c.r.closed) })
+	}
+	return err
 }
