@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,9 +61,9 @@ func TestTheSDKClosingARequestBodyEarlyDoesNotCloseTheConnection(t *testing.T) {
 			})
 			out, err := ddb.Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String("t"), KeyConditionExpression: aws.String("pk = :p")})
 			r.mu.Lock()
-			held := r.held
+			held := r.heldOn
 			r.mu.Unlock()
-			if !held {
+			if held == nil {
 				t.Fatal("the request's last byte was never written: nothing was raced")
 			}
 			if name == "the SDK's client" {
@@ -84,7 +83,7 @@ func TestTheSDKClosingARequestBodyEarlyDoesNotCloseTheConnection(t *testing.T) {
 // ordered as above.
 type racer struct {
 	mu       sync.Mutex
-	held     bool          // a write was held
+	heldOn   *racerConn    // the connection whose write was held
 	release  chan struct{} // closed when the SDK has the response: the write returns
 	closed   chan struct{} // closed when the client closes the held write's connection
 	closeOne sync.Once
@@ -137,19 +136,19 @@ func (r *racer) afterSend(stack *middleware.Stack) error {
 
 type racerConn struct {
 	net.Conn
-	r    *racer
-	held atomic.Bool // this connection's write was held
+	r *racer
 }
 
 // Write holds the write that ends the request's JSON body until released.
 func (c *racerConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	c.r.mu.Lock()
-	hold := !c.r.held && bytes.HasSuffix(p, []byte("}"))
-	c.r.held = c.r.held || hold
+	hold := c.r.heldOn == nil && bytes.HasSuffix(p, []byte("}"))
+	if hold {
+		c.r.heldOn = c
+	}
 	c.r.mu.Unlock()
 	if hold {
-		c.held.Store(true)
 		<-c.r.release
 	}
 	return n, err
@@ -158,7 +157,10 @@ func (c *racerConn) Write(p []byte) (int, error) {
 // Close closes the connection, then says so.
 func (c *racerConn) Close() error {
 	err := c.Conn.Close()
-	if c.held.Load() {
+	c.r.mu.Lock()
+	held := c.r.heldOn == c
+	c.r.mu.Unlock()
+	if held {
 		c.r.closeOne.Do(func() { close(c.r.closed) })
 	}
 	return err

@@ -20,34 +20,28 @@ import (
 // dummy credentials, the store's retry bounds and the cost middleware
 // installed (so cost.WithMeter counts its requests).
 func Client(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	cfg := aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-		HTTPClient:  localHTTPClient(),
-	}
-	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){store.ClientOptions, func(o *dynamodb.Options) {
+	return dynamodb.NewFromConfig(localConfig(), append([]func(*dynamodb.Options){store.ClientOptions, func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(endpoint)
 		o.DisableValidateResponseChecksum = true // DynamoDB Local sends no CRC32 on errors
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	}}, optFns...)...)
 }
 
-// localHTTPClient returns the HTTP client of the function's requests, as
-// far as plain HTTP goes: its bound on connections (awsenv.BoundConnections)
-// and its plain request bodies (awsenv.PlainBodies).
-func localHTTPClient() aws.HTTPClient {
-	return awsenv.PlainBodies{Client: awshttp.NewBuildableClient().WithTransportOptions(awsenv.BoundConnections)}
+// localConfig returns dummy credentials and the HTTP client of the
+// function's requests, as far as plain HTTP goes: its bound on connections
+// (awsenv.BoundConnections) and its plain request bodies (awsenv.PlainBodies).
+func localConfig() aws.Config {
+	return aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+		HTTPClient:  awsenv.PlainBodies{Client: awshttp.NewBuildableClient().WithTransportOptions(awsenv.BoundConnections)},
+	}
 }
 
 // StreamsClient returns a DynamoDB Streams client for the DynamoDB Local at
 // endpoint (which serves both APIs), with dummy credentials.
 func StreamsClient(endpoint string) *dynamodbstreams.Client {
-	cfg := aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-		HTTPClient:  localHTTPClient(),
-	}
-	return dynamodbstreams.NewFromConfig(cfg, func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(endpoint) })
+	return dynamodbstreams.NewFromConfig(localConfig(), func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(endpoint) })
 }
 
 // StreamARN returns the ARN of table's stream.
