@@ -46,15 +46,10 @@ type Config struct {
 	// 0 is the stack's, routes.WritesPerMinute; a negative number, none.
 	WritesPerMinute int
 	// TrendingWindow is the tumbling window of the trending aggregator's
-	// poller: 0 is make dev's, DevTrendingWindow (the stack's is
-	// trending.Window, a minute).
+	// poller: 0 is the stack's, trending.Window (a minute), which make dev
+	// runs; tests shorten it.
 	TrendingWindow time.Duration
 }
-
-// DevTrendingWindow is make dev's trending window: a like reaches
-// Query.trending within about this long (and a poll), not the stack's
-// minute.
-const DevTrendingWindow = 2 * time.Second
 
 // API is a local API: the executor of its requests, and the hub of its
 // subscriptions, to which the executor publishes every mutation's result.
@@ -103,8 +98,8 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 // project starts the stream's two consumers, as the stack's event source
 // mappings run them (their settings, their filters), until ctx ends: the
 // feed's projector (a post shows in its followers' feeds within a poll,
-// 100 ms) and the trending aggregator (on a shorter window than the
-// stack's: cfg.TrendingWindow).
+// 100 ms) and the trending aggregator (on the stack's window, unless
+// cfg.TrendingWindow).
 func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) error {
 	arn, err := ddblocal.StreamARN(ctx, ddblocal.Client(cfg.Endpoint), cfg.Table)
 	if err != nil {
@@ -122,7 +117,7 @@ func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) 
 		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Filter: streams.Matches(projector.StreamFilters)})
 	consume(lambda.NewHandler(trending.New(s, log).Handle), streams.Config{
 		BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters),
-		Window: cmp.Or(cfg.TrendingWindow, DevTrendingWindow)})
+		Window: cmp.Or(cfg.TrendingWindow, trending.Window)})
 	return nil
 }
 

@@ -2,6 +2,7 @@ package streams
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -10,7 +11,7 @@ import (
 
 // eventRecord is the record as Lambda's event source mapping hands it to a
 // function (events.DynamoDBEventRecord, "eventVersion" 1.1), from the record
-// as GetRecords returns it.
+// as GetRecords returns it, its creation time to the second (stamp).
 func eventRecord(r types.Record, streamARN, region string) (events.DynamoDBEventRecord, error) {
 	change := r.Dynamodb
 	if change == nil {
@@ -30,7 +31,7 @@ func eventRecord(r types.Record, streamARN, region string) (events.DynamoDBEvent
 		},
 	}
 	if t := change.ApproximateCreationDateTime; t != nil {
-		out.Change.ApproximateCreationDateTime = events.SecondsEpochTime{Time: *t}
+		out.Change.ApproximateCreationDateTime = events.SecondsEpochTime{Time: stamp(streamARN, out.Change.SequenceNumber, *t, time.Now())}
 	}
 	if id := r.UserIdentity; id != nil { // a TTL deletion: the DynamoDB service
 		out.UserIdentity = &events.DynamoDBUserIdentity{Type: aws.ToString(id.Type), PrincipalID: aws.ToString(id.PrincipalId)}

@@ -106,8 +106,9 @@ type Poller struct {
 	cfg         Config
 	checkpoints *Checkpoints
 
-	iterators map[string]*string // an open iterator per shard; nil entry: the shard is closed and drained
-	windows   map[string]*window // each shard's open tumbling window (windows.go)
+	iterators map[string]*string   // an open iterator per shard; nil entry: the shard is closed and drained
+	windows   map[string]*window   // each shard's open tumbling window (windows.go)
+	closed    map[string]time.Time // the end of each shard's last window closed
 	// Invocations counts the function's invocations; Delivered the records
 	// sent (retries included).
 	Invocations, Delivered int
@@ -121,7 +122,7 @@ func New(api API, streamARN string, fn Function, cfg Config, checkpoints *Checkp
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
 	}
-	return &Poller{api: api, streamARN: streamARN, fn: fn, cfg: cfg, checkpoints: checkpoints, iterators: map[string]*string{}, windows: map[string]*window{}}
+	return &Poller{api: api, streamARN: streamARN, fn: fn, cfg: cfg, checkpoints: checkpoints, iterators: map[string]*string{}, windows: map[string]*window{}, closed: map[string]time.Time{}}
 }
 
 // Run polls until ctx is done, every interval when the stream is idle. A

@@ -2,8 +2,9 @@ package streams
 
 // Tumbling windows, as Lambda's event source mapping runs them with
 // TumblingWindowInSeconds: each record belongs to the window of its
-// ApproximateCreationDateTime (a window never reopens: a record older than
-// the shard's open window joins it); each invocation carries the state the
+// ApproximateCreationDateTime, given to the second (stamps.go), and a
+// window never reopens (a record older than the shard's open window joins
+// it, one older than a window closed goes to the next); each invocation carries the state the
 // last successful one returned, and the window's own invocations return a
 // new one (a response without "state" is a failed invocation); when the
 // window is over (a record of a later window arrives, or a poll finds its
@@ -37,9 +38,15 @@ type window struct {
 	checkpoint string // the last sequence number read while it was open
 }
 
-// windowOf returns the window r belongs to on shard.
+// windowOf returns the window r belongs to on shard: the window of its
+// creation time (stamps.go), or, for a record older than a window closed
+// or open on the shard, the first window not closed.
 func (p *Poller) windowOf(shard string, r events.DynamoDBEventRecord) time.Time {
-	start := r.Change.ApproximateCreationDateTime.UTC().Truncate(p.cfg.Window)
+	t := r.Change.ApproximateCreationDateTime.UTC()
+	if closed := p.closed[shard]; t.Before(closed) {
+		t = closed
+	}
+	start := t.Truncate(p.cfg.Window)
 	if w := p.windows[shard]; w != nil && start.Before(w.start) {
 		return w.start
 	}
@@ -118,6 +125,7 @@ func (p *Poller) closeWindow(ctx context.Context, shard string, early bool) erro
 	if w.checkpoint != "" {
 		p.checkpoints.set(shard, w.checkpoint)
 	}
+	p.closed[shard] = w.start.Add(p.cfg.Window)
 	delete(p.windows, shard)
 	return nil
 }
