@@ -144,8 +144,14 @@ func TrendPK(span time.Duration, start time.Time, part int) string {
 const SKTrend = "#TREND"
 
 // TrendProgressPK is the partition of the trending aggregator's progress on
-// one stream shard: the last sequence number it has counted there.
+// one stream shard: the last sequence number it has counted there (under
+// SKTrend), and the flushes it began (TrendFlushSK).
 func TrendProgressPK(shardID string) string { return prefixTrend + "SHARD#" + shardID }
+
+// TrendFlushSK is the sort key, in a shard's progress partition, of the
+// counts of the flush whose first record has the padded sequence number
+// first: "FLUSH#<first>".
+func TrendFlushSK(first string) string { return "FLUSH#" + first }
 
 // TrendPart returns the part of a trending bucket that counts postID, of
 // parts: FNV-1a of the ID.

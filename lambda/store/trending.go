@@ -198,25 +198,114 @@ func inParallel(ctx context.Context, calls []func(context.Context) error) error 
 	return firstErr
 }
 
-// TrendProgress returns the last sequence number (padded) of shardID whose
-// records the aggregator has applied, "" before any: a record at or before
-// it, delivered again in a later window, is not counted twice.
-func (s *Store) TrendProgress(ctx context.Context, shardID string) (string, error) {
-	var progress struct {
-		Seq string `dynamodbav:"seq"`
-	}
-	_, err := s.getConsistent(ctx, "store.TrendProgress", itemKey{TrendProgressPK(shardID), SKTrend}, &progress)
-	return progress.Seq, err
+// TrendProgress is how far the aggregator has applied a stream shard's
+// records: every record up to Seq (padded; "" before any), and the flush
+// it began and did not end, if any, whose counts may be partly applied.
+type TrendProgress struct {
+	Seq     string
+	Pending *TrendFlush
 }
 
-// SetTrendProgress records seq (padded) as applied on shardID, unless a
-// later one is recorded. It expires with the stream's records (24 hours),
-// and a day after.
+// TrendFlush is one flush of the aggregator's counts: the shard's records
+// after the progress up to Last (padded), the first counted being First
+// (the mark of its writes, ApplyTrend), and their counts as the aggregator
+// encodes them, which the store keeps as they are.
+type TrendFlush struct {
+	First  string `dynamodbav:"first"`
+	Last   string `dynamodbav:"last"`
+	Counts string `dynamodbav:"counts"`
+}
+
+// trendProgressItem is a shard's progress item: the last record applied,
+// and the flush begun (its first and last records; its counts are in an
+// item of their own, TrendFlushSK, so that the progress item stays small).
+type trendProgressItem struct {
+	Seq          string `dynamodbav:"seq"`
+	PendingFirst string `dynamodbav:"pendingFirst"`
+	PendingLast  string `dynamodbav:"pendingLast"`
+}
+
+// trendProgressTTL is how long a shard's progress and flushes are kept
+// after their last write: the stream keeps its records 24 hours, and a
+// day more.
+const trendProgressTTL = 48 * time.Hour
+
+// TrendProgress returns the shard's progress: one strongly consistent
+// GetItem of its progress item, and one of the pending flush's counts when
+// a flush was begun and not ended.
+func (s *Store) TrendProgress(ctx context.Context, shardID string) (TrendProgress, error) {
+	const op = "store.TrendProgress"
+	var item trendProgressItem
+	if _, err := s.getConsistent(ctx, op, itemKey{TrendProgressPK(shardID), SKTrend}, &item); err != nil || item.PendingFirst == "" {
+		return TrendProgress{Seq: item.Seq}, err
+	}
+	var f TrendFlush
+	found, err := s.getConsistent(ctx, op, itemKey{TrendProgressPK(shardID), TrendFlushSK(item.PendingFirst)}, &f)
+	if err != nil {
+		return TrendProgress{}, err
+	}
+	if !found || f.Last != item.PendingLast {
+		return TrendProgress{}, errs.E(op, errs.Internal, "the pending flush's counts are not in the table")
+	}
+	return TrendProgress{Seq: item.Seq, Pending: &f}, nil
+}
+
+// BeginTrendFlush records the flush before any of its counts is applied:
+// its counts in an item of their own
+// (an UpdateItem, its size in write units; it expires with the progress),
+// then the flush as pending on the shard's progress item, on the condition
+// that no other flush is pending there and the progress is before
+// f.First (Conflict otherwise). A flush killed before that second write
+// applied nothing, and is begun again (its counts' item written over); one
+// killed after it is found pending by TrendProgress, and ended with the
+// same counts, whatever records its retry holds.
+func (s *Store) BeginTrendFlush(ctx context.Context, shardID string, f TrendFlush) error {
+	const op = "store.BeginTrendFlush"
+	expires := s.now().Add(trendProgressTTL).Unix()
+	counts := expression.Set(expression.Name("first"), expression.Value(f.First)).Set(expression.Name("last"), expression.Value(f.Last)).
+		Set(expression.Name("counts"), expression.Value(f.Counts)).Set(expression.Name("ttl"), expression.Value(expires))
+	expr, err := expression.NewBuilder().WithUpdate(counts).Build()
+	if err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	if _, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{TrendProgressPK(shardID), TrendFlushSK(f.First)}.attributes(),
+		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}); err != nil {
+		return fail(op, err)
+	}
+	seq, pending := expression.Name("seq"), expression.Name("pendingFirst")
+	upd := expression.Set(pending, expression.Value(f.First)).Set(expression.Name("pendingLast"), expression.Value(f.Last)).
+		Set(expression.Name("ttl"), expression.Value(expires))
+	cond := expression.AttributeNotExists(pending).And(expression.Or(expression.AttributeNotExists(seq), seq.LessThan(expression.Value(f.First))))
+	err = s.updateTrendProgress(ctx, op, shardID, upd, cond)
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return errs.E(op, errs.Conflict, "another flush of the shard is pending, or its records are applied")
+	}
+	return err
+}
+
+// SetTrendProgress records seq (padded) as the shard's last record applied
+// and ends the flush pending there, if it ends at seq or before, unless a
+// later record is recorded already (then it changes nothing). It is what
+// ends a flush begun with BeginTrendFlush once its counts are applied, and
+// what moves the progress past records that count nothing.
 func (s *Store) SetTrendProgress(ctx context.Context, shardID, seq string) error {
 	const op = "store.SetTrendProgress"
-	seqAttr := expression.Name("seq")
-	upd := expression.Set(seqAttr, expression.Value(seq)).Set(expression.Name("ttl"), expression.Value(s.now().Add(48*time.Hour).Unix()))
-	cond := expression.Or(expression.AttributeNotExists(seqAttr), seqAttr.LessThan(expression.Value(seq)))
+	seqAttr, last := expression.Name("seq"), expression.Name("pendingLast")
+	upd := expression.Set(seqAttr, expression.Value(seq)).Set(expression.Name("ttl"), expression.Value(s.now().Add(trendProgressTTL).Unix())).
+		Remove(expression.Name("pendingFirst")).Remove(last)
+	cond := expression.And(
+		expression.Or(expression.AttributeNotExists(seqAttr), seqAttr.LessThan(expression.Value(seq))),
+		expression.Or(expression.AttributeNotExists(last), last.LessThanEqual(expression.Value(seq))))
+	err := s.updateTrendProgress(ctx, op, shardID, upd, cond)
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil // a later record recorded already
+	}
+	return err
+}
+
+func (s *Store) updateTrendProgress(ctx context.Context, op, shardID string, upd expression.UpdateBuilder, cond expression.ConditionBuilder) error {
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
@@ -227,7 +316,7 @@ func (s *Store) SetTrendProgress(ctx context.Context, shardID, seq string) error
 	if err != nil && !errors.As(err, &ccf) {
 		return fail(op, err)
 	}
-	return nil
+	return err
 }
 
 // TrendingPost is a post of a ranking, with what it received in the window.

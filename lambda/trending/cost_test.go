@@ -40,14 +40,27 @@ func TestWhatTrendingCosts(t *testing.T) {
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "| %d posts, one stream shard | requests | write units | read units |\n|---|---:|---:|---:|\n", ViralPosts)
-	for i, what := range []string{"a window's counts, flushed", "the same counts in the next window"} {
+	for i, what := range []string{"a window's counts, flushed: its counts kept, its parts, the progress", "the same counts in the next window"} {
 		ctx, meter := cost.WithMeter(t.Context())
-		if err := s.ApplyTrend(ctx, "shardId-1", store.PadSequence(fmt.Sprint(i+1)), cells); err != nil {
+		f := store.TrendFlush{First: store.PadSequence(fmt.Sprint(2*i + 1)), Last: store.PadSequence(fmt.Sprint(2*i + 2)), Counts: trending.EncodeCells(cells)}
+		if err := s.BeginTrendFlush(ctx, "shardId-1", f); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ApplyTrend(ctx, "shardId-1", f.First, cells); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetTrendProgress(ctx, "shardId-1", f.Last); err != nil {
 			t.Fatal(err)
 		}
 		sum := meter.Summary()
 		fmt.Fprintf(&out, "| %s | %d UpdateItem | %g | %g |\n", what, sum.Requests["UpdateItem"], sum.Write, sum.Read)
 	}
+	ctx, meter := cost.WithMeter(t.Context())
+	if _, err := s.TrendProgress(ctx, "shardId-1"); err != nil {
+		t.Fatal(err)
+	}
+	sum := meter.Summary()
+	fmt.Fprintf(&out, "| every invocation: the shard's progress | %d GetItem | %g | %g |\n", sum.Requests["GetItem"], sum.Write, sum.Read)
 	for _, w := range []store.TrendWindow{store.TrendHour, store.TrendDay, store.TrendWeek} {
 		ctx, meter := cost.WithMeter(t.Context())
 		if _, err := s.Trending(ctx, w, store.MaxTrending); err != nil {

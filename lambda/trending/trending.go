@@ -7,21 +7,26 @@
 // likes it had. An unlike and a deleted comment (a REMOVE) take theirs back
 // from the cell they were counted in.
 //
-// Exactly once, from an at-least-once stream: a record is counted once in a
-// window's state (its sequence number past the state's last, and past the
-// shard's progress as the window started, store.TrendProgress), and a
-// window's counts are applied once (each bucket's part keeps the mark of
-// the last window applied from the shard). Counts are flushed at
-// deterministic points, the window's end and each time the state reaches
-// MaxCells (a record that would add a cell past it starts a new flush), so
-// that a batch retried, bisected or not, flushes the same counts under the
-// same mark; the state then stays under Lambda's 1 MB, and a window Lambda
-// ends early anyway (isWindowTerminatedEarly) is flushed as its end.
+// Exactly once, from an at-least-once stream, whatever an invocation killed
+// after any of its writes left and however many records its retry holds: a
+// record counts only past the shard's progress (store.TrendProgress, read
+// by every invocation) and past the state's last; a flush is written ahead
+// (store.BeginTrendFlush: its counts, then its mark as pending), its parts
+// applied under its mark (each part keeps the mark of the last flush
+// applied from the shard, and skips one not newer), and ended by moving the
+// progress (store.SetTrendProgress). An invocation that finds a flush
+// pending ends it with that flush's own counts before anything else, and
+// drops a state a flush took (recover). Counts are flushed at the window's
+// end and each time the state reaches MaxCells (a record that would add a
+// cell past it starts a new flush), so that a flush's counts fit one item
+// and the state Lambda's 1 MB; a window Lambda ends early
+// (isWindowTerminatedEarly) is flushed as its end.
 package trending
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -34,14 +39,18 @@ import (
 
 // Store is what the aggregator needs of the table.
 type Store interface {
+	TrendProgress(ctx context.Context, shardID string) (store.TrendProgress, error)
+	BeginTrendFlush(ctx context.Context, shardID string, f store.TrendFlush) error
 	ApplyTrend(ctx context.Context, shardID, mark string, counts map[store.TrendCell]store.TrendCount) error
-	TrendProgress(ctx context.Context, shardID string) (string, error)
 	SetTrendProgress(ctx context.Context, shardID, seq string) error
 }
 
-// MaxCells bounds the cells a window's state holds (about 45 bytes each in
-// the state's JSON: 15,000 are 700 kB of Lambda's 1 MB).
-const MaxCells = 15000
+// MaxCells bounds the cells a window's state holds, and so a flush: at
+// most about 95 bytes each in the state's JSON (a 64-character post ID,
+// six-digit counts), 4,000 are 380 kB, within both Lambda's 1 MB of state
+// and DynamoDB's 400 kB item, which holds a flush's counts while it is
+// applied.
+const MaxCells = 4000
 
 // Aggregator applies stream records to the trending buckets.
 type Aggregator struct {
@@ -69,18 +78,15 @@ func New(s Store, log *slog.Logger, opts ...Option) *Aggregator {
 // Handle counts the records into the window's state, flushing it where
 // MaxCells is reached and at the window's end. Any failure fails the
 // invocation: Lambda invokes again with the state it had, and the same
-// records, and the flushes already made are not made twice.
+// records or more, and nothing is counted twice or lost (recover).
 func (a *Aggregator) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEvent) (events.DynamoDBTimeWindowEventResponse, error) {
 	st, err := decodeState(ev.State)
 	if err != nil {
 		a.log.Error("the window's state cannot be read: starting it again", "shard", ev.ShardID, "cause", err.Error())
 		st = state{}
 	}
-	if !st.started {
-		if st.from, err = a.store.TrendProgress(ctx, ev.ShardID); err != nil {
-			return events.DynamoDBTimeWindowEventResponse{}, err
-		}
-		st.started = true
+	if err := a.recover(ctx, ev.ShardID, &st); err != nil {
+		return events.DynamoDBTimeWindowEventResponse{}, err
 	}
 	for _, r := range ev.Records {
 		seq := store.PadSequence(r.Change.SequenceNumber)
@@ -108,25 +114,72 @@ func (a *Aggregator) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEve
 	return events.DynamoDBTimeWindowEventResponse{TimeWindowEventResponseProperties: events.TimeWindowEventResponseProperties{State: st.encode()}}, nil
 }
 
-// flush applies the state's counts under the mark of its first record,
-// records the shard's progress, and empties the state's counts.
-func (a *Aggregator) flush(ctx context.Context, shardID string, st *state) error {
-	if len(st.cells) > 0 {
-		if err := a.store.ApplyTrend(ctx, shardID, st.first, st.cells); err != nil {
+// recover reads the shard's progress, at every invocation: Lambda tells no
+// invocation that it is a retry, and an earlier attempt may have flushed
+// (all of the state and more, never part of it: a flush takes the whole
+// state) or died within a flush. A flush begun and not ended is ended
+// first, with its own counts, under its own mark (each part it applied
+// already is not applied again). Then the state's counts are dropped if a
+// flush took them, and only records after the progress count.
+func (a *Aggregator) recover(ctx context.Context, shardID string, st *state) error {
+	progress, err := a.store.TrendProgress(ctx, shardID)
+	if err != nil {
+		return err
+	}
+	if f := progress.Pending; f != nil {
+		counts, err := decodeCells(f.Counts)
+		if err != nil {
+			return fmt.Errorf("the pending flush's counts of shard %s: %w", shardID, err)
+		}
+		a.log.Warn("ending the flush an earlier attempt began", "shard", shardID, "first", f.First, "last", f.Last, "cells", len(counts))
+		if err := a.apply(ctx, shardID, f.First, f.Last, counts); err != nil {
 			return err
 		}
+		progress.Seq = max(progress.Seq, f.Last)
 	}
-	if st.last != "" && st.last > st.from {
+	st.from = max(st.from, progress.Seq)
+	switch {
+	case st.first == "" || st.from < st.first: // none of the state's records flushed
+	case st.last <= st.from: // flushed by an attempt that died before its answer
+		st.cells, st.first = nil, ""
+	default: // a flush never takes part of a state: two consumers of one shard?
+		a.log.Error("the shard's progress is within the window's state: its counts are dropped",
+			"shard", shardID, "progress", st.from, "first", st.first, "last", st.last, "cells", len(st.cells))
+		st.cells, st.first = nil, ""
+	}
+	st.last = max(st.last, st.from)
+	return nil
+}
+
+// flush applies the state's counts as one flush (store.BeginTrendFlush,
+// then its parts under the mark of its first record, then the progress),
+// or, when it counted nothing, records the progress; it empties the
+// state's counts.
+func (a *Aggregator) flush(ctx context.Context, shardID string, st *state) error {
+	if len(st.cells) > 0 {
+		f := store.TrendFlush{First: st.first, Last: st.last, Counts: encodeCells(st.cells)}
+		if err := a.store.BeginTrendFlush(ctx, shardID, f); err != nil {
+			return err
+		}
+		if err := a.apply(ctx, shardID, st.first, st.last, st.cells); err != nil {
+			return err
+		}
+	} else if st.last > st.from {
 		if err := a.store.SetTrendProgress(ctx, shardID, st.last); err != nil {
 			return err
 		}
 	}
 	a.log.Info("trending counts applied", "shard", shardID, "cells", len(st.cells), "first", st.first, "last", st.last)
-	st.cells, st.first = nil, ""
-	if st.last > st.from {
-		st.from = st.last
-	}
+	st.cells, st.first, st.from = nil, "", max(st.from, st.last)
 	return nil
+}
+
+// apply applies a begun flush's counts and ends it.
+func (a *Aggregator) apply(ctx context.Context, shardID, first, last string, counts map[store.TrendCell]store.TrendCount) error {
+	if err := a.store.ApplyTrend(ctx, shardID, first, counts); err != nil {
+		return err
+	}
+	return a.store.SetTrendProgress(ctx, shardID, last)
 }
 
 // counted returns the cell a record counts in and by how much: +1 for a
@@ -171,9 +224,8 @@ func stringAttr(image map[string]events.DynamoDBAttributeValue, name string) str
 
 // state is a window's state between its invocations.
 type state struct {
-	started     bool   // the shard's progress was read
-	from        string // records at or before it are counted (padded)
-	first, last string // the first and last record in cells (padded)
+	from        string // records at or before it are applied (padded): the shard's progress
+	first, last string // the first record in cells, and the last record read (padded)
 	cells       map[store.TrendCell]store.TrendCount
 }
 
@@ -189,35 +241,48 @@ func (st *state) add(seq string, cell store.TrendCell, delta store.TrendCount) {
 	st.last = seq
 }
 
-// encode returns the state as Lambda carries it: strings, the cells as a
-// JSON object of "<cell start, Unix seconds>/<post ID>" to [likes,
-// comments].
+// encode returns the state as Lambda carries it: strings, the cells as
+// encodeCells writes them.
 func (st state) encode() map[string]string {
-	cells := make(map[string][2]int, len(st.cells))
-	for c, n := range st.cells {
-		cells[strconv.FormatInt(c.Start.Unix(), 10)+"/"+c.PostID] = [2]int{n.Likes, n.Comments}
-	}
-	raw, _ := json.Marshal(cells) // a map of strings to int pairs always encodes
-	return map[string]string{"from": st.from, "first": st.first, "last": st.last, "cells": string(raw)}
+	return map[string]string{"from": st.from, "first": st.first, "last": st.last, "cells": encodeCells(st.cells)}
 }
 
 func decodeState(m map[string]string) (state, error) {
 	if len(m) == 0 {
 		return state{}, nil
 	}
-	st := state{started: true, from: m["from"], first: m["first"], last: m["last"]}
-	var cells map[string][2]int
-	if err := json.Unmarshal([]byte(m["cells"]), &cells); err != nil {
+	cells, err := decodeCells(m["cells"])
+	if err != nil {
 		return state{}, err
 	}
-	st.cells = make(map[store.TrendCell]store.TrendCount, len(cells))
+	return state{from: m["from"], first: m["first"], last: m["last"], cells: cells}, nil
+}
+
+// encodeCells writes counts as a JSON object of "<cell start, Unix
+// seconds>/<post ID>" to [likes, comments]: the window's state, and a
+// pending flush's counts in the table.
+func encodeCells(counts map[store.TrendCell]store.TrendCount) string {
+	cells := make(map[string][2]int, len(counts))
+	for c, n := range counts {
+		cells[strconv.FormatInt(c.Start.Unix(), 10)+"/"+c.PostID] = [2]int{n.Likes, n.Comments}
+	}
+	raw, _ := json.Marshal(cells) // a map of strings to int pairs always encodes
+	return string(raw)
+}
+
+func decodeCells(raw string) (map[store.TrendCell]store.TrendCount, error) {
+	var cells map[string][2]int
+	if err := json.Unmarshal([]byte(raw), &cells); err != nil {
+		return nil, err
+	}
+	out := make(map[store.TrendCell]store.TrendCount, len(cells))
 	for k, n := range cells {
 		start, postID, _ := strings.Cut(k, "/")
 		unix, err := strconv.ParseInt(start, 10, 64)
 		if err != nil {
-			return state{}, err
+			return nil, err
 		}
-		st.cells[store.TrendCell{PostID: postID, Start: time.Unix(unix, 0).UTC()}] = store.TrendCount{Likes: n[0], Comments: n[1]}
+		out[store.TrendCell{PostID: postID, Start: time.Unix(unix, 0).UTC()}] = store.TrendCount{Likes: n[0], Comments: n[1]}
 	}
-	return st, nil
+	return out, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -196,7 +197,7 @@ func (tt *trendTest) check(when string) {
 
 // storm writes likes, unlikes, comments and deletions by many users on
 // many posts, one of them hot, over a week of the clock; it deletes a post
-// with its likes and comments halfway.
+// with its likes and comments halfway (the last, unless deleted before).
 func storm(t *testing.T, tt *trendTest, posts []string, users []string, steps int, seed uint64) {
 	ctx := t.Context()
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -225,6 +226,9 @@ func storm(t *testing.T, tt *trendTest, posts []string, users []string, steps in
 		if i == steps/2 {
 			gone := posts[len(posts)-1]
 			p, err := tt.s.Post(ctx, gone)
+			if errs.KindOf(err) == errs.NotFound { // deleted by an earlier storm
+				continue
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -331,4 +335,74 @@ func (tt *trendTest) records() []events.DynamoDBEventRecord {
 		tt.t.Fatal(err)
 	}
 	return got
+}
+
+// killer is the aggregator's function, as a process that dies: in the
+// window's final invocation it is killed after `after` of its writes (each
+// landed or not), and, with consumerDies, its whole consumer with it (the
+// poller stops where it is; another one starts from the checkpoints), or
+// else only the invocation (Lambda invokes it again with the same state).
+type killer struct {
+	tt           *trendTest
+	maxCells     int
+	after        int
+	landed       bool
+	consumerDies bool
+	kill         context.CancelFunc
+	killed       bool
+}
+
+func (k *killer) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	if k.killed || !strings.Contains(string(payload), `"isFinalInvokeForWindow":true`) {
+		return k.tt.aggregator(trending.WithMaxCells(k.maxCells)).Invoke(ctx, payload)
+	}
+	k.killed = true
+	c := &cut{API: k.tt.client, after: k.after, landed: k.landed}
+	s := store.New(c, k.tt.s.Table(), cursor.New(storetest.TokenKey))
+	_, _ = lambda.NewHandler(trending.New(s, slog.New(slog.DiscardHandler), trending.WithMaxCells(k.maxCells)).Handle).Invoke(ctx, payload)
+	if k.consumerDies {
+		k.kill()
+	}
+	return nil, errKilled
+}
+
+// The stream's windows, their final invocations killed within their
+// flushes (after 1 to 9 writes, landed or not), by Lambda invoking the
+// window again with its state or by a consumer started again from its
+// checkpoints while more likes and comments of the window's time arrive,
+// leave every window's ranking as the table's own likes and comments
+// count it.
+func TestTrendingIsTheTablesCountAfterKillsWithinFlushes(t *testing.T) {
+	data, users, posts := stormData(12, 7)
+	tt := newTrendTest(t, data)
+	cp := &streams.Checkpoints{}
+	kills := 0
+	for round := range 6 {
+		storm(t, tt, posts, users, 40, uint64(round))
+		ctx, kill := context.WithCancel(t.Context())
+		k := &killer{tt: tt, maxCells: 4, after: 1 + round*round%9, landed: round%2 == 0, consumerDies: round%3 != 2, kill: kill}
+		p := streams.New(ddblocal.StreamsClient(storetest.Endpoint(t)), tt.arn, k, streams.Config{
+			BatchSize: 9, MaxRetries: 10, Filter: streams.Matches(trending.StreamFilters), Window: time.Hour,
+			OnFailure: func(f streams.Failure) { t.Errorf("given up on: %+v", f) },
+		}, cp)
+		if _, err := p.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		err := p.CloseWindows(ctx)
+		if k.consumerDies != (err != nil) {
+			t.Fatalf("round %d: the consumer died: %v, its windows closed: %v", round, k.consumerDies, err)
+		}
+		if k.killed {
+			kills++
+		}
+		kill()
+	}
+	if kills < 6 {
+		t.Fatalf("%d of 6 rounds killed a final invocation", kills)
+	}
+	p := tt.aggregate(tt.aggregator(trending.WithMaxCells(4)), 9, cp)
+	if err := p.CloseWindows(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tt.check("after six kills within flushes")
 }

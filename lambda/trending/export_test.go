@@ -1,0 +1,4 @@
+package trending
+
+// EncodeCells is encodeCells, for the cost test's flushes.
+var EncodeCells = encodeCells

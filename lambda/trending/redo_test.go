@@ -1,0 +1,221 @@
+package trending_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/trending"
+	"github.com/example/appsync-dynamo/local/storetest"
+)
+
+// cut is a store.API that lets the first `after` writes (UpdateItem, the
+// aggregator's only write) through and fails every later one: before it
+// reaches DynamoDB, or, with landed, after (the write made, its answer
+// lost). The aggregator's parts are written in parallel, so which of them
+// land before a cut varies: every subset is a state a killed flush leaves.
+type cut struct {
+	store.API
+	after  int
+	landed bool
+
+	mu     sync.Mutex
+	writes int
+}
+
+var errKilled = errors.New("the aggregator was killed")
+
+func (c *cut) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	c.mu.Lock()
+	c.writes++
+	n := c.writes
+	c.mu.Unlock()
+	if n <= c.after || c.after < 0 {
+		return c.API.UpdateItem(ctx, in, opts...)
+	}
+	if c.landed {
+		_, _ = c.API.UpdateItem(ctx, in, opts...)
+	}
+	return nil, errKilled
+}
+
+// record is a stream record of a like (or a comment) on post at t, made
+// (INSERT) or removed (REMOVE), with the sequence number seq.
+func record(seq int, kind, event, post string, t time.Time) events.DynamoDBEventRecord {
+	sk, timeAttr := store.LikeSK(fmt.Sprintf("L%06d", seq)), "likedAt"
+	if kind == "comment" {
+		sk, timeAttr = store.CommentSK(fmt.Sprintf("C%06d", seq)), "createdAt"
+	}
+	image := map[string]events.DynamoDBAttributeValue{
+		"postId": events.NewStringAttribute(post), timeAttr: events.NewStringAttribute(t.UTC().Format(time.RFC3339Nano)),
+	}
+	r := events.DynamoDBEventRecord{EventName: event, Change: events.DynamoDBStreamRecord{
+		SequenceNumber: fmt.Sprint(seq),
+		Keys:           map[string]events.DynamoDBAttributeValue{store.AttrPK: events.NewStringAttribute(store.PostPK(post)), store.AttrSK: events.NewStringAttribute(sk)},
+	}}
+	if event == "INSERT" {
+		r.Change.NewImage = image
+	} else {
+		r.Change.OldImage = image
+	}
+	return r
+}
+
+// expected is the ranking of each window at now that the records count,
+// as listed writes it.
+func expected(records []events.DynamoDBEventRecord, now time.Time) map[store.TrendWindow][]string {
+	out := map[store.TrendWindow][]string{}
+	for window, w := range store.TrendSpans {
+		oldest := now.Truncate(w.Span).Add(-time.Duration(w.Buckets-1) * w.Span)
+		counts := map[string]store.TrendCount{}
+		for _, r := range records {
+			image, delta := r.Change.NewImage, 1
+			if r.EventName == "REMOVE" {
+				image, delta = r.Change.OldImage, -1
+			}
+			at := image["likedAt"]
+			c := store.TrendCount{Likes: delta}
+			if store.IsCommentSK(r.Change.Keys[store.AttrSK].String()) {
+				at, c = image["createdAt"], store.TrendCount{Comments: delta}
+			}
+			made, _ := time.Parse(time.RFC3339Nano, at.String())
+			post := image["postId"].String()
+			if !made.Truncate(w.Span).Before(oldest) {
+				n := counts[post]
+				counts[post] = store.TrendCount{Likes: n.Likes + c.Likes, Comments: n.Comments + c.Comments}
+			}
+		}
+		var ranked []string
+		for post, c := range counts {
+			if c.Score() > 0 {
+				ranked = append(ranked, fmt.Sprintf("%s %d+%d", post, c.Likes, c.Comments))
+			}
+		}
+		sort.Slice(ranked, func(i, j int) bool { return compareRanked(counts, ranked[i], ranked[j]) < 0 })
+		out[window] = ranked
+	}
+	return out
+}
+
+// redo is one way a killed invocation is invoked again: by Lambda, with
+// the state it had; or by a consumer started again from the shard's
+// checkpoint, with no state and the window's records from its start.
+type redo struct {
+	name  string
+	fresh bool
+}
+
+// A window's final invocation killed at every cut point (before and after
+// each of its writes, the parts of a flush and the progress included),
+// then invoked again with the records it had or with more of the window's
+// time, by Lambda (its state as it was) or by a consumer started again
+// (no state, the window's records from its start), counts every record
+// exactly once: each window's ranking is the records' own count.
+func TestAFlushRedoneAtAnyCutPointCountsEveryRecordOnce(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Hour).Add(30 * time.Minute)
+	data, _, posts := stormData(0, 5)
+	data = store.Dataset{Users: data.Users[:1], Posts: data.Posts[len(data.Posts)-len(posts):]} // only what the ranking reads
+	// A window of ten records on five posts over three cells, a comment
+	// removed among them; later, two more of the window's time.
+	at := func(min int) time.Time { return now.Add(-time.Duration(min) * time.Minute) }
+	held := []events.DynamoDBEventRecord{
+		record(1, "like", "INSERT", posts[0], at(1)), record(2, "comment", "INSERT", posts[1], at(1)),
+		record(3, "like", "INSERT", posts[2], at(7)), record(4, "like", "INSERT", posts[3], at(7)),
+		record(5, "comment", "INSERT", posts[0], at(12)), record(6, "like", "INSERT", posts[4], at(12)),
+		record(7, "comment", "REMOVE", posts[1], at(1)), record(8, "like", "INSERT", posts[1], at(1)),
+		record(9, "comment", "INSERT", posts[2], at(1)), record(10, "like", "INSERT", posts[0], at(7)),
+	}
+	later := []events.DynamoDBEventRecord{record(11, "like", "INSERT", posts[0], at(1)), record(12, "comment", "INSERT", posts[3], at(12))}
+	next := []events.DynamoDBEventRecord{record(13, "like", "INSERT", posts[4], at(0)), record(14, "like", "INSERT", posts[2], at(0))}
+
+	for _, maxCells := range []int{trending.MaxCells, 3} { // one flush at the end; or flushes within the window too
+		writes := cleanWrites(t, data, now, maxCells, held)
+		for after := range writes + 1 {
+			for _, landed := range []bool{false, true} {
+				for _, more := range [][]events.DynamoDBEventRecord{nil, later} {
+					for _, rd := range []redo{{"Lambda's retry", false}, {"a consumer started again", true}} {
+						name := fmt.Sprintf("cells %d, cut after %d of %d writes, landed %v, %d later records, %s", maxCells, after, writes, landed, len(more), rd.name)
+						t.Run(name, func(t *testing.T) {
+							killAndRedo(t, data, now, maxCells, &cut{after: after, landed: landed}, rd, held, more, next)
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// cleanWrites is how many writes the window's invocations make unkilled.
+func cleanWrites(t *testing.T, data store.Dataset, now time.Time, maxCells int, held []events.DynamoDBEventRecord) int {
+	s, client := storetest.NewStore(t, data, store.WithClock(func() time.Time { return now }), store.WithHotPageTTL(0))
+	c := &cut{API: client, after: -1}
+	agg := trending.New(store.New(c, s.Table(), cursor.New(storetest.TokenKey), store.WithClock(func() time.Time { return now })), slog.New(slog.DiscardHandler), trending.WithMaxCells(maxCells))
+	st := invoke(t, agg, nil, held[:4], false)
+	before := c.writes
+	invoke(t, agg, st, held[4:], true)
+	return c.writes - before
+}
+
+func killAndRedo(t *testing.T, data store.Dataset, now time.Time, maxCells int, k *cut, rd redo, held, more, next []events.DynamoDBEventRecord) {
+	clock := store.WithClock(func() time.Time { return now })
+	s, client := storetest.NewStore(t, data, clock, store.WithHotPageTTL(0))
+	agg := func(api store.API) *trending.Aggregator {
+		return trending.New(store.New(api, s.Table(), cursor.New(storetest.TokenKey), clock), slog.New(slog.NewTextHandler(io.Discard, nil)), trending.WithMaxCells(maxCells))
+	}
+	first := agg(client)
+	st := invoke(t, first, nil, held[:4], false)
+	k.API = client
+	ev := window(st, held[4:], true)
+	if _, err := agg(k).Handle(t.Context(), ev); err == nil && k.writes > k.after {
+		t.Fatalf("the invocation killed after %d writes succeeded", k.after)
+	}
+	again := slices.Concat(held[4:], more)
+	if rd.fresh {
+		st, again = nil, slices.Concat(held, more)
+	}
+	invoke(t, agg(client), st, again, true)
+	invoke(t, agg(client), nil, next, true) // the next window counts on
+	want := expected(slices.Concat(held, more, next), now)
+	for _, w := range []store.TrendWindow{store.TrendHour, store.TrendDay, store.TrendWeek} {
+		got, err := s.Trending(t.Context(), w, store.MaxTrending)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := make([]string, len(got))
+		for i, p := range got {
+			listed[i] = fmt.Sprintf("%s %d+%d", p.Post.ID, p.Likes, p.Comments)
+		}
+		if !slices.Equal(listed, want[w]) {
+			t.Errorf("%s:\n got %v\nwant %v", w, listed, want[w])
+		}
+	}
+}
+
+// window is an invocation of shard-1's window with state st.
+func window(st map[string]string, recs []events.DynamoDBEventRecord, final bool) events.DynamoDBTimeWindowEvent {
+	ev := events.DynamoDBTimeWindowEvent{DynamoDBEvent: events.DynamoDBEvent{Records: recs}}
+	ev.ShardID, ev.State, ev.IsFinalInvokeForWindow = "shard-1", st, final
+	return ev
+}
+
+// invoke invokes agg and returns the state it answers with.
+func invoke(t *testing.T, agg *trending.Aggregator, st map[string]string, recs []events.DynamoDBEventRecord, final bool) map[string]string {
+	t.Helper()
+	out, err := agg.Handle(t.Context(), window(st, recs, final))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.State
+}
