@@ -105,8 +105,8 @@ func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) 
 	}
 	if pk == PostPK(postID) {
 		err = s.counting(ctx, op, transact)
-	} else {
-		err = transact()
+	} else if err = transact(); err == nil {
+		s.ownCount(ctx, pk)
 	}
 	if err != nil {
 		return Comment{}, err

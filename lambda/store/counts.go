@@ -32,10 +32,12 @@ import (
 // again.
 
 // counted is an entity whose counts are kept on a counter item: add adds
-// the counts of its counter item, read as the entity.
+// the counts of its counter item, read as the entity; tallies are a hot
+// one's shards' counts on its counter item.
 type counted[T any] interface {
 	*T
 	add(T)
+	tallies() *map[string]ShardTally
 }
 
 // countedItems is the key condition of an entity's counter and own items.
@@ -54,12 +56,13 @@ func readCounted[T any, PT counted[T]](ctx context.Context, s *Store, op, pk str
 	if err != nil {
 		return false, fail(op, err)
 	}
-	return decodeCounted[T, PT](op, out.Items, v)
+	return decodeCounted[T, PT](op, s.own, out.Items, v)
 }
 
 // decodeCounted decodes into v an entity's own item and its counter item,
-// in any order among items; false when its own item is not there.
-func decodeCounted[T any, PT counted[T]](op string, items []map[string]types.AttributeValue, v PT) (bool, error) {
+// in any order among items, the counter's tallies with own's newer ones
+// (own.go); false when its own item is not there.
+func decodeCounted[T any, PT counted[T]](op string, own *ownTallies, items []map[string]types.AttributeValue, v PT) (bool, error) {
 	var (
 		counter           T
 		found, hasCounter bool
@@ -71,6 +74,8 @@ func decodeCounted[T any, PT counted[T]](op string, items []map[string]types.Att
 			found, err = true, unmarshal(op, item, v)
 		case SKCount:
 			hasCounter, err = true, unmarshal(op, item, &counter)
+			t := PT(&counter).tallies()
+			*t = own.onto(stringAttr(item, AttrPK), *t)
 		}
 		if err != nil {
 			return false, err
@@ -110,6 +115,8 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 	if err := unmarshal(op, out.Item, &c); err != nil {
 		return err
 	}
+	t := PT(&c).tallies()
+	*t = s.own.onto(pk, *t)
 	v.add(c)
 	return nil
 }
@@ -148,6 +155,7 @@ func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error 
 			if err := unmarshal(op, item, &c); err != nil {
 				return err
 			}
+			c.Hot = s.own.onto(keys[i].pk, c.Hot)
 			posts[i].add(c)
 		}
 	}

@@ -237,7 +237,7 @@ func (r *feedRead) candidates() ([]candidate, string, error) {
 			continue
 		}
 		var p Post
-		if _, err := decodeCounted[Post](feedOp, []map[string]types.AttributeValue{item, r.items[itemKey{PostPK(e.PostID), SKCount}]}, &p); err != nil {
+		if _, err := decodeCounted[Post](feedOp, r.s.own, []map[string]types.AttributeValue{item, r.items[itemKey{PostPK(e.PostID), SKCount}]}, &p); err != nil {
 			return nil, "", err
 		}
 		if p.Published() && p.AuthorID == e.AuthorID {
@@ -258,6 +258,7 @@ func (r *feedRead) candidates() ([]candidate, string, error) {
 				return nil, "", err
 			}
 			c, indexed := r.counters[i][p.ID]
+			c.Hot = r.s.own.onto(PostPK(p.ID), c.Hot)
 			p.add(c)
 			readOnly(&p, r.attrs)
 			cands = append(cands, candidate{stringAttr(item, AttrGSI1SK), p, r.counts && !indexed})

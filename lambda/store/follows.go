@@ -20,6 +20,7 @@ var errExists = errors.New("item exists")
 // returns the existing follow. Following yourself is a Validation error; an
 // unknown user is NotFound.
 func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Follow, error) {
+	defer s.pages.dropAuthor(followerID, followedID) // its own environment sees the counts at once
 	const op = "store.Follow"
 	if err := checkIDs(op, followerID, followedID); err != nil {
 		return Follow{}, err
@@ -78,6 +79,7 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 // user turned hot) is another follow, which it leaves, as if it had run
 // before it.
 func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*Follow, error) {
+	defer s.pages.dropAuthor(followerID, followedID) // its own environment sees the counts at once
 	const op = "store.Unfollow"
 	if err := checkIDs(op, followerID, followedID); err != nil {
 		return nil, err
@@ -98,6 +100,9 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 				s.addCount(followerPK, SKCount, "followingCount", countDown, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
 				s.shardCount(UserShardPK(followedID, n), "followerCount", countDown, errs.E(op, errs.NotFound, "user not found")))
 		})
+		if err == nil {
+			s.ownCount(ctx, UserShardPK(followedID, n))
+		}
 	} else {
 		err = s.counting(ctx, op, func() error {
 			return s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, countDown)...)...)

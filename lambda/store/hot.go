@@ -168,13 +168,17 @@ func (s *Store) likeHot(ctx context.Context, op string, l Like, shards int) erro
 		return err
 	}
 	userPK := UserPK(l.UserID)
-	return s.transact(ctx, op,
+	err = s.transact(ctx, op,
 		s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
 		s.put(like, func(map[string]types.AttributeValue) error {
 			return errs.E(op, errs.Conflict, "like ID collision; retry")
 		}),
 		published(s.shardCount(l.Partition, "likeCount", countUp, errs.E(op, errs.NotFound, "post not found"))),
 		s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
+	if err == nil {
+		s.ownCount(ctx, l.Partition)
+	}
+	return err
 }
 
 // commentHot is CreateComment on a hot post: the comment in a shard, in
@@ -199,6 +203,7 @@ func (s *Store) commentHot(ctx context.Context, op string, c Comment) (Comment, 
 	if err != nil {
 		return Comment{}, err
 	}
+	s.ownCount(ctx, pk)
 	return c, nil
 }
 

@@ -107,10 +107,12 @@ func (h *hotPages) drop(postID string) {
 	h.mu.Unlock()
 }
 
-// dropAuthor forgets the user as a comment's author.
-func (h *hotPages) dropAuthor(userID string) {
+// dropAuthor forgets the users as comments' authors.
+func (h *hotPages) dropAuthor(userIDs ...string) {
 	h.mu.Lock()
-	delete(h.authors, userID)
+	for _, id := range userIDs {
+		delete(h.authors, id)
+	}
 	h.mu.Unlock()
 }
 

@@ -64,12 +64,16 @@ func (s *Store) followHot(ctx context.Context, op string, item followItem, shard
 		return err
 	}
 	followerPK := UserPK(f.FollowerID)
-	return s.counting(ctx, op, func() error {
+	err = s.counting(ctx, op, func() error {
 		return s.transact(ctx, op,
 			s.put(av, func(old map[string]types.AttributeValue) error { *existing = old; return errExists }),
 			s.addCount(followerPK, SKCount, "followingCount", countUp, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
 			s.shardCount(UserShardPK(f.FollowedID, n), "followerCount", countUp, errs.E(op, errs.NotFound, "user not found")))
 	})
+	if err == nil {
+		s.ownCount(ctx, UserShardPK(f.FollowedID, n))
+	}
+	return err
 }
 
 // followerShard returns the shard of a follow's GSI2 partition gsi2pk

@@ -135,6 +135,9 @@ func (u *User) add(c User) {
 	u.Shards = max(u.Shards, c.Shards)
 }
 
+func (u *User) tallies() *map[string]ShardTally { return &u.Hot }
+func (p *Post) tallies() *map[string]ShardTally { return &p.Hot }
+
 // add adds the counts of c, a post's counter item read as a Post, to p's.
 func (p *Post) add(c Post) {
 	p.CommentCount += c.CommentCount

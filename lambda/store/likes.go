@@ -91,6 +91,9 @@ func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []s
 		if l.Partition != "" { // in a hot post's shard, counted on the shard's counter
 			err = s.transact(ctx, op, guard, always(s.remove(l.Partition, LikeSK(l.ID), nil)),
 				s.shardCount(l.Partition, "likeCount", countDown, errs.E(op, errs.NotFound, "post not found")))
+			if err == nil {
+				s.ownCount(ctx, l.Partition)
+			}
 		} else {
 			err = s.counting(ctx, op, func() error {
 				return s.transact(ctx, op, guard, always(s.remove(postPK, LikeSK(l.ID), nil)),

@@ -194,7 +194,7 @@ func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op
 	for own < len(out.Items) && own < 2 && strings.HasPrefix(sortKey(out.Items[own]), "#") {
 		own++
 	}
-	found, err := decodeCounted[P, PP](op, out.Items[:own], parent)
+	found, err := decodeCounted[P, PP](op, s.own, out.Items[:own], parent)
 	if err != nil {
 		return Prefetch[T]{}, err
 	}

@@ -65,7 +65,7 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 		return User{}, fail(op, err)
 	}
 	var u User
-	found, err := decodeCounted(op, out.Items, &u)
+	found, err := decodeCounted(op, s.own, out.Items, &u)
 	if err == nil && !found {
 		err = errs.E(op, errs.NotFound, "user not found")
 	}
@@ -155,7 +155,7 @@ func getMany[T any, PT counted[T]](ctx context.Context, s *Store, op string, ids
 			continue
 		}
 		var v T
-		if _, err := decodeCounted[T, PT](op, []map[string]types.AttributeValue{item, items[itemKey{key.pk, SKCount}]}, &v); err != nil {
+		if _, err := decodeCounted[T, PT](op, s.own, []map[string]types.AttributeValue{item, items[itemKey{key.pk, SKCount}]}, &v); err != nil {
 			return nil, err
 		}
 		readOnly(&v, attrs)

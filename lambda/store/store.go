@@ -46,10 +46,11 @@ type Store struct {
 	now    func() time.Time
 	newID  func(time.Time) string
 
-	hot       *hotKeys  // which posts this store knows are hot
-	hotUsers  *hotKeys  // which users
-	hotCounts *sync.Map // post ID -> hotCount
-	pages     *hotPages // hot posts' pages, kept for a TTL
+	hot       *hotKeys    // which posts this store knows are hot
+	hotUsers  *hotKeys    // which users
+	hotCounts *sync.Map   // post ID -> hotCount
+	pages     *hotPages   // hot posts' pages, kept for a TTL
+	own       *ownTallies // the shard tallies read after this store's own writes
 }
 
 // Option configures a Store.
@@ -73,7 +74,7 @@ func WithShardsFrom(n uint64) Option {
 // with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
 // sort by creation.
 func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
-	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &sync.Map{},
+	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &sync.Map{}, own: newOwnTallies(),
 		pages: newHotPages()}
 	for _, o := range opts {
 		o(s)

@@ -61,16 +61,28 @@ func (s *Store) shardCount(pk, counter string, delta int, missing error) txActio
 const hotCountsAge = time.Second
 
 type hotCount struct {
-	post Post
-	at   time.Time
+	counter Post // the counter item, as read
+	at      time.Time
 }
 
-// hotCounter returns a hot post's counter, read eventually consistent at
-// most once per hotCountsAge (so a like's answer counts what the projector
-// has copied, up to a second before).
+// hotCounter returns a hot post's counts, from its counter read eventually
+// consistent at most once per hotCountsAge (so a like's answer counts what
+// the projector has copied, up to a second before), with the tallies this
+// store read after its own writes (own.go) where newer.
 func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, error) {
+	c, found, err := s.hotCounterItem(ctx, op, postID)
+	if err != nil || !found {
+		return Post{}, found, err
+	}
+	c.Hot = s.own.onto(PostPK(postID), c.Hot)
+	p := Post{ID: postID, AuthorID: c.AuthorID, Status: c.Status}
+	p.add(c)
+	return p, true, nil
+}
+
+func (s *Store) hotCounterItem(ctx context.Context, op, postID string) (Post, bool, error) {
 	if v, ok := s.hotCounts.Load(postID); ok && s.now().Sub(v.(hotCount).at) < hotCountsAge {
-		return v.(hotCount).post, true, nil
+		return v.(hotCount).counter, true, nil
 	}
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKCount}.attributes()})
 	if err != nil {
@@ -83,10 +95,8 @@ func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, 
 	if err := unmarshal(op, out.Item, &c); err != nil {
 		return Post{}, false, err
 	}
-	p := Post{ID: postID, AuthorID: c.AuthorID, Status: c.Status}
-	p.add(c)
-	s.hotCounts.Store(postID, hotCount{p, s.now()})
-	return p, true, nil
+	s.hotCounts.Store(postID, hotCount{c, s.now()})
+	return c, true, nil
 }
 
 // withTallies adds to attrs, a projection, the attributes a hot post's or

@@ -1,0 +1,104 @@
+package store
+
+// A writer's own counts. A hot post's or user's counts are its counter's,
+// onto which the projector copies each shard's tally (ApplyTallies) once it
+// has read the stream: a read in the execution environment that has just
+// liked, commented or followed there would miss its own write for that
+// long, and keep the miss for HotPageTTL. So a write on a shard reads the
+// shard's counter back (ownCount: one strongly consistent GetItem, a read
+// unit on the shard's partition) and the store keeps its tally; every read
+// of the parent's counter in this store then counts that tally in place of
+// the one the projector copied while it is newer (its version), so that
+// the writer's environment answers its own writes at once, and never a
+// count older than one it has answered. Other environments see them when
+// the projector has copied them, within HotPageTTL of their own reads.
+
+import (
+	"context"
+	"maps"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// maxOwnParents bounds the parents a store keeps its own tallies of; past
+// it, it forgets them all (a read then counts what the projector copied).
+const maxOwnParents = 4096
+
+// ownTallies are the shard tallies a store read after its own writes, by
+// the parent's partition ("POST#<id>", "USER#<id>") and shard name.
+type ownTallies struct {
+	mu    sync.Mutex
+	by    map[string]map[string]ShardTally
+	known atomic.Int64 // len(by), read without mu
+}
+
+func newOwnTallies() *ownTallies { return &ownTallies{by: map[string]map[string]ShardTally{}} }
+
+// learn keeps t as shard's tally of parent, unless it knows a newer one.
+func (o *ownTallies) learn(parent, shard string, t ShardTally) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.by[parent] == nil {
+		if len(o.by) >= maxOwnParents {
+			clear(o.by)
+		}
+		o.by[parent] = map[string]ShardTally{}
+	}
+	if old, ok := o.by[parent][shard]; !ok || old.Version < t.Version {
+		o.by[parent][shard] = t
+	}
+	o.known.Store(int64(len(o.by)))
+}
+
+// onto returns hot, a counter's shard tallies as read from parent's counter
+// item, with each of its own tallies that is newer in place (a new map when
+// one is; hot itself is never changed), and forgets those the counter has
+// caught up with. A counter read without its tallies (nil: its counts were
+// not read) is returned as it is.
+func (o *ownTallies) onto(parent string, hot map[string]ShardTally) map[string]ShardTally {
+	if hot == nil || o.known.Load() == 0 {
+		return hot
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	own, out, cloned := o.by[parent], hot, false
+	for shard, t := range own {
+		if read, ok := hot[shard]; ok && read.Version >= t.Version {
+			delete(own, shard) // copied: the counter counts it
+			continue
+		}
+		if !cloned {
+			out, cloned = maps.Clone(hot), true
+		}
+		out[shard] = t
+	}
+	if own != nil && len(own) == 0 {
+		delete(o.by, parent)
+		o.known.Store(int64(len(o.by)))
+	}
+	return out
+}
+
+// ownCount reads back the counter of the shard partition pk (ShardPK,
+// UserShardPK) after this store's write on it, and keeps its tally for its
+// parent's reads. A failed read keeps nothing: the write stands, and the
+// parent's count is the projector's until it has copied the write.
+func (s *Store) ownCount(ctx context.Context, pk string) {
+	parent, ok := ShardParent(pk)
+	if !ok {
+		return
+	}
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
+		Key: itemKey{pk, SKShard}.attributes(), ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Item == nil {
+		return
+	}
+	var c shardCounterItem
+	if unmarshal("store.ownCount", out.Item, &c) != nil {
+		return
+	}
+	s.own.learn(parent, shardName(c.Shard), ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})
+}
