@@ -122,34 +122,29 @@ type redo struct {
 // then invoked again with the records it had or with more of the window's
 // time, by Lambda (its state as it was) or by a consumer started again
 // (no state, the window's records from its start), counts every record
-// exactly once: each window's ranking is the records' own count.
+// exactly once: each window's ranking is the records' own count. The runs
+// share one table, each on a stream shard of its own and a week of its own
+// (its clock eight days after the last run's), so that no run's buckets
+// are another's.
 func TestAFlushRedoneAtAnyCutPointCountsEveryRecordOnce(t *testing.T) {
-	now := time.Now().UTC().Truncate(time.Hour).Add(30 * time.Minute)
 	data, _, posts := stormData(0, 5)
 	data = store.Dataset{Users: data.Users[:1], Posts: data.Posts[len(data.Posts)-len(posts):]} // only what the ranking reads
-	// A window of ten records on five posts over three cells, a comment
-	// removed among them; later, two more of the window's time.
-	at := func(min int) time.Time { return now.Add(-time.Duration(min) * time.Minute) }
-	held := []events.DynamoDBEventRecord{
-		record(1, "like", "INSERT", posts[0], at(1)), record(2, "comment", "INSERT", posts[1], at(1)),
-		record(3, "like", "INSERT", posts[2], at(7)), record(4, "like", "INSERT", posts[3], at(7)),
-		record(5, "comment", "INSERT", posts[0], at(12)), record(6, "like", "INSERT", posts[4], at(12)),
-		record(7, "comment", "REMOVE", posts[1], at(1)), record(8, "like", "INSERT", posts[1], at(1)),
-		record(9, "comment", "INSERT", posts[2], at(1)), record(10, "like", "INSERT", posts[0], at(7)),
+	s, client := storetest.NewStore(t, data)
+	run := 0
+	next := func() redoRun {
+		run++
+		now := time.Now().UTC().Truncate(time.Hour).Add(30*time.Minute + time.Duration(run)*8*24*time.Hour)
+		return redoRun{table: s.Table(), api: client, now: now, shard: fmt.Sprint("shard-", run), posts: posts}
 	}
-	later := []events.DynamoDBEventRecord{record(11, "like", "INSERT", posts[0], at(1)), record(12, "comment", "INSERT", posts[3], at(12))}
-	next := []events.DynamoDBEventRecord{record(13, "like", "INSERT", posts[4], at(0)), record(14, "like", "INSERT", posts[2], at(0))}
-
 	for _, maxCells := range []int{trending.MaxCells, 3} { // one flush at the end; or flushes within the window too
-		writes := cleanWrites(t, data, now, maxCells, held)
+		writes := next().cleanWrites(t, maxCells)
 		for after := range writes + 1 {
 			for _, landed := range []bool{false, true} {
-				for _, more := range [][]events.DynamoDBEventRecord{nil, later} {
+				for _, more := range []bool{false, true} {
 					for _, rd := range []redo{{"Lambda's retry", false}, {"a consumer started again", true}} {
-						name := fmt.Sprintf("cells %d, cut after %d of %d writes, landed %v, %d later records, %s", maxCells, after, writes, landed, len(more), rd.name)
-						t.Run(name, func(t *testing.T) {
-							killAndRedo(t, data, now, maxCells, &cut{after: after, landed: landed}, rd, held, more, next)
-						})
+						name := fmt.Sprintf("cells %d, cut after %d of %d writes, landed %v, later records %v, %s", maxCells, after, writes, landed, more, rd.name)
+						r := next()
+						t.Run(name, func(t *testing.T) { r.killAndRedo(t, maxCells, &cut{after: after, landed: landed}, rd, more) })
 					}
 				}
 			}
@@ -157,39 +152,74 @@ func TestAFlushRedoneAtAnyCutPointCountsEveryRecordOnce(t *testing.T) {
 	}
 }
 
-// cleanWrites is how many writes the window's invocations make unkilled.
-func cleanWrites(t *testing.T, data store.Dataset, now time.Time, maxCells int, held []events.DynamoDBEventRecord) int {
-	s, client := storetest.NewStore(t, data, store.WithClock(func() time.Time { return now }), store.WithHotPageTTL(0))
-	c := &cut{API: client, after: -1}
-	agg := trending.New(store.New(c, s.Table(), cursor.New(storetest.TokenKey), store.WithClock(func() time.Time { return now })), slog.New(slog.DiscardHandler), trending.WithMaxCells(maxCells))
-	st := invoke(t, agg, nil, held[:4], false)
+// redoRun is one run of a redone window: on table through api, its clock
+// at now, its records on shard.
+type redoRun struct {
+	table string
+	api   store.API
+	now   time.Time
+	shard string
+	posts []string
+}
+
+// records are the run's: a window of ten records on five posts over three
+// cells, a comment removed among them (held); two more of the window's
+// time (later); and the next window's two (next).
+func (r redoRun) records() (held, later, next []events.DynamoDBEventRecord) {
+	at := func(min int) time.Time { return r.now.Add(-time.Duration(min) * time.Minute) }
+	posts := r.posts
+	held = []events.DynamoDBEventRecord{
+		record(1, "like", "INSERT", posts[0], at(1)), record(2, "comment", "INSERT", posts[1], at(1)),
+		record(3, "like", "INSERT", posts[2], at(7)), record(4, "like", "INSERT", posts[3], at(7)),
+		record(5, "comment", "INSERT", posts[0], at(12)), record(6, "like", "INSERT", posts[4], at(12)),
+		record(7, "comment", "REMOVE", posts[1], at(1)), record(8, "like", "INSERT", posts[1], at(1)),
+		record(9, "comment", "INSERT", posts[2], at(1)), record(10, "like", "INSERT", posts[0], at(7)),
+	}
+	later = []events.DynamoDBEventRecord{record(11, "like", "INSERT", posts[0], at(1)), record(12, "comment", "INSERT", posts[3], at(12))}
+	next = []events.DynamoDBEventRecord{record(13, "like", "INSERT", posts[4], at(0)), record(14, "like", "INSERT", posts[2], at(0))}
+	return held, later, next
+}
+
+// store is a store of the run's table on the run's clock, through api.
+func (r redoRun) store(api store.API) *store.Store {
+	return store.New(api, r.table, cursor.New(storetest.TokenKey), store.WithClock(func() time.Time { return r.now }), store.WithHotPageTTL(0))
+}
+
+func (r redoRun) aggregator(api store.API, maxCells int) *trending.Aggregator {
+	return trending.New(r.store(api), slog.New(slog.NewTextHandler(io.Discard, nil)), trending.WithMaxCells(maxCells))
+}
+
+// cleanWrites is how many writes the window's final invocation makes
+// unkilled.
+func (r redoRun) cleanWrites(t *testing.T, maxCells int) int {
+	held, _, _ := r.records()
+	c := &cut{API: r.api, after: -1}
+	agg := r.aggregator(c, maxCells)
+	st := r.invoke(t, agg, nil, held[:4], false)
 	before := c.writes
-	invoke(t, agg, st, held[4:], true)
+	r.invoke(t, agg, st, held[4:], true)
 	return c.writes - before
 }
 
-func killAndRedo(t *testing.T, data store.Dataset, now time.Time, maxCells int, k *cut, rd redo, held, more, next []events.DynamoDBEventRecord) {
-	clock := store.WithClock(func() time.Time { return now })
-	s, client := storetest.NewStore(t, data, clock, store.WithHotPageTTL(0))
-	agg := func(api store.API) *trending.Aggregator {
-		return trending.New(store.New(api, s.Table(), cursor.New(storetest.TokenKey), clock), slog.New(slog.NewTextHandler(io.Discard, nil)), trending.WithMaxCells(maxCells))
+func (r redoRun) killAndRedo(t *testing.T, maxCells int, k *cut, rd redo, more bool) {
+	held, later, next := r.records()
+	if !more {
+		later = nil
 	}
-	first := agg(client)
-	st := invoke(t, first, nil, held[:4], false)
-	k.API = client
-	ev := window(st, held[4:], true)
-	if _, err := agg(k).Handle(t.Context(), ev); err == nil && k.writes > k.after {
+	st := r.invoke(t, r.aggregator(r.api, maxCells), nil, held[:4], false)
+	k.API = r.api
+	if _, err := r.aggregator(k, maxCells).Handle(t.Context(), r.window(st, held[4:], true)); err == nil && k.writes > k.after {
 		t.Fatalf("the invocation killed after %d writes succeeded", k.after)
 	}
-	again := slices.Concat(held[4:], more)
+	again := slices.Concat(held[4:], later)
 	if rd.fresh {
-		st, again = nil, slices.Concat(held, more)
+		st, again = nil, slices.Concat(held, later)
 	}
-	invoke(t, agg(client), st, again, true)
-	invoke(t, agg(client), nil, next, true) // the next window counts on
-	want := expected(slices.Concat(held, more, next), now)
+	r.invoke(t, r.aggregator(r.api, maxCells), st, again, true)
+	r.invoke(t, r.aggregator(r.api, maxCells), nil, next, true) // the next window counts on
+	want := expected(slices.Concat(held, later, next), r.now)
 	for _, w := range []store.TrendWindow{store.TrendHour, store.TrendDay, store.TrendWeek} {
-		got, err := s.Trending(t.Context(), w, store.MaxTrending)
+		got, err := r.store(r.api).Trending(t.Context(), w, store.MaxTrending)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,17 +233,17 @@ func killAndRedo(t *testing.T, data store.Dataset, now time.Time, maxCells int, 
 	}
 }
 
-// window is an invocation of shard-1's window with state st.
-func window(st map[string]string, recs []events.DynamoDBEventRecord, final bool) events.DynamoDBTimeWindowEvent {
+// window is an invocation of the run's shard's window with state st.
+func (r redoRun) window(st map[string]string, recs []events.DynamoDBEventRecord, final bool) events.DynamoDBTimeWindowEvent {
 	ev := events.DynamoDBTimeWindowEvent{DynamoDBEvent: events.DynamoDBEvent{Records: recs}}
-	ev.ShardID, ev.State, ev.IsFinalInvokeForWindow = "shard-1", st, final
+	ev.ShardID, ev.State, ev.IsFinalInvokeForWindow = r.shard, st, final
 	return ev
 }
 
 // invoke invokes agg and returns the state it answers with.
-func invoke(t *testing.T, agg *trending.Aggregator, st map[string]string, recs []events.DynamoDBEventRecord, final bool) map[string]string {
+func (r redoRun) invoke(t *testing.T, agg *trending.Aggregator, st map[string]string, recs []events.DynamoDBEventRecord, final bool) map[string]string {
 	t.Helper()
-	out, err := agg.Handle(t.Context(), window(st, recs, final))
+	out, err := agg.Handle(t.Context(), r.window(st, recs, final))
 	if err != nil {
 		t.Fatal(err)
 	}
