@@ -185,10 +185,11 @@ destroy: check-node cdk-cli ## delete the stack (a retained table and user pool 
 	$(CDK) destroy
 
 # The synthesized template, for make sam-invoke: synthesized again only when
-# what it is made from changed (the CDK app, the functions, the schema, the
-# JS resolvers, cdk.json, the architecture or the selection reading).
+# what it is made from changed (the CDK app, the functions, the schema and
+# the features' parts of it, the JS resolvers, cdk.json, the architecture or
+# the selection reading).
 TEMPLATE  := cdk.out/AppSyncDynamo.template.json
-INFRA_SRC := $(shell find infra -name '*.go' -not -name '*_test.go') infra/go.mod infra/go.sum infra/app.sh cdk.json schema/schema.graphql $(wildcard appsyncjs/*.js)
+INFRA_SRC := $(shell find infra -name '*.go' -not -name '*_test.go') infra/go.mod infra/go.sum infra/app.sh cdk.json schema/schema.graphql $(shell find lambda -name '*.graphql') $(wildcard appsyncjs/*.js)
 
 sam-invoke: check-tools dynamodb-local $(TEMPLATE) ## replay an event with sam local invoke on the template (needs Docker and the SAM CLI): make sam-invoke EVENT=events/<file>.json
 	$(GO) run ./local/cmd/saminvoke -template $(TEMPLATE) -event $(EVENT)

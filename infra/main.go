@@ -71,7 +71,7 @@ func main() {
 		Architecture:        arch,
 		SelectionReading:    reading,
 		ReservedConcurrency: reserved,
-		SchemaFile:          "schema/schema.graphql",
+		Features:            apistack.Wired,
 		LambdaDir:           ".build/resolver",
 		ProjectorDir:        ".build/projector",
 		Throwaway:           throwaway == true || throwaway == "true",

@@ -10,7 +10,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 )
 
-// SDL is the text of schema.graphql, exactly as deployed.
+// SDL is the text of schema.graphql: the core API's schema, deployed with
+// the fragments of the features wired in merged into it (Merge).
 //
 //go:embed schema.graphql
 var SDL string
@@ -38,12 +39,17 @@ directive @aws_auth(cognito_groups: [String]) on FIELD_DEFINITION
 directive @aws_subscribe(mutations: [String]) on FIELD_DEFINITION
 `
 
-// Load parses and validates the schema with gqlparser's GraphQL prelude and
+// Load parses and validates the schema, with the fragments of the features
+// wired in merged into it (Merge), with gqlparser's GraphQL prelude and
 // AppSync's.
-func Load() (*ast.Schema, error) {
+func Load(fragments ...string) (*ast.Schema, error) {
+	sdl, err := Merge(SDL, fragments...)
+	if err != nil {
+		return nil, err
+	}
 	s, err := gqlparser.LoadSchema(
 		&ast.Source{Name: "appsync-prelude.graphql", Input: AppSyncPrelude, BuiltIn: true},
-		&ast.Source{Name: "schema/schema.graphql", Input: SDL},
+		&ast.Source{Name: "schema/schema.graphql", Input: sdl},
 	)
 	if err != nil {
 		return nil, err

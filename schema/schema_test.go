@@ -23,9 +23,7 @@ func mustLoad(t *testing.T) *ast.Schema {
 func TestContractFields(t *testing.T) {
 	s := mustLoad(t)
 	want := map[string][]string{
-		"Query":              {"user", "post", "posts", "me", "feed", "trending"},
-		"TrendingConnection": {"items"},
-		"TrendingPost":       {"post", "score", "likeCount", "commentCount"},
+		"Query":              {"user", "post", "posts", "me", "feed"},
 		"Mutation":           {"createUser", "updateUser", "createPost", "updatePost", "deletePost", "publishPost", "createComment", "deleteComment", "follow", "unfollow", "likePost", "unlikePost"},
 		"Subscription":       {"onCreateComment"},
 		"User":               {"id", "handle", "name", "email", "bio", "createdAt", "postCount", "followerCount", "followingCount", "posts", "comments", "following", "followers"},

@@ -1,14 +1,20 @@
 // Package apistack is the CDK stack of the API: the DynamoDB table with its
 // global secondary indexes (from lambda/store.Schema), the AppSync API (from
-// schema/schema.graphql) with Cognito user pools and API-key auth, the Go
-// Lambda, and one resolver per entry of lambda/routes.All on the Lambda data
-// source: direct Lambda resolvers on root fields and mutations, the
-// JavaScript resolver appsyncjs/child.js (APPSYNC_JS), which returns the
-// parent's answer early, on the fields of objects.
+// schema/schema.graphql, with the wired features' parts merged into it)
+// with Cognito user pools and API-key auth, the Go Lambda, and one resolver
+// per routed field, the core's and the wired features' (Wired), on the
+// Lambda data source: direct Lambda resolvers on root fields and mutations,
+// the JavaScript resolver appsyncjs/child.js (APPSYNC_JS), which returns the
+// parent's answer early, on the fields of objects; the consumers of the
+// table's stream, the feed's projector and the features'.
 package apistack
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -32,14 +38,16 @@ import (
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/trending"
+	"github.com/example/appsync-dynamo/schema"
 )
 
 // Props configure the stack.
 type Props struct {
 	awscdk.StackProps
-	// SchemaFile is the path of schema/schema.graphql.
-	SchemaFile string
+	// Features are the optional features wired in (lambda/trending's, for
+	// one): their parts of the schema, their routed fields and their
+	// consumers of the table's stream, beside the core's.
+	Features []Feature
 	// LambdaDir is the directory holding the built bootstrap (make build).
 	LambdaDir string
 	// ProjectorDir is the directory holding the feed projector's built
@@ -125,11 +133,11 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	users, client := userPool(stack, removal, props.Throwaway)
 	api := graphqlAPI(stack, id, props, users)
 	fn := resolverFunction(stack, props, table)
-	resolvers(api, fn)
+	resolvers(api, fn, props.table())
 	var watched []consumerWatch
-	for _, c := range consumers {
+	for _, c := range props.consumers() {
 		f, failed := streamFunction(stack, table, props, c)
-		watched = append(watched, consumerWatch{c.id, f, failed})
+		watched = append(watched, consumerWatch{c, f, failed})
 	}
 	defend(stack, api)
 	watch(stack, fn, watched)
@@ -168,7 +176,7 @@ func userPool(stack awscdk.Stack, removal awscdk.RemovalPolicy, throwaway bool) 
 func graphqlAPI(stack awscdk.Stack, id string, props *Props, users awscognito.UserPool) awsappsync.GraphqlApi {
 	api := awsappsync.NewGraphqlApi(stack, jsii.String("Api"), &awsappsync.GraphqlApiProps{
 		Name:       jsii.String(id),
-		Definition: awsappsync.Definition_FromFile(jsii.String(props.SchemaFile)),
+		Definition: awsappsync.Definition_FromFile(jsii.String(props.schemaFile())),
 		AuthorizationConfig: &awsappsync.AuthorizationConfig{
 			DefaultAuthorization: &awsappsync.AuthorizationMode{
 				AuthorizationType: awsappsync.AuthorizationType_USER_POOL,
@@ -255,10 +263,10 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 // resolvers are the API's resolvers, one per routed field, on one Lambda
 // data source: a direct one for each root field and mutation, the
 // JavaScript child resolver for each field of an object.
-func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function) {
+func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *routes.Table) {
 	ds := api.AddLambdaDataSource(jsii.String("ResolverSource"), fn, nil)
 	suppress(ds, "AwsSolutions-IAM5", "AppSync may invoke the function and its versions (function ARN:*), the grant CDK makes")
-	for _, r := range routes.All {
+	for _, r := range table.All() {
 		props := &awsappsync.BaseResolverProps{TypeName: jsii.String(r.Type), FieldName: jsii.String(r.Field)}
 		if r.MaxBatchSize > 0 {
 			props.MaxBatchSize = jsii.Number(r.MaxBatchSize)
@@ -317,74 +325,123 @@ func goFunction(stack awscdk.Stack, id string, arch awslambda.Architecture, prop
 	return awslambda.NewFunction(stack, jsii.String(id), props)
 }
 
-// streamConsumer is one consumer of the table's stream: a function of the
-// projector's code (lambda/cmd/projector) and its event source's settings.
-type streamConsumer struct {
-	id, description string
-	projection      string // its PROJECTION
-	actions         []string
-	indexActions    []string // none: it reads no index
-	batchSize       int
-	retries         int
-	filters         []map[string]any
-	window          time.Duration // its tumbling window; 0: none
+// Consumer is one consumer of the table's stream: a function of the
+// projector's code (lambda/cmd/projector) run as its Projection, and its
+// event source's settings.
+type Consumer struct {
+	ID, Description string
+	Projection      string // its PROJECTION
+	Actions         []string
+	IndexActions    []string // none: it reads no index
+	BatchSize       int
+	Retries         int
+	Filters         []map[string]any
+	Window          time.Duration // its tumbling window; 0: none
+	// GaveUp is the description of the alarm on its on-failure queue.
+	GaveUp string
 }
 
-// consumers are the stream's two consumers, the most a DynamoDB stream's
-// shard should have: the feed's projector and the trending aggregator.
-var consumers = []streamConsumer{
-	{id: "Projector", description: "Keeps the readers' feeds from the table's stream", projection: "feed",
-		actions: ProjectorActions, indexActions: ProjectorIndexActions,
-		batchSize: projector.StreamBatchSize, retries: projector.StreamRetries, filters: projector.StreamFilters},
-	{id: "Trending", description: "Counts the likes and comments of Query.trending from the table's stream", projection: "trending",
-		actions:   trending.TableActions,
-		batchSize: trending.StreamBatchSize, retries: trending.StreamRetries, filters: trending.StreamFilters, window: trending.Window},
+// Feature is an optional feature's part of the stack: its part of the
+// schema (merged into schema/schema.graphql: schema.Merge), its routed
+// fields, and its consumer of the table's stream (nil: none).
+type Feature struct {
+	SDL      string
+	Routes   []routes.Route
+	Consumer *Consumer
+}
+
+// feedConsumer is the feed's projector. With a feature's, the stream has
+// at most two consumers, the most a DynamoDB stream's shard should have.
+var feedConsumer = Consumer{ID: "Projector", Description: "Keeps the readers' feeds from the table's stream", Projection: "feed",
+	Actions: ProjectorActions, IndexActions: ProjectorIndexActions,
+	BatchSize: projector.StreamBatchSize, Retries: projector.StreamRetries, Filters: projector.StreamFilters,
+	GaveUp: "the projector gave up on stream records: they are in its on-failure queue, and the feeds miss them"}
+
+// consumers are the stream's consumers: the feed's projector and each
+// feature's.
+func (p *Props) consumers() []Consumer {
+	cs := []Consumer{feedConsumer}
+	for _, f := range p.Features {
+		if f.Consumer != nil {
+			cs = append(cs, *f.Consumer)
+		}
+	}
+	return cs
+}
+
+// table is the routed fields: the core's and the features'.
+func (p *Props) table() *routes.Table {
+	var rs [][]routes.Route
+	for _, f := range p.Features {
+		rs = append(rs, f.Routes)
+	}
+	return routes.NewTable(rs...)
+}
+
+// schemaFile writes the schema AppSync is given, the core's with the
+// features' parts merged into it, to a file named after its content, and
+// returns its path (CDK reads it into the template).
+func (p *Props) schemaFile() string {
+	var fragments []string
+	for _, f := range p.Features {
+		fragments = append(fragments, f.SDL)
+	}
+	sdl, err := schema.Merge(schema.SDL, fragments...)
+	if err != nil {
+		panic("apistack: " + err.Error())
+	}
+	sum := sha256.Sum256([]byte(sdl))
+	path := filepath.Join(os.TempDir(), "appsync-schema-"+hex.EncodeToString(sum[:8])+".graphql")
+	if err := os.WriteFile(path, []byte(sdl), 0o644); err != nil {
+		panic("apistack: " + err.Error())
+	}
+	return path
 }
 
 // streamFunction defines the consumer's function on the table's stream: the
 // event source with its own settings, filters and window, partial batch
 // responses, bisection, bounded retries and record age, and an encrypted
 // on-failure queue.
-func streamFunction(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props, c streamConsumer) (awslambda.Function, awssqs.Queue) {
-	fn := goFunction(stack, c.id, architecture(props), &awslambda.FunctionProps{
-		Description: jsii.String(c.description),
+func streamFunction(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props, c Consumer) (awslambda.Function, awssqs.Queue) {
+	fn := goFunction(stack, c.ID, architecture(props), &awslambda.FunctionProps{
+		Description: jsii.String(c.Description),
 		Code:        awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
 		Timeout:     awscdk.Duration_Seconds(jsii.Number(60)), // a batch's writes, not a GraphQL request
-		Environment: &map[string]*string{"TABLE_NAME": table.TableName(), "PROJECTION": jsii.String(c.projection)},
+		Environment: &map[string]*string{"TABLE_NAME": table.TableName(), "PROJECTION": jsii.String(c.Projection)},
 	})
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Actions:   jsii.Strings(c.actions...),
+		Actions:   jsii.Strings(c.Actions...),
 		Resources: jsii.Strings(*table.TableArn()),
 	}))
-	if len(c.indexActions) > 0 {
+	if len(c.IndexActions) > 0 {
 		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Actions:   jsii.Strings(c.indexActions...),
+			Actions:   jsii.Strings(c.IndexActions...),
 			Resources: jsii.Strings(*table.TableArn() + "/index/*"),
 		}))
 	}
-	failed := awssqs.NewQueue(stack, jsii.String(c.id+"Failures"), &awssqs.QueueProps{
+	failed := awssqs.NewQueue(stack, jsii.String(c.ID+"Failures"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
 	})
 	suppress(failed, "AwsSolutions-SQS3", "it is the on-failure destination of a stream consumer's event source: a queue of the records given up on, read by hand")
 	suppress(failed, "Serverless-SQSRedrivePolicy", "it is itself the dead-letter queue of a stream consumer's event source; nothing consumes it to redrive")
-	filters := make([]*map[string]any, len(c.filters))
-	for i, f := range c.filters {
+	filters := make([]*map[string]any, len(c.Filters))
+	for i, f := range c.Filters {
 		filters[i] = awslambda.FilterCriteria_Filter(&f)
 	}
 	source := &awslambdaeventsources.DynamoEventSourceProps{
 		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
-		BatchSize:               jsii.Number(c.batchSize),
+		BatchSize:               jsii.Number(c.BatchSize),
 		BisectBatchOnError:      jsii.Bool(true),
-		RetryAttempts:           jsii.Number(c.retries),
+		RetryAttempts:           jsii.Number(c.Retries),
 		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(MaxRecordAge.Seconds())),
 		ReportBatchItemFailures: jsii.Bool(true),
 		OnFailure:               awslambdaeventsources.NewSqsDlq(failed),
 		Filters:                 &filters,
 	}
-	if c.window > 0 {
-		source.TumblingWindow = awscdk.Duration_Seconds(jsii.Number(c.window.Seconds()))
+	if c.Window > 0 {
+		source.TumblingWindow = awscdk.Duration_Seconds(jsii.Number(c.Window.Seconds()))
 	}
 	fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(table, source))
 	suppress(fn, "AwsSolutions-IAM4", "AWSLambdaBasicExecutionRole: what Lambda needs to write the function's own logs")

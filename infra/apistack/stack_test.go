@@ -28,8 +28,8 @@ import (
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/samenv"
+	"github.com/example/appsync-dynamo/schema"
 )
 
 type resource struct {
@@ -145,7 +145,7 @@ func synthFor(tb testing.TB, throwaway bool, arch string) template {
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: appContext(tb)})
 	stack := apistack.New(app, "TestStack", &apistack.Props{
-		SchemaFile: "../../schema/schema.graphql", LambdaDir: lambdaDir, ProjectorDir: projectorDir, Throwaway: throwaway, APIKeyExpires: keyExpires, Architecture: arch,
+		Features: apistack.Wired, LambdaDir: lambdaDir, ProjectorDir: projectorDir, Throwaway: throwaway, APIKeyExpires: keyExpires, Architecture: arch,
 	})
 	// The linters the ecosystem uses: cdk-nag's AwsSolutions and Serverless packs.
 	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
@@ -220,8 +220,9 @@ func TestOneResolverPerRoute(t *testing.T) {
 	for _, r := range tpl.ofType("AWS::AppSync::Resolver") {
 		got[r.Properties["TypeName"].(string)+"."+r.Properties["FieldName"].(string)] = r
 	}
-	if len(got) != len(routes.All) {
-		t.Errorf("%d resolvers, want %d (one per route)", len(got), len(routes.All))
+	table := wiredRoutes()
+	if len(got) != len(table.All()) {
+		t.Errorf("%d resolvers, want %d (one per route)", len(got), len(table.All()))
 	}
 	sources := tpl.ofType("AWS::AppSync::DataSource")
 	if len(sources) != 1 {
@@ -232,7 +233,7 @@ func TestOneResolverPerRoute(t *testing.T) {
 			t.Errorf("data source type %v", ds.Properties["Type"])
 		}
 	}
-	for _, route := range routes.All {
+	for _, route := range table.All() {
 		r, ok := got[route.Key()]
 		if !ok {
 			t.Errorf("no resolver for %s", route.Key())
@@ -326,7 +327,10 @@ type grants struct{ table, indexes, stream []string }
 
 func TestLeastPrivilege(t *testing.T) {
 	tpl := synth(t, false)
-	byFunction := map[string]*grants{"Resolver": {}, "Projector": {}, "Trending": {}}
+	byFunction := map[string]*grants{"Resolver": {}, "Projector": {}}
+	for _, c := range wiredConsumers() {
+		byFunction[c.ID] = &grants{}
+	}
 	var secretActions []string
 	for id, pol := range tpl.ofType("AWS::IAM::Policy") {
 		fn := functionOf(id)
@@ -369,11 +373,14 @@ func TestLeastPrivilege(t *testing.T) {
 		}
 	}
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
-	for fn, want := range map[string]grants{
+	wants := map[string]grants{
 		"Resolver":  {table: apistack.Actions, indexes: apistack.IndexActions},
 		"Projector": {table: apistack.ProjectorActions, indexes: apistack.ProjectorIndexActions, stream: streamReads},
-		"Trending":  {table: trending.TableActions, stream: streamReads},
-	} {
+	}
+	for _, c := range wiredConsumers() {
+		wants[c.ID] = grants{table: c.Actions, indexes: c.IndexActions, stream: streamReads}
+	}
+	for fn, want := range wants {
 		got := byFunction[fn]
 		if !slices.Equal(sorted(got.table), sorted(want.table)) || !slices.Equal(sorted(got.indexes), sorted(want.indexes)) || !slices.Equal(sorted(got.stream), sorted(want.stream)) {
 			t.Errorf("%s's DynamoDB actions: table %v, indexes %v, stream %v; want exactly %v, %v, %v", fn,
@@ -394,9 +401,14 @@ func TestLeastPrivilege(t *testing.T) {
 var streamReads = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
 
 // functionOf names the function a resource of the template belongs to by
-// its logical ID: "Projector", "Trending" or "Resolver".
+// its logical ID: "Projector", a wired feature's consumer ("Trending") or
+// "Resolver".
 func functionOf(id string) string {
-	for _, fn := range []string{"Projector", "Trending"} {
+	fns := []string{"Projector"}
+	for _, c := range wiredConsumers() {
+		fns = append(fns, c.ID)
+	}
+	for _, fn := range fns {
 		if strings.HasPrefix(id, fn) {
 			return fn
 		}
@@ -418,7 +430,13 @@ func TestStreamConsumers(t *testing.T) {
 	}
 	want := map[string]consumer{
 		"Projector": {projector.StreamBatchSize, projector.StreamRetries, projector.StreamFilters, nil},
-		"Trending":  {trending.StreamBatchSize, trending.StreamRetries, trending.StreamFilters, trending.Window.Seconds()},
+	}
+	for _, c := range wiredConsumers() {
+		var window any
+		if c.Window > 0 {
+			window = c.Window.Seconds()
+		}
+		want[c.ID] = consumer{c.BatchSize, c.Retries, c.Filters, window}
 	}
 	seen := map[string]bool{}
 	for id, r := range tpl.ofType("AWS::Lambda::EventSourceMapping") {
@@ -472,10 +490,17 @@ func TestApi(t *testing.T) {
 	if api["XrayEnabled"] != true || !strings.Contains(str(api["LogConfig"]), `"FieldLogLevel":"ERROR"`) {
 		t.Errorf("xray %v, logs %s", api["XrayEnabled"], str(api["LogConfig"]))
 	}
-	schema := tpl.one(t, "AWS::AppSync::GraphQLSchema").Properties["Definition"].(string)
-	sdl, _ := os.ReadFile("../../schema/schema.graphql")
-	if schema != string(sdl) {
-		t.Error("the API's schema is not schema/schema.graphql")
+	deployed := tpl.one(t, "AWS::AppSync::GraphQLSchema").Properties["Definition"].(string)
+	core, _ := os.ReadFile("../../schema/schema.graphql")
+	var fragments []string
+	for _, f := range apistack.Wired {
+		fragments = append(fragments, f.SDL)
+	}
+	if sdl, err := schema.Merge(string(core), fragments...); err != nil || deployed != sdl {
+		t.Errorf("the API's schema is not schema/schema.graphql with the wired features' merged into it (%v)", err)
+	}
+	if _, err := schema.Load(fragments...); err != nil {
+		t.Errorf("the deployed schema does not load: %v", err)
 	}
 	tpl.one(t, "AWS::Cognito::UserPool")
 	tpl.one(t, "AWS::Cognito::UserPoolClient")
@@ -676,4 +701,25 @@ func TestTheAPIIsDefendedAndWatched(t *testing.T) {
 	if gaveUp != 2 {
 		t.Errorf("%d alarms on a consumer's on-failure queue, want the projector's and the aggregator's", gaveUp)
 	}
+}
+
+// wiredRoutes are the routed fields of the core and of the features the
+// stack wires in.
+func wiredRoutes() *routes.Table {
+	var rs [][]routes.Route
+	for _, f := range apistack.Wired {
+		rs = append(rs, f.Routes)
+	}
+	return routes.NewTable(rs...)
+}
+
+// wiredConsumers are the wired features' consumers of the stream.
+func wiredConsumers() []apistack.Consumer {
+	var cs []apistack.Consumer
+	for _, f := range apistack.Wired {
+		if f.Consumer != nil {
+			cs = append(cs, *f.Consumer)
+		}
+	}
+	return cs
 }

@@ -59,7 +59,7 @@ func defend(stack awscdk.Stack, api awsappsync.GraphqlApi) {
 
 // consumerWatch is a stream consumer's function and on-failure queue.
 type consumerWatch struct {
-	id     string
+	Consumer
 	fn     awslambda.Function
 	failed awssqs.Queue
 }
@@ -106,8 +106,8 @@ func watch(stack awscdk.Stack, fn awslambda.Function, consumers []consumerWatch)
 	for _, c := range consumers {
 		iteratorAge := c.fn.Metric(jsii.String("IteratorAge"), &awscloudwatch.MetricOptions{Statistic: jsii.String("Maximum"), Period: period})
 		lambdaWidgets = append(lambdaWidgets,
-			graph(c.id+" lag (IteratorAge, max) and errors", iteratorAge, c.fn.MetricErrors(nil)),
-			graph(c.id+" records given up on (on-failure queue)", c.failed.MetricApproximateNumberOfMessagesVisible(nil)))
+			graph(c.ID+" lag (IteratorAge, max) and errors", iteratorAge, c.fn.MetricErrors(nil)),
+			graph(c.ID+" records given up on (on-failure queue)", c.failed.MetricApproximateNumberOfMessagesVisible(nil)))
 	}
 	dash := awscloudwatch.NewDashboard(stack, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DashboardName: jsii.String(*stack.StackName() + "-cost"),
@@ -125,12 +125,8 @@ func watch(stack awscdk.Stack, fn awslambda.Function, consumers []consumerWatch)
 	five := awscdk.Duration_Minutes(jsii.Number(5))
 	alarm("ResolverErrors", "the resolver function failed (an invocation error, not a field's GraphQL error)", fn.MetricErrors(&awscloudwatch.MetricOptions{Period: five}))
 	alarm("ResolverThrottles", "Lambda throttled the resolver function: AppSync's fields fail", fn.MetricThrottles(&awscloudwatch.MetricOptions{Period: five}))
-	gaveUp := map[string]string{
-		"Projector": "the projector gave up on stream records: they are in its on-failure queue, and the feeds miss them",
-		"Trending":  "the trending aggregator gave up on stream records: they are in its on-failure queue, and Query.trending misses their likes and comments",
-	}
 	for _, c := range consumers {
-		alarm(c.id+"GaveUp", gaveUp[c.id],
+		alarm(c.ID+"GaveUp", c.GaveUp,
 			c.failed.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}))
 	}
 }

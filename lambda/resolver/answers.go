@@ -146,7 +146,7 @@ type answer struct {
 
 // answerChildren adds to the results of evs the answers of the fields
 // selected below them. stopAt is when no new level may start.
-func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, results []result, stopAt time.Time) {
+func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, results []Result, stopAt time.Time) {
 	if h.noAnswers {
 		return
 	}
@@ -178,7 +178,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	}
 	for _, t := range tops {
 		used := t.route.ReplyBudget() - t.room.bytes // the object and its answers
-		results[t.i].data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route, t.objs))
+		results[t.i].Data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route, t.objs))
 	}
 }
 
@@ -193,7 +193,7 @@ type top struct {
 
 // answerable returns the results of evs whose selections ask for children
 // an answer can serve, and their objects: the first level.
-func (h *Handler) answerable(evs []*appsync.Event, results []result) ([]top, []*answered) {
+func (h *Handler) answerable(evs []*appsync.Event, results []Result) ([]top, []*answered) {
 	var tops []top
 	var level []*answered
 	type parsed struct {
@@ -204,14 +204,14 @@ func (h *Handler) answerable(evs []*appsync.Event, results []result) ([]top, []*
 	sets := map[int]parsed{} // by group
 	mentions := map[string]bool{}
 	for i, ev := range evs {
-		route, ok := routes.Of(ev.Info.ParentTypeName, ev.Info.FieldName)
-		if !ok || results[i].err != nil || results[i].data == nil {
+		route, ok := h.table.Of(ev.Info.ParentTypeName, ev.Info.FieldName)
+		if !ok || results[i].Err != nil || results[i].Data == nil {
 			continue
 		}
 		text := ev.Info.SelectionSetGraphQL
 		mentioned, seen := mentions[text]
 		if !seen {
-			mentioned = mentionsChild(text, route.Returns)
+			mentioned = h.mentionsChild(text, route.Returns)
 			mentions[text] = mentioned
 		}
 		if !mentioned {
@@ -227,7 +227,7 @@ func (h *Handler) answerable(evs []*appsync.Event, results []result) ([]top, []*
 		if !p.ok {
 			continue
 		}
-		raw, err := encodeData(results[i].data)
+		raw, err := encodeData(results[i].Data)
 		if err != nil {
 			continue
 		}
@@ -247,7 +247,7 @@ func (h *Handler) answerable(evs []*appsync.Event, results []result) ([]top, []*
 // resolved, when the level could pass the requests left of answerRequests
 // (spent, which it adds to).
 func (h *Handler) answerLevel(ctx context.Context, level []*answered, spent *int) ([]*answered, bool) {
-	byRoute, order := plan(level)
+	byRoute, order := plan(h.table, level)
 	bound := 0
 	for _, key := range order {
 		bound += requestsBound(byRoute[key][0].route, len(byRoute[key]))
@@ -256,7 +256,7 @@ func (h *Handler) answerLevel(ctx context.Context, level []*answered, spent *int
 		return nil, false
 	}
 	lctx, meter := cost.WithMeter(ctx)
-	outs := make([][]result, len(order))
+	outs := make([][]Result, len(order))
 	resolve := func(lctx context.Context, k int) {
 		key := order[k]
 		batch := make([]*appsync.Event, len(byRoute[key]))
@@ -289,8 +289,8 @@ func (h *Handler) answerLevel(ctx context.Context, level []*answered, spent *int
 // mentionsChild reports whether text names a field of typ that an answer
 // can serve: a fast test that lets most selections go unparsed (a name in
 // an alias or an argument only costs a parse).
-func mentionsChild(text, typ string) bool {
-	for _, r := range routes.All {
+func (h *Handler) mentionsChild(text, typ string) bool {
+	for _, r := range h.table.All() {
 		if r.Type == typ && r.EarlyReturn() && strings.Contains(text, r.Field) {
 			return true
 		}
@@ -303,7 +303,7 @@ func mentionsChild(text, typ string) bool {
 func asksForChildren(set selection.Set, route routes.Route) bool {
 	fields, _ := objectFields(set, route)
 	for _, f := range fields {
-		if r, ok := routes.Of(route.Returns, f.Name); ok && r.EarlyReturn() {
+		if r, ok := route.Child(f.Name); ok && r.EarlyReturn() {
 			return true
 		}
 	}

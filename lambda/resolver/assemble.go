@@ -23,11 +23,11 @@ const answerOverhead = 32
 
 // attach keeps the resolver's result as the answer, when it succeeded and
 // fits its reply, and returns the objects it holds.
-func (a *answer) attach(r result) []*answered {
-	if r.err != nil {
+func (a *answer) attach(r Result) []*answered {
+	if r.Err != nil {
 		return nil
 	}
-	raw, err := encodeData(r.data)
+	raw, err := encodeData(r.Data)
 	if err != nil {
 		return nil
 	}
@@ -65,7 +65,7 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 		return nil, true // a named fragment may select anything on them: no child answered
 	}
 	if !slices.ContainsFunc(below, func(f *selection.Field) bool {
-		r, ok := routes.Of(route.Returns, f.Name)
+		r, ok := route.Child(f.Name)
 		return ok && r.EarlyReturn()
 	}) {
 		return nil, true // leaves: nothing below them to answer
@@ -252,21 +252,9 @@ func (o *answered) appendTo(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(append(payload.AppendString(dst, r.Field), ':'), defaultsJSON[r.Key()]...)
+			dst = append(append(payload.AppendString(dst, r.Field), ':'), r.DefaultsJSON()...)
 		}
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
 }
-
-// defaultsJSON is each route's default arguments in JSON, by route key,
-// encoded once.
-var defaultsJSON = func() map[string]json.RawMessage {
-	m := map[string]json.RawMessage{}
-	for _, r := range routes.All {
-		if len(r.Defaults) > 0 {
-			m[r.Key()], _ = payload.Marshal(r.Defaults)
-		}
-	}
-	return m
-}()

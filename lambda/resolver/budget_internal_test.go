@@ -30,19 +30,20 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 		"Follow": payload.Size(store.Follow{FollowerID: id, FollowedID: id, CreatedAt: ts})}
 	t.Logf("largest objects, encoded: %v", sizes)
 
+	table := routes.NewTable()
 	// A post carries its first comments; at least a few must fit beside it.
-	if room := routes.SourceBudget("Post") - sizes["Post"]; room < 4*sizes["Comment"] {
+	if room := table.SourceBudget("Post") - sizes["Post"]; room < 4*sizes["Comment"] {
 		t.Errorf("a post source has %d bytes left for its comments, fewer than 4 of the largest", room)
 	}
 	for typ, size := range sizes {
-		if size > routes.SourceBudget(typ) {
-			t.Errorf("the largest %s (%d bytes) exceeds its source budget %d", typ, size, routes.SourceBudget(typ))
+		if size > table.SourceBudget(typ) {
+			t.Errorf("the largest %s (%d bytes) exceeds its source budget %d", typ, size, table.SourceBudget(typ))
 		}
 	}
 	returns := map[string]string{"Post.author": "User", "Comment.author": "User", "Comment.post": "Post",
 		"Follow.follower": "User", "Follow.followed": "User", "Query.post": "Post", "Query.user": "User"}
 	for field, typ := range returns {
-		route, _ := routes.Find(field)
+		route, _ := table.Find(field)
 		if sizes[typ] > route.ReplyBudget() {
 			t.Errorf("%s: the largest %s (%d bytes) exceeds the field's reply budget %d", field, typ, sizes[typ], route.ReplyBudget())
 		}
@@ -50,16 +51,16 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 	pages := map[string]string{"User.posts": "Post", "User.comments": "Comment", "Post.comments": "Comment",
 		"User.following": "User", "User.followers": "User"}
 	for field, typ := range pages {
-		route, _ := routes.Find(field)
+		route, _ := table.Find(field)
 		if sizes[typ] > route.ReplyBudget()-pageEnvelope {
 			t.Errorf("%s: a page cannot hold even one of the largest %s (%d bytes)", field, typ, sizes[typ])
 		}
 	}
 	// A full batch of events with the largest sources, and a full batch of the
 	// largest answers, fit one payload.
-	for _, r := range routes.All {
+	for _, r := range table.All() {
 		if r.MaxBatchSize > 0 {
-			if need := r.MaxBatchSize * (routes.SourceBudget(r.Type) + payload.EventReserve); need > payload.MaxBytes {
+			if need := r.MaxBatchSize * (table.SourceBudget(r.Type) + payload.EventReserve); need > payload.MaxBytes {
 				t.Errorf("%s: a full batch of sources takes %d bytes", r.Key(), need)
 			}
 		}

@@ -10,25 +10,24 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// routes maps every routed field (routes.All) to its resolver; every
+// routes maps every field of the core (routes.Core) to its resolver; every
 // mutation's is charged against its caller's write budget first (budgeted).
-func (h *Handler) routes() map[string]resolveFunc {
-	fields := map[string]resolveFunc{
-		"Query.user":     each(h.user),
-		"Query.post":     each(h.post),
-		"Query.posts":    each(h.posts),
-		"Query.me":       each(h.me),
-		"Query.feed":     each(h.feed),
-		"Query.trending": each(h.trending),
+func (h *Handler) routes() map[string]Field {
+	fields := map[string]Field{
+		"Query.user":  Each(h.user),
+		"Query.post":  Each(h.post),
+		"Query.posts": Each(h.posts),
+		"Query.me":    Each(h.me),
+		"Query.feed":  Each(h.feed),
 
-		"User.posts":     each(h.userPosts),
-		"User.comments":  each(h.userComments),
+		"User.posts":     Each(h.userPosts),
+		"User.comments":  Each(h.userComments),
 		"User.following": h.userConnection(h.store.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
 		"User.followers": h.userConnection(h.store.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
 
 		"Post.author":    batchedLookup(func(p postSource) string { return p.AuthorID }, h.users, showUser, "author not found"),
-		"Post.comments":  each(h.postComments),
-		"Post.likes":     each(h.postLikes),
+		"Post.comments":  Each(h.postComments),
+		"Post.likes":     Each(h.postLikes),
 		"Post.likedByMe": h.likedByMe,
 
 		"Like.user": batchedLookup(func(l likeSource) string { return l.UserID }, h.users, showUser, "user not found"),
@@ -61,7 +60,8 @@ func (h *Handler) routes() map[string]resolveFunc {
 }
 
 // reads is what the read fields need of the table to look items up: by key
-// (GetItem), by handle (a Query on GSI1) and many at once (BatchGetItem).
+// (a Query of an entity's own item and its counter), by handle (a Query on
+// GSI1) and many at once (BatchGetItem).
 type reads interface {
 	User(ctx context.Context, id string) (store.User, error)
 	UserByHandle(ctx context.Context, handle string) (store.User, error)

@@ -27,20 +27,20 @@ func (h *Handler) userConnection(
 	fetch func(context.Context, string, store.PageRequest) (store.Page[store.Follow], error),
 	prefetched func(userSource, store.PageRequest) (store.Page[store.Follow], bool),
 	other func(store.Follow) string,
-) resolveFunc {
-	pages := each(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+) Field {
+	pages := Each(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
 		src, err := decodeSource[userSource](ev)
 		if err != nil {
 			return nil, err
 		}
 		if prefetched != nil {
-			if page, ok := prefetched(src, args.request(ev)); ok {
+			if page, ok := prefetched(src, args.request(ctx)); ok {
 				return page, nil
 			}
 		}
-		return fetch(ctx, src.ID, args.request(ev))
+		return fetch(ctx, src.ID, args.request(ctx))
 	})
-	return func(ctx context.Context, evs []*appsync.Event) []result {
+	return func(ctx context.Context, evs []*appsync.Event) []Result {
 		out := pages(ctx, evs)
 		var ids []string
 		var groups selections // the events of a batch mostly share one
@@ -56,8 +56,8 @@ func (h *Handler) userConnection(
 		}
 		need := make([]bool, len(evs))
 		for i, r := range out {
-			if need[i] = needs[group[i]]; r.err == nil && need[i] {
-				for _, f := range r.data.(store.Page[store.Follow]).Items {
+			if need[i] = needs[group[i]]; r.Err == nil && need[i] {
+				for _, f := range r.Data.(store.Page[store.Follow]).Items {
 					ids = append(ids, other(f))
 				}
 			}
@@ -68,19 +68,19 @@ func (h *Handler) userConnection(
 			users, err = h.store.Users(ctx, ids, counts)
 		}
 		for i, r := range out {
-			if r.err != nil {
+			if r.Err != nil {
 				continue
 			}
 			if !need[i] {
-				out[i] = result{data: userRefs(r.data.(store.Page[store.Follow]), other)}
+				out[i] = Result{Data: userRefs(r.Data.(store.Page[store.Follow]), other)}
 				continue
 			}
 			if err != nil {
-				out[i] = result{err: err}
+				out[i] = Result{Err: err}
 				continue
 			}
-			conn, cerr := usersPage(evs[i], r.data.(store.Page[store.Follow]), users, other)
-			out[i] = result{data: conn, err: cerr}
+			conn, cerr := usersPage(ctx, evs[i], r.Data.(store.Page[store.Follow]), users, other)
+			out[i] = Result{Data: conn, Err: cerr}
 		}
 		return out
 	}
@@ -100,8 +100,8 @@ func userRefs(page store.Page[store.Follow], other func(store.Follow) string) st
 // users. A profile deleted since is left out. Users are larger than follows,
 // so the page is cut again (with a nextToken) where the users it holds would
 // exceed the field's share of the reply.
-func usersPage(ev *appsync.Event, page store.Page[store.Follow], users map[string]store.User, other func(store.Follow) string) (store.Page[any], error) {
-	budget := pageArgs{}.request(ev).MaxBytes
+func usersPage(ctx context.Context, ev *appsync.Event, page store.Page[store.Follow], users map[string]store.User, other func(store.Follow) string) (store.Page[any], error) {
+	budget := pageArgs{}.request(ctx).MaxBytes
 	conn := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}
 	size := 0
 	for i, f := range page.Items {

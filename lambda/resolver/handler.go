@@ -38,7 +38,6 @@ type Store interface {
 	prefetches
 	writes
 	budgets
-	rankings
 }
 
 var _ Store = (*store.Store)(nil)
@@ -50,7 +49,9 @@ type Handler struct {
 	// none.
 	writeBudget int
 	log         *slog.Logger
-	fields      map[string]resolveFunc
+	fields      map[string]Field
+	features    []Feature       // WithFeature
+	table       *routes.Table   // every routed field: the core's and the features'
 	metrics     json.RawMessage // the EMF declaration of the cost line, encoded once
 	costs       io.Writer       // where the cost lines go (WithCostLog)
 	invoked     atomic.Bool     // false until the first invocation
@@ -103,39 +104,52 @@ func WithSelectionReading(r selection.Reading) Option { return func(h *Handler) 
 // perMinute 0 counts nothing.
 func WithWriteBudget(perMinute int) Option { return func(h *Handler) { h.writeBudget = perMinute } }
 
-// New returns a Handler reading from s and logging to log. It panics if the
-// resolvers it has and the routed fields of routes.All differ: that is a
-// build error, caught by the package's tests, never a run-time condition.
+// New returns a Handler reading from s and logging to log, serving the
+// core's fields (routes.Core) and those of the features wired in
+// (WithFeature). It panics if a routed field has no resolver, a resolver no
+// route, or a field is routed twice: that is a build error, caught by the
+// tests, never a run-time condition.
 func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 	h := &Handler{store: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
 	for _, o := range opts {
 		o(h)
 	}
 	h.fields = h.routes()
-	for _, r := range routes.All {
-		if h.fields[r.Key()] == nil {
-			panic("resolver: routes.All lists " + r.Key() + " but it has no resolver")
+	var featureRoutes [][]routes.Route
+	for _, f := range h.features {
+		featureRoutes = append(featureRoutes, f.Routes)
+		for key, field := range f.Fields {
+			h.fields[key] = field
 		}
 	}
-	if len(h.fields) != len(routes.All) {
+	h.table = routes.NewTable(featureRoutes...)
+	for _, r := range h.table.All() {
+		if h.fields[r.Key()] == nil {
+			panic("resolver: " + r.Key() + " is routed but has no resolver")
+		}
+	}
+	if len(h.fields) != len(h.table.All()) {
 		for key := range h.fields {
-			if _, ok := routes.Find(key); !ok {
-				panic("resolver: " + key + " has a resolver but is not in routes.All")
+			if _, ok := h.table.Find(key); !ok {
+				panic("resolver: " + key + " has a resolver but is not routed")
 			}
 		}
 	}
 	return h
 }
 
-// result is the outcome of resolving one event.
-type result struct {
-	data any
-	err  error
+// Result is the outcome of resolving one event: its answer, encoded as
+// JSON, or an error, whose errs.Kind is the GraphQL errorType (any other
+// error is an InternalError, its cause logged).
+type Result struct {
+	Data any
+	Err  error
 }
 
-// resolveFunc resolves the events of one field, returning one result per
-// event, in order.
-type resolveFunc func(ctx context.Context, evs []*appsync.Event) []result
+// Field resolves the events of one routed field, a batch's at once,
+// returning one Result per event, in order. Each makes one from a resolver
+// of one event and its arguments.
+type Field func(ctx context.Context, evs []*appsync.Event) []Result
 
 // Invoke handles one Lambda payload: a single event, answered with the
 // field's value or an error; or a batch (a JSON array), answered with an
@@ -179,8 +193,8 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 
 // resolve routes each event to its field's resolver. Events of one field are
 // resolved together (AppSync batches hold one field; a mixed array is split).
-func (h *Handler) resolve(ctx context.Context, events []*appsync.Event) []result {
-	results := make([]result, len(events))
+func (h *Handler) resolve(ctx context.Context, events []*appsync.Event) []Result {
+	results := make([]Result, len(events))
 	type field struct{ parent, name string }
 	groups := map[field][]int{}
 	var order []field
@@ -198,7 +212,7 @@ func (h *Handler) resolve(ctx context.Context, events []*appsync.Event) []result
 		if !ok {
 			err := errs.E("resolver.route", errs.Validation, fmt.Sprintf("no resolver for field %q", key))
 			for _, i := range idx {
-				results[i] = result{err: err}
+				results[i] = Result{Err: err}
 			}
 			continue
 		}
@@ -214,16 +228,19 @@ func (h *Handler) resolve(ctx context.Context, events []*appsync.Event) []result
 }
 
 // safely runs fn, turning a panic into an InternalError for every event.
-func (h *Handler) safely(ctx context.Context, field string, fn resolveFunc, evs []*appsync.Event) (out []result) {
+func (h *Handler) safely(ctx context.Context, field string, fn Field, evs []*appsync.Event) (out []Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			err := errs.Internalf("resolver."+field, "panic: %v\n%s", p, debug.Stack())
-			out = make([]result, len(evs))
+			out = make([]Result, len(evs))
 			for i := range out {
-				out[i] = result{err: err}
+				out[i] = Result{Err: err}
 			}
 		}
 	}()
+	if route, ok := h.table.Find(field); ok {
+		ctx = context.WithValue(ctx, routeKey{}, route)
+	}
 	out = fn(ctx, evs)
 	if len(out) != len(evs) {
 		panic(fmt.Sprintf("resolver for %s returned %d results for %d events", field, len(out), len(evs)))
@@ -245,3 +262,29 @@ func (h *Handler) logError(field string, err error) {
 	}
 	h.log.Info("request refused", "field", field, "errorType", errs.KindOf(err).String(), "message", errs.PublicMessage(err))
 }
+
+// routeKey is the context key of the route of the field being resolved
+// (routeOf).
+type routeKey struct{}
+
+// routeOf returns the route of the field ctx resolves, and whether it is
+// known (it is, within a Field the handler calls).
+func routeOf(ctx context.Context) (routes.Route, bool) {
+	r, ok := ctx.Value(routeKey{}).(routes.Route)
+	return r, ok
+}
+
+// Feature is an optional feature's part of the API (lambda/trending's, for
+// one): its routed fields and their resolvers, keyed "Type.field".
+type Feature struct {
+	Routes []routes.Route
+	Fields map[string]Field
+}
+
+// WithFeature serves the feature's fields beside the core's (a field
+// routed twice panics in New).
+func WithFeature(f Feature) Option { return func(h *Handler) { h.features = append(h.features, f) } }
+
+// Routes is the table of the fields the handler resolves: the core's and
+// its features'. The local AppSync and the stack read it.
+func (h *Handler) Routes() *routes.Table { return h.table }

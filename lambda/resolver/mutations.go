@@ -41,18 +41,18 @@ type budgets interface {
 // budgeted is resolve with each event's caller charged one write of its
 // budget first: an event past it fails Throttled and is not resolved. An
 // event without a user goes on (its mutation refuses it, Unauthorized).
-func (h *Handler) budgeted(resolve resolveFunc) resolveFunc {
+func (h *Handler) budgeted(resolve Field) Field {
 	if h.writeBudget <= 0 {
 		return resolve
 	}
-	return func(ctx context.Context, evs []*appsync.Event) []result {
-		out := make([]result, len(evs))
+	return func(ctx context.Context, evs []*appsync.Event) []Result {
+		out := make([]Result, len(evs))
 		var pass []*appsync.Event
 		var at []int
 		for i, ev := range evs {
 			if id := ev.Identity.UserID(); id != "" {
 				if err := h.store.ChargeWrite(ctx, id, h.writeBudget); err != nil {
-					out[i] = result{err: err}
+					out[i] = Result{Err: err}
 					continue
 				}
 			}
@@ -79,7 +79,7 @@ func caller(ev *appsync.Event) (string, error) {
 // mutation makes a resolver for a mutation: it requires a signed-in user
 // (checked before the arguments, so anonymous callers learn nothing about
 // validation) and passes the user's ID along with the validated arguments.
-func mutation[A any](fn func(ctx context.Context, ev *appsync.Event, callerID string, args A) (any, error)) resolveFunc {
+func mutation[A any](fn func(ctx context.Context, ev *appsync.Event, callerID string, args A) (any, error)) Field {
 	return concurrently(func(ctx context.Context, ev *appsync.Event) (any, error) {
 		id, err := caller(ev)
 		if err != nil {

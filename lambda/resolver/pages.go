@@ -12,7 +12,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -75,9 +74,9 @@ func dateTime(name string, v *string) (time.Time, error) {
 
 // request returns the page the arguments ask for, for the field of ev: at
 // most the field's share of a batch's reply (routes.Route.ReplyBudget).
-func (a pageArgs) request(ev *appsync.Event) store.PageRequest {
+func (a pageArgs) request(ctx context.Context) store.PageRequest {
 	r := store.PageRequest{Limit: store.DefaultLimit, MaxBytes: payload.MaxBytes}
-	if route, ok := routes.Of(ev.Info.ParentTypeName, ev.Info.FieldName); ok {
+	if route, ok := routeOf(ctx); ok {
 		r.MaxBytes = route.ReplyBudget() - pageEnvelope
 	}
 	if a.Limit != nil {
@@ -99,7 +98,7 @@ func connection[S, T any](idOf func(S) string, fetch func(context.Context, strin
 		if err != nil {
 			return nil, err
 		}
-		return fetch(ctx, idOf(src), args.request(ev))
+		return fetch(ctx, idOf(src), args.request(ctx))
 	}
 }
 
@@ -164,7 +163,7 @@ func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args page
 // partition, oldest first), or with no request at all when the parent read
 // the page together with the post.
 func (h *Handler) postComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	req := args.request(ev)
+	req := args.request(ctx)
 	if page, ok := wholePrefetch(ev, req); ok {
 		return page, nil
 	}
@@ -191,17 +190,17 @@ func (h *Handler) postLikes(ctx context.Context, ev *appsync.Event, args pageArg
 // of the caller's guards of those posts per 100 (store.LikedBy), whatever
 // the batch's size; false with no request for a caller without a user (an
 // API key).
-func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []result {
-	out := make([]result, len(evs))
+func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []Result {
+	out := make([]Result, len(evs))
 	ids := make([]string, len(evs))
 	byCaller := map[string][]string{} // one GraphQL request's batch: one caller
 	for i, ev := range evs {
 		src, err := decodeSource[postIDSource](ev)
 		switch {
 		case err != nil:
-			out[i] = result{err: err}
+			out[i] = Result{Err: err}
 		case !store.ValidID(src.ID):
-			out[i] = result{err: errs.E("Post.likedByMe", errs.Validation, "invalid ID on the parent object")}
+			out[i] = Result{Err: errs.E("Post.likedByMe", errs.Validation, "invalid ID on the parent object")}
 		default:
 			ids[i] = src.ID
 			if c := ev.Identity.UserID(); c != "" {
@@ -217,15 +216,15 @@ func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []result 
 		}
 	}
 	for i, ev := range evs {
-		if out[i].err != nil {
+		if out[i].Err != nil {
 			continue
 		}
 		c := ev.Identity.UserID()
 		if err := failed[c]; err != nil {
-			out[i] = result{err: err}
+			out[i] = Result{Err: err}
 			continue
 		}
-		out[i] = result{data: c != "" && liked[c][ids[i]]}
+		out[i] = Result{Data: c != "" && liked[c][ids[i]]}
 	}
 	return out
 }
@@ -240,5 +239,5 @@ func (h *Handler) feed(ctx context.Context, ev *appsync.Event, args pageArgs) (a
 		return nil, err
 	}
 	args.attributes = h.itemAttributes(ev, "id", "authorId", "status")
-	return h.store.Feed(ctx, reader, args.request(ev))
+	return h.store.Feed(ctx, reader, args.request(ctx))
 }

@@ -16,7 +16,7 @@ import (
 
 // plan returns the answers the objects of a level ask for, by route, each
 // with the event its resolver gets.
-func plan(level []*answered) (map[string][]*answer, []string) {
+func plan(table *routes.Table, level []*answered) (map[string][]*answer, []string) {
 	byRoute := map[string][]*answer{}
 	var order []string
 	type typedField struct {
@@ -41,7 +41,7 @@ func plan(level []*answered) (map[string][]*answer, []string) {
 		for _, f := range p.fields {
 			fp, seen := fieldPlans[typedField{p.typ, f}]
 			if !seen { // the objects of a level share their selection's fields
-				fp = planField(p.typ, f)
+				fp = planField(table, p.typ, f)
 				fieldPlans[typedField{p.typ, f}] = fp
 			}
 			if !fp.firstPage {
@@ -105,8 +105,8 @@ type fieldPlan struct {
 }
 
 // planField plans the field f of an object of type typ.
-func planField(typ string, f *selection.Field) fieldPlan {
-	route, ok := routes.Of(typ, f.Name)
+func planField(table *routes.Table, typ string, f *selection.Field) fieldPlan {
+	route, ok := table.Of(typ, f.Name)
 	if !ok || !route.EarlyReturn() {
 		return fieldPlan{}
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -48,7 +47,7 @@ var prefetchMembers = map[string]string{
 // in order or range, or when only later pages are asked for. Under the
 // first-occurrence reading it reads the occurrences the selection shows: a
 // child whose arguments the prefetch does not cover reads its own page.
-func (h *Handler) prefetchLimit(ev *appsync.Event, conn string) (store.PageRequest, bool) {
+func (h *Handler) prefetchLimit(ctx context.Context, ev *appsync.Event, conn string) (store.PageRequest, bool) {
 	var first store.PageRequest
 	if !strings.Contains(ev.Info.SelectionSetGraphQL, conn) {
 		return first, false // not selected (or only in a fragment, which declines too): no parse
@@ -69,7 +68,7 @@ func (h *Handler) prefetchLimit(ev *appsync.Event, conn string) (store.PageReque
 		if raw, err := json.Marshal(f.Args); err != nil || json.Unmarshal(raw, &args) != nil || args.validate() != nil {
 			return first, false // the child reports the bad argument
 		}
-		req := args.request(ev)
+		req := args.request(ctx)
 		if seen && store.CommentsShape(req) != store.CommentsShape(first) {
 			return first, false // first pages of different shapes: each child reads its own
 		}
@@ -87,8 +86,8 @@ func (h *Handler) prefetchLimit(ev *appsync.Event, conn string) (store.PageReque
 // counter (store.Post). The post and its
 // prefetch fit the budget of a post's source (routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
-	if first, ok := h.prefetchLimit(ev, "comments"); ok && !h.noPrefetch {
-		p, pre, err := h.store.PostWithComments(ctx, id, first, routes.SourceBudget("Post"))
+	if first, ok := h.prefetchLimit(ctx, ev, "comments"); ok && !h.noPrefetch {
+		p, pre, err := h.store.PostWithComments(ctx, id, first, h.table.SourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
 	p, err := h.store.Post(ctx, id)
@@ -107,7 +106,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 	prefetch := false
 	selections := distinctSelections(evs)
 	for _, ev := range selections {
-		req, ok := h.prefetchLimit(ev, "comments")
+		req, ok := h.prefetchLimit(ctx, ev, "comments")
 		if !ok || h.noPrefetch {
 			continue
 		}
@@ -158,7 +157,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		ctx := branch()
 		wg.Go(func() {
 			defer func() { <-sem }()
-			p, pre, err := h.store.PostWithComments(ctx, id, first, min(share, routes.SourceBudget("Post")))
+			p, pre, err := h.store.PostWithComments(ctx, id, first, min(share, h.table.SourceBudget("Post")))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -180,8 +179,8 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 // the selection asks for following, otherwise with one Query of its item
 // and counter (store.User).
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
-	if first, ok := h.prefetchLimit(ev, "following"); ok && !h.noPrefetch {
-		u, pre, err := h.store.UserWithFollowing(ctx, id, first.Limit, routes.SourceBudget("User"))
+	if first, ok := h.prefetchLimit(ctx, ev, "following"); ok && !h.noPrefetch {
+		u, pre, err := h.store.UserWithFollowing(ctx, id, first.Limit, h.table.SourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}
 	u, err := h.store.User(ctx, id)

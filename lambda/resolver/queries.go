@@ -10,15 +10,14 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // commentPosts resolves Comment.post: the posts of the whole batch, read as
 // Query.posts reads them (with their comments when the selection asks), each
 // within its share of a full batch's reply.
-func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event) []result {
-	route, _ := routes.Find("Comment.post")
+func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event) []Result {
+	route, _ := routeOf(ctx)
 	read := func(ctx context.Context, _ []*appsync.Event, ids []string) (map[string]postResult, error) {
 		return h.visiblePosts(ctx, evs, ids, route.ReplyBudget())
 	}

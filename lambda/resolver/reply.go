@@ -17,13 +17,13 @@ import (
 // reply encodes the results of the events: a single event's value, or its
 // error as the invocation's; or a batch's array of items, the largest
 // answers turned into errors should the whole pass the payload limit.
-func (h *Handler) reply(events []appsync.Event, results []result, batch bool) ([]byte, error) {
+func (h *Handler) reply(events []appsync.Event, results []Result, batch bool) ([]byte, error) {
 	if !batch {
 		r := results[0]
-		if r.err != nil {
-			return nil, h.invokeError(events[0].Info.Field(), r.err)
+		if r.Err != nil {
+			return nil, h.invokeError(events[0].Info.Field(), r.Err)
 		}
-		reply, err := encodeData(r.data)
+		reply, err := encodeData(r.Data)
 		if err == nil && len(reply) > payload.MaxBytes {
 			err = tooLarge(len(reply))
 		}
@@ -37,7 +37,7 @@ func (h *Handler) reply(events []appsync.Event, results []result, batch bool) ([
 	// compact each of them again.
 	size := 2 // the reply's size, exact for JSON kept as it is
 	for _, r := range results {
-		if raw, ok := r.data.(json.RawMessage); ok {
+		if raw, ok := r.Data.(json.RawMessage); ok {
 			size += len(raw) + len(`{"data":},`)
 		} else {
 			size += 192 // a user is 100-200 bytes
@@ -73,7 +73,7 @@ func (h *Handler) reply(events []appsync.Event, results []result, batch bool) ([
 				largest = i
 			}
 		}
-		failed := h.batchItem(&events[largest], result{err: tooLarge(len(items[largest]))})
+		failed := h.batchItem(&events[largest], Result{Err: tooLarge(len(items[largest]))})
 		total += len(failed) - len(items[largest])
 		items[largest] = failed
 	}
@@ -112,14 +112,12 @@ func appendJSON(dst []byte, data any) ([]byte, bool) {
 		return d.AppendJSON(dst), true
 	case store.Comment:
 		return d.AppendJSON(dst), true
-	case trendingConnection:
-		return d.AppendJSON(dst), true
 	}
 	return dst, false
 }
 
 // batchItem encodes one event's answer as an item of a batch reply.
-func (h *Handler) batchItem(ev *appsync.Event, r result) json.RawMessage {
+func (h *Handler) batchItem(ev *appsync.Event, r Result) json.RawMessage {
 	return h.appendBatchItem(nil, ev, r)
 }
 
@@ -127,23 +125,23 @@ func (h *Handler) batchItem(ev *appsync.Event, r result) json.RawMessage {
 // dst. An answer that is JSON already (a page passed through from the
 // source) is wrapped, not checked and compacted again; users, posts and
 // comments are encoded without reflection (appendJSON).
-func (h *Handler) appendBatchItem(dst []byte, ev *appsync.Event, r result) json.RawMessage {
-	if r.err == nil {
-		if raw, ok := r.data.(json.RawMessage); ok {
+func (h *Handler) appendBatchItem(dst []byte, ev *appsync.Event, r Result) json.RawMessage {
+	if r.Err == nil {
+		if raw, ok := r.Data.(json.RawMessage); ok {
 			return append(append(append(dst, `{"data":`...), raw...), '}')
 		}
-		if b, ok := appendJSON(append(dst, `{"data":`...), r.data); ok {
+		if b, ok := appendJSON(append(dst, `{"data":`...), r.Data); ok {
 			return append(b, '}')
 		}
 	}
-	item := appsync.BatchItem{Data: r.data}
-	if r.err != nil {
-		h.logError(ev.Info.Field(), r.err)
-		item = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.err), ErrorType: errs.KindOf(r.err).String()}
+	item := appsync.BatchItem{Data: r.Data}
+	if r.Err != nil {
+		h.logError(ev.Info.Field(), r.Err)
+		item = appsync.BatchItem{ErrorMessage: errs.PublicMessage(r.Err), ErrorType: errs.KindOf(r.Err).String()}
 	}
 	b, err := payload.Marshal(item)
 	if err != nil {
-		return h.appendBatchItem(dst, ev, result{err: errs.Wrap("resolver.encode", errs.Internal, "internal error", err)})
+		return h.appendBatchItem(dst, ev, Result{Err: errs.Wrap("resolver.encode", errs.Internal, "internal error", err)})
 	}
 	return append(dst, b...)
 }

@@ -21,9 +21,10 @@ const maxConcurrent = 32
 // validator is implemented by argument structs that check themselves.
 type validator interface{ validate() error }
 
-// each makes a resolver that handles each event on its own, with its
-// arguments decoded into A (and validated, when A has a validate method).
-func each[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (any, error)) resolveFunc {
+// Each makes the Field of a resolver that handles each event on its own,
+// with its arguments decoded into A (and validated, when A has a validate
+// method), the events of a batch at once (at most maxConcurrent).
+func Each[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (any, error)) Field {
 	return concurrently(withArgs(fn))
 }
 
@@ -40,12 +41,12 @@ func withArgs[A any](fn func(ctx context.Context, ev *appsync.Event, args A) (an
 
 // concurrently makes a resolver that calls fn for each event. The events of
 // a batch run concurrently, at most maxConcurrent at a time.
-func concurrently(fn func(ctx context.Context, ev *appsync.Event) (any, error)) resolveFunc {
-	return func(ctx context.Context, evs []*appsync.Event) []result {
-		out := make([]result, len(evs))
+func concurrently(fn func(ctx context.Context, ev *appsync.Event) (any, error)) Field {
+	return func(ctx context.Context, evs []*appsync.Event) []Result {
+		out := make([]Result, len(evs))
 		run := func(ctx context.Context, i int) {
 			data, err := fn(ctx, evs[i])
-			out[i] = result{data: data, err: err}
+			out[i] = Result{Data: data, Err: err}
 		}
 		if len(evs) == 1 {
 			run(ctx, 0)
@@ -74,19 +75,19 @@ func concurrently(fn func(ctx context.Context, ev *appsync.Event) (any, error)) 
 // select), then answers each event in order. A
 // missing item is a NotFound error for its event only.
 func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []*appsync.Event, []string) (map[string]T, error),
-	show func(*appsync.Event, T) any, missing string) resolveFunc {
-	return func(ctx context.Context, evs []*appsync.Event) []result {
-		out := make([]result, len(evs))
+	show func(*appsync.Event, T) any, missing string) Field {
+	return func(ctx context.Context, evs []*appsync.Event) []Result {
+		out := make([]Result, len(evs))
 		ids := make([]string, len(evs))
 		want := make([]string, 0, len(evs))
 		for i, ev := range evs {
 			src, err := decodeSource[S](ev)
 			if err != nil {
-				out[i] = result{err: err}
+				out[i] = Result{Err: err}
 				continue
 			}
 			if ids[i] = idOf(src); !store.ValidID(ids[i]) {
-				out[i] = result{err: errs.E("resolver.batchedLookup", errs.Validation, "invalid ID on the parent object")}
+				out[i] = Result{Err: errs.E("resolver.batchedLookup", errs.Validation, "invalid ID on the parent object")}
 				continue
 			}
 			want = append(want, ids[i])
@@ -94,14 +95,14 @@ func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []
 		found, err := fetch(ctx, evs, want)
 		for i, ev := range evs {
 			switch {
-			case out[i].err != nil:
+			case out[i].Err != nil:
 			case err != nil:
-				out[i] = result{err: err}
+				out[i] = Result{Err: err}
 			default:
 				if v, ok := found[ids[i]]; ok {
-					out[i] = result{data: show(ev, v)}
+					out[i] = Result{Data: show(ev, v)}
 				} else {
-					out[i] = result{err: errs.E("resolver.batchedLookup", errs.NotFound, missing)}
+					out[i] = Result{Err: errs.E("resolver.batchedLookup", errs.NotFound, missing)}
 				}
 			}
 		}

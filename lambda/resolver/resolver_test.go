@@ -35,13 +35,43 @@ func ev(parent, field string, args, source any, selection ...string) appsync.Eve
 }
 
 func TestEveryRouteHasAResolver(t *testing.T) {
-	// New panics when routes.All and the resolvers differ.
+	// New panics when the routes and the resolvers differ.
 	h := resolver.New(store.New(nil, "unused", cursor.New(nil)), slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))
 	if h == nil {
 		t.Fatal("New returned nil")
 	}
-	if len(routes.All) == 0 {
-		t.Fatal("routes.All is empty")
+	if len(h.Routes().All()) != len(routes.Core) {
+		t.Fatalf("the handler routes %d fields, the core %d", len(h.Routes().All()), len(routes.Core))
+	}
+}
+
+// A feature's field is routed beside the core's; a field routed without a
+// resolver, or twice, is a panic in New (a build error the tests catch).
+func TestAFeatureIsRoutedBesideTheCore(t *testing.T) {
+	s, log := store.New(nil, "unused", cursor.New(nil)), slog.New(slog.NewJSONHandler(io.Discard, nil))
+	hello := resolver.Feature{Routes: []routes.Route{{Type: "Query", Field: "hello"}},
+		Fields: map[string]resolver.Field{"Query.hello": resolver.Each(func(context.Context, *appsync.Event, struct{}) (any, error) { return "hi", nil })}}
+	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithFeature(hello))
+	if _, ok := h.Routes().Find("Query.hello"); !ok || len(h.Routes().All()) != len(routes.Core)+1 {
+		t.Errorf("the feature's field is not routed: %d routes", len(h.Routes().All()))
+	}
+	out, err := h.Invoke(t.Context(), []byte(`{"info":{"parentTypeName":"Query","fieldName":"hello"}}`))
+	if err != nil || string(out) != `"hi"` {
+		t.Errorf("Query.hello: %s, %v", out, err)
+	}
+	for name, f := range map[string]resolver.Feature{
+		"a route without a resolver": {Routes: []routes.Route{{Type: "Query", Field: "hello"}}},
+		"a resolver without a route": {Fields: hello.Fields},
+		"a field routed twice":       {Routes: []routes.Route{{Type: "Query", Field: "post"}}, Fields: map[string]resolver.Field{"Query.post": hello.Fields["Query.hello"]}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: New did not panic", name)
+				}
+			}()
+			resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithFeature(f))
+		}()
 	}
 }
 

@@ -1,7 +1,8 @@
-// Package routes is the one list of GraphQL fields resolved by the Lambda,
-// with each field's AppSync batch size. The Lambda's router, the CDK stack's
-// resolvers and the local AppSync executor all read it, and tests fail when
-// any of them diverges from it.
+// Package routes lists the GraphQL fields resolved by the Lambda, with each
+// field's AppSync batch size: the core's (Core), to which each feature wired
+// in adds its own, joined in a Table. The Lambda's router, the CDK stack's
+// resolvers and the local AppSync executor all read the table, and tests
+// fail when any of them diverges from it or from the schema.
 package routes
 
 import (
@@ -71,6 +72,9 @@ type Route struct {
 	// (enum values as strings): an argument equal to its default asks the
 	// same as an argument left out.
 	Defaults map[string]any
+
+	table        *Table // the table it was found in
+	defaultsJSON []byte // Defaults, encoded once
 }
 
 // Shape is how a field's value holds its objects.
@@ -122,16 +126,15 @@ const (
 	connectionBatch    = 20
 )
 
-// All lists every routed field. Root fields (Query, Mutation) are never
-// batched by AppSync.
-var All = []Route{
+// Core lists the routed fields of the core API; a feature's are its own
+// (trending.Routes), and a Table joins them. Root fields (Query, Mutation)
+// are never batched by AppSync.
+var Core = []Route{
 	{Type: "Query", Field: "user", Returns: "User"},
 	{Type: "Query", Field: "post", Returns: "Post"},
 	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
 	{Type: "Query", Field: "me", Returns: "User"},
 	{Type: "Query", Field: "feed", Returns: "Post", Shape: Connection},
-	// Its items are TrendingPosts, which carry the Post as "post".
-	{Type: "Query", Field: "trending", Returns: "Post", Shape: Connection, Member: "post"},
 
 	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection,
 		Defaults: map[string]any{"order": "NEWEST_FIRST", "status": "PUBLISHED"}},
@@ -168,27 +171,62 @@ var All = []Route{
 	{Type: "Mutation", Field: "unlikePost", Returns: "Post"},
 }
 
+// Table is the routed fields an API serves: the core's and those of each
+// feature wired in. It is the one list the Lambda's router, the stack's
+// resolvers and the local AppSync read.
+type Table struct {
+	all    []Route
+	byName map[name]Route
+}
+
+// NewTable returns the table of Core and the features' routes. A field
+// routed twice panics: that is a build error, which the tests catch.
+func NewTable(features ...[]Route) *Table {
+	t := &Table{byName: map[name]Route{}}
+	for _, rs := range append([][]Route{Core}, features...) {
+		for _, r := range rs {
+			if _, dup := t.byName[name{r.Type, r.Field}]; dup {
+				panic("routes: " + r.Key() + " is routed twice")
+			}
+			r.table = t
+			if len(r.Defaults) > 0 {
+				r.defaultsJSON, _ = payload.Marshal(r.Defaults) // a map of strings to JSON values always encodes
+			}
+			t.byName[name{r.Type, r.Field}] = r
+			t.all = append(t.all, r)
+		}
+	}
+	return t
+}
+
+// Child returns the route of the field of the route's objects (Returns)
+// and whether there is one, in the table the route was found in.
+func (r Route) Child(field string) (Route, bool) {
+	if r.table == nil {
+		return Route{}, false
+	}
+	return r.table.Of(r.Returns, field)
+}
+
+// DefaultsJSON is Defaults in JSON (nil for none), encoded once.
+func (r Route) DefaultsJSON() []byte { return r.defaultsJSON }
+
+// All returns every routed field, the core's first.
+func (t *Table) All() []Route { return t.all }
+
 // Find returns the route for "Type.field" and whether there is one.
-func Find(key string) (Route, bool) {
+func (t *Table) Find(key string) (Route, bool) {
 	typ, field, _ := strings.Cut(key, ".")
-	return Of(typ, field)
+	return t.Of(typ, field)
 }
 
 // Of returns the route of the field of the type and whether there is one.
-func Of(typ, field string) (Route, bool) {
-	r, ok := byName[name{typ, field}]
+func (t *Table) Of(typ, field string) (Route, bool) {
+	r, ok := t.byName[name{typ, field}]
 	return r, ok
 }
 
 type name struct{ typ, field string }
-
-var byName = func() map[name]Route {
-	m := make(map[name]Route, len(All))
-	for _, r := range All {
-		m[name{r.Type, r.Field}] = r
-	}
-	return m
-}()
 
 // batchItemEnvelope is what a batch reply adds around each item's data:
 // {"data":...,"errorMessage":"...","errorType":"..."} and a comma.
@@ -209,9 +247,9 @@ func (r Route) ReplyBudget() int {
 // as source in the event of each of its routed child fields, and a full batch
 // of such events, each with its EventReserve, must fit in one payload. A type
 // without routed children has the whole payload.
-func SourceBudget(typ string) int {
+func (t *Table) SourceBudget(typ string) int {
 	budget := payload.MaxBytes
-	for _, r := range All {
+	for _, r := range t.all {
 		if r.Type == typ && r.MaxBatchSize > 0 {
 			budget = min(budget, payload.MaxBytes/r.MaxBatchSize-payload.EventReserve)
 		}

@@ -19,23 +19,23 @@ import (
 // request, the chunks sent together, unprocessed keys retried with backoff
 // and jitter until done or out of time.
 
-// itemKey is an item's primary key.
-type itemKey struct{ pk, sk string }
+// Key is an item's primary key.
+type Key struct{ PK, SK string }
 
-func (k itemKey) attributes() map[string]types.AttributeValue {
+func (k Key) attributes() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		AttrPK: &types.AttributeValueMemberS{Value: k.pk},
-		AttrSK: &types.AttributeValueMemberS{Value: k.sk},
+		AttrPK: &types.AttributeValueMemberS{Value: k.PK},
+		AttrSK: &types.AttributeValueMemberS{Value: k.SK},
 	}
 }
 
-func keyOf(item map[string]types.AttributeValue) (itemKey, bool) {
+func keyOf(item map[string]types.AttributeValue) (Key, bool) {
 	pk, ok1 := item[AttrPK].(*types.AttributeValueMemberS)
 	sk, ok2 := item[AttrSK].(*types.AttributeValueMemberS)
 	if !ok1 || !ok2 {
-		return itemKey{}, false
+		return Key{}, false
 	}
-	return itemKey{pk.Value, sk.Value}, true
+	return Key{pk.Value, sk.Value}, true
 }
 
 // MaxBatchGetKeys is the most keys one BatchGetItem request takes.
@@ -49,7 +49,7 @@ const (
 	noDeadlineLimit = 20 * time.Second
 )
 
-// batchGet reads the items with the given keys. Keys are deduplicated and
+// BatchGet reads the items with the given keys. Keys are deduplicated and
 // sent in chunks of at most 100, one BatchGetItem per chunk, the chunks
 // concurrently; UnprocessedKeys are retried with jittered exponential backoff
 // until every key is answered or the context's deadline is near. Absent items
@@ -57,22 +57,22 @@ const (
 //
 // attrs, when not nil, limits what is read of each item (the keys are always
 // read). The reads are eventually consistent.
-func (s *Store) batchGet(ctx context.Context, op string, keys []itemKey, attrs []string) (map[itemKey]map[string]types.AttributeValue, error) {
+func (s *Store) BatchGet(ctx context.Context, op string, keys []Key, attrs []string) (map[Key]map[string]types.AttributeValue, error) {
 	return s.batchRead(ctx, op, keys, attrs, false)
 }
 
 // batchRead is batchGet, strongly consistent when consistent is true (a read
 // unit per item of up to 4 KB, twice an eventually consistent read).
-func (s *Store) batchRead(ctx context.Context, op string, keys []itemKey, attrs []string, consistent bool) (map[itemKey]map[string]types.AttributeValue, error) {
-	unique := make([]itemKey, 0, len(keys))
-	seen := make(map[itemKey]struct{}, len(keys))
+func (s *Store) batchRead(ctx context.Context, op string, keys []Key, attrs []string, consistent bool) (map[Key]map[string]types.AttributeValue, error) {
+	unique := make([]Key, 0, len(keys))
+	seen := make(map[Key]struct{}, len(keys))
 	for _, k := range keys {
 		if _, dup := seen[k]; !dup {
 			seen[k] = struct{}{}
 			unique = append(unique, k)
 		}
 	}
-	found := make(map[itemKey]map[string]types.AttributeValue, len(unique))
+	found := make(map[Key]map[string]types.AttributeValue, len(unique))
 	if len(unique) == 0 {
 		return found, nil
 	}
@@ -119,7 +119,7 @@ func (s *Store) batchRead(ctx context.Context, op string, keys []itemKey, attrs 
 }
 
 // batchGetChunk reads at most 100 distinct keys, retrying UnprocessedKeys.
-func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey, attrs []string, consistent bool) ([]map[string]types.AttributeValue, error) {
+func (s *Store) batchGetChunk(ctx context.Context, op string, keys []Key, attrs []string, consistent bool) ([]map[string]types.AttributeValue, error) {
 	request := types.KeysAndAttributes{Keys: make([]map[string]types.AttributeValue, len(keys))}
 	if consistent {
 		request.ConsistentRead = aws.Bool(true)
@@ -143,7 +143,7 @@ func (s *Store) batchGetChunk(ctx context.Context, op string, keys []itemKey, at
 	for attempt := 0; ; attempt++ {
 		out, err := s.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
 		if err != nil {
-			return nil, fail(op, err)
+			return nil, Fail(op, err)
 		}
 		items = append(items, out.Responses[s.table]...)
 		if len(out.UnprocessedKeys[s.table].Keys) == 0 {

@@ -43,14 +43,14 @@ func (s *Store) ChargeWrite(ctx context.Context, callerID string, perMinute int)
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{UserPK(callerID), WritesSK(minute)}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(callerID), WritesSK(minute)}.attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return errs.E(op, errs.Throttled, fmt.Sprintf("more than %d writes a minute by this caller; retry in a minute", perMinute))
 	}
 	if err != nil {
-		return fail(op, err)
+		return Fail(op, err)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func readCounted[T any, PT counted[T]](ctx context.Context, s *Store, op, pk str
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return false, fail(op, err)
+		return false, Fail(op, err)
 	}
 	return decodeCounted[T, PT](op, s.own, out.Items, v)
 }
@@ -90,7 +90,8 @@ func decodeCounted[T any, PT counted[T]](op string, own *ownTallies, items []map
 // sortKey is the item's sort key ("" when it has none).
 func sortKey(item map[string]types.AttributeValue) string { return stringAttr(item, AttrSK) }
 
-// stringAttr is the item's string attribute name ("" when it has none).
+// stringAttr is the value of the item's string attribute name ("" when it
+// has none, or it is not a string).
 func stringAttr(item map[string]types.AttributeValue, name string) string {
 	v, _ := item[name].(*types.AttributeValueMemberS)
 	if v == nil {
@@ -104,9 +105,9 @@ func stringAttr(item map[string]types.AttributeValue, name string) string {
 // counters, not adopted yet: nothing to add).
 func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk string, v PT) error {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: itemKey{pk, SKCount}.attributes(), ConsistentRead: aws.Bool(true)})
+		Key: Key{pk, SKCount}.attributes(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return fail(op, err)
+		return Fail(op, err)
 	}
 	if out.Item == nil {
 		return nil
@@ -141,11 +142,11 @@ func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error 
 	if len(posts) == 0 {
 		return nil
 	}
-	keys := make([]itemKey, len(posts))
+	keys := make([]Key, len(posts))
 	for i, p := range posts {
-		keys[i] = itemKey{PostPK(p.ID), SKCount}
+		keys[i] = Key{PostPK(p.ID), SKCount}
 	}
-	items, err := s.batchGet(ctx, op, keys, PostCounts)
+	items, err := s.BatchGet(ctx, op, keys, PostCounts)
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error 
 			if err := unmarshal(op, item, &c); err != nil {
 				return err
 			}
-			c.Hot = s.own.onto(keys[i].pk, c.Hot)
+			c.Hot = s.own.onto(keys[i].PK, c.Hot)
 			posts[i].add(c)
 		}
 	}
@@ -230,9 +231,9 @@ var errAdopted = errors.New("adopted meanwhile")
 // once, ever; false when the entity is absent.
 func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: itemKey{pk, SKMetadata}.attributes(), ConsistentRead: aws.Bool(true)})
+		Key: Key{pk, SKMetadata}.attributes(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return false, fail(op, err)
+		return false, Fail(op, err)
 	}
 	if out.Item == nil {
 		return false, nil
@@ -281,7 +282,7 @@ func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 		}
 		cond = cond.And(expression.Name(c).Equal(expression.Value(v)))
 	}
-	own := txAction{key: itemKey{pk, SKMetadata}, update: &remove, cond: cond, failed: func(map[string]types.AttributeValue) error { return errAdopted }}
+	own := txAction{key: Key{pk, SKMetadata}, update: &remove, cond: cond, failed: func(map[string]types.AttributeValue) error { return errAdopted }}
 	err = s.transact(ctx, op, own, s.put(av, func(map[string]types.AttributeValue) error { return errAdopted }))
 	if err != nil && !errors.Is(err, errAdopted) {
 		return false, err

@@ -50,7 +50,7 @@ type feedItem struct {
 	FeedEntry
 }
 
-func (e FeedEntry) key() itemKey { return itemKey{FeedPK(e.Reader), e.Place} }
+func (e FeedEntry) key() Key { return Key{FeedPK(e.Reader), e.Place} }
 
 // feedOf reads a reader's entries, newest first.
 func feedOf(readerID string) partitionQuery {
@@ -116,7 +116,7 @@ type feedRead struct {
 	// what the steps read
 	entries  Page[feedItem]
 	pulled   []string // the high-follower authors the reader's markers name
-	items    map[itemKey]map[string]types.AttributeValue
+	items    map[Key]map[string]types.AttributeValue
 	byAuthor [][]map[string]types.AttributeValue // each pulled author's posts
 	more     []bool                              // whether an author has posts past those read
 	counters []map[string]Post                   // each pulled author's indexed counters
@@ -181,17 +181,17 @@ func (r *feedRead) entriesAndMarkers(ctx context.Context) error {
 // ones, in one BatchGetItem, beside each pulled author's posts (and indexed
 // counters) on GSI1.
 func (r *feedRead) postsAndFollows(ctx context.Context) error {
-	keys := make([]itemKey, 0, 3*len(r.entries.Items)+len(r.pulled))
+	keys := make([]Key, 0, 3*len(r.entries.Items)+len(r.pulled))
 	for _, e := range r.entries.Items {
 		if e.Expires >= r.now {
-			keys = append(keys, itemKey{PostPK(e.PostID), SKMetadata}, itemKey{UserPK(r.readerID), FollowsSK(e.AuthorID)})
+			keys = append(keys, Key{PostPK(e.PostID), SKMetadata}, Key{UserPK(r.readerID), FollowsSK(e.AuthorID)})
 			if r.counts {
-				keys = append(keys, itemKey{PostPK(e.PostID), SKCount})
+				keys = append(keys, Key{PostPK(e.PostID), SKCount})
 			}
 		}
 	}
 	for _, a := range r.pulled { // (its posts come whole from GSI1)
-		keys = append(keys, itemKey{UserPK(r.readerID), FollowsSK(a)})
+		keys = append(keys, Key{UserPK(r.readerID), FollowsSK(a)})
 	}
 	r.byAuthor, r.more, r.counters = make([][]map[string]types.AttributeValue, len(r.pulled)), make([]bool, len(r.pulled)), make([]map[string]Post, len(r.pulled))
 	authorErr := make([]error, 2*len(r.pulled))
@@ -211,14 +211,14 @@ func (r *feedRead) postsAndFollows(ctx context.Context) error {
 			wg.Go(func() { r.counters[i], authorErr[2*i+1] = r.s.countersBefore(ctx, a, r.cursor, r.page.Limit+1) })
 		}
 	}
-	r.items, itemsErr = r.s.batchGet(itemsCtx, feedOp, keys, r.attrs)
+	r.items, itemsErr = r.s.BatchGet(itemsCtx, feedOp, keys, r.attrs)
 	wg.Wait()
 	return cmp.Or(append([]error{itemsErr}, authorErr...)...)
 }
 
 // follows reports whether the reader follows author, as read.
 func (r *feedRead) follows(author string) bool {
-	_, ok := r.items[itemKey{UserPK(r.readerID), FollowsSK(author)}]
+	_, ok := r.items[Key{UserPK(r.readerID), FollowsSK(author)}]
 	return ok
 }
 
@@ -232,12 +232,12 @@ func (r *feedRead) candidates() ([]candidate, string, error) {
 		bound = r.entries.Items[len(r.entries.Items)-1].SK
 	}
 	for _, e := range r.entries.Items {
-		item, ok := r.items[itemKey{PostPK(e.PostID), SKMetadata}]
+		item, ok := r.items[Key{PostPK(e.PostID), SKMetadata}]
 		if e.Expires < r.now || !ok || !r.follows(e.AuthorID) {
 			continue
 		}
 		var p Post
-		if _, err := decodeCounted[Post](feedOp, r.s.own, []map[string]types.AttributeValue{item, r.items[itemKey{PostPK(e.PostID), SKCount}]}, &p); err != nil {
+		if _, err := decodeCounted[Post](feedOp, r.s.own, []map[string]types.AttributeValue{item, r.items[Key{PostPK(e.PostID), SKCount}]}, &p); err != nil {
 			return nil, "", err
 		}
 		if p.Published() && p.AuthorID == e.AuthorID {
@@ -294,7 +294,7 @@ func (r *feedRead) take(cands []candidate, bound string) (Page[Post], []int, err
 		places = append(places, c.place)
 	}
 	token := func(place string) (string, error) {
-		return r.s.tokens.Encode(r.q.scope, itemKey{FeedPK(r.readerID), place}.attributes())
+		return r.s.tokens.Encode(r.q.scope, Key{FeedPK(r.readerID), place}.attributes())
 	}
 	out.after = func(i int) (string, error) { return token(places[i]) }
 	if left || bound != "" {
@@ -341,7 +341,7 @@ func (s *Store) pullMarkers(ctx context.Context, readerID string) ([]string, err
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return nil, fail(op, err)
+		return nil, Fail(op, err)
 	}
 	authors := make([]string, 0, len(out.Items))
 	for _, item := range out.Items {
@@ -378,7 +378,7 @@ func (s *Store) postsBefore(ctx context.Context, authorID, place string, limit i
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return nil, false, fail(op, err)
+		return nil, false, Fail(op, err)
 	}
 	items := slices.DeleteFunc(out.Items, func(item map[string]types.AttributeValue) bool { return stringAttr(item, AttrGSI1SK) == place })
 	return items, len(out.LastEvaluatedKey) > 0, nil

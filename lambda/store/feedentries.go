@@ -89,7 +89,7 @@ func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput
 	for {
 		out, err := s.api.Query(ctx, in)
 		if err != nil {
-			return fail(op, err)
+			return Fail(op, err)
 		}
 		for _, item := range out.Items {
 			if !each(item) {
@@ -154,7 +154,7 @@ func (s *Store) FeedEntriesBy(ctx context.Context, readerID, authorID string) ([
 	var out []FeedEntry
 	err = s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
 		if k, ok := keyOf(item); ok {
-			out = append(out, FeedEntry{Reader: readerID, Place: k.sk, PostID: stringAttr(item, "postId"), AuthorID: authorID})
+			out = append(out, FeedEntry{Reader: readerID, Place: k.SK, PostID: stringAttr(item, "postId"), AuthorID: authorID})
 		}
 		return true
 	})
@@ -169,7 +169,7 @@ func (s *Store) Follows(ctx context.Context, followerID, followedID string) (boo
 		return false, err
 	}
 	var f Follow
-	return s.getConsistent(ctx, op, itemKey{UserPK(followerID), FollowsSK(followedID)}, &f)
+	return s.getConsistent(ctx, op, Key{UserPK(followerID), FollowsSK(followedID)}, &f)
 }
 
 // PublishedPost reports whether the post exists and is published (strongly
@@ -181,11 +181,11 @@ func (s *Store) PublishedPost(ctx context.Context, postID string) (bool, error) 
 		return false, err
 	}
 	var c postCounterItem
-	found, err := s.getConsistent(ctx, op, itemKey{PostPK(postID), SKCount}, &c)
+	found, err := s.getConsistent(ctx, op, Key{PostPK(postID), SKCount}, &c)
 	if err != nil || found {
 		return found && c.Status != StatusDraft, err
 	}
 	var p Post
-	found, err = s.getConsistent(ctx, op, itemKey{PostPK(postID), SKMetadata}, &p)
+	found, err = s.getConsistent(ctx, op, Key{PostPK(postID), SKMetadata}, &p)
 	return found && p.Published(), err
 }

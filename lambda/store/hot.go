@@ -96,7 +96,7 @@ func (s *Store) MakeHot(ctx context.Context, postID string) error {
 		return err
 	}
 	var c Post
-	found, err := s.getConsistent(ctx, op, itemKey{PostPK(postID), SKCount}, &c)
+	found, err := s.getConsistent(ctx, op, Key{PostPK(postID), SKCount}, &c)
 	if err == nil && found && c.Shards > 0 { // turned hot by another store
 		s.hot.learn(postID, c.Shards)
 	}
@@ -126,7 +126,7 @@ func (s *Store) turnHot(ctx context.Context, op, id string, keys *hotKeys, pk st
 	changed := errors.New("hot already, or changed")
 	mark := expression.Set(expression.Name("shards"), expression.Value(HotShards)).
 		Set(expression.Name("hot"), expression.Value(map[string]ShardTally{}))
-	actions := []txAction{guard(notHot(txAction{key: itemKey{pk, SKCount}, update: &mark, cond: itemExists,
+	actions := []txAction{guard(notHot(txAction{key: Key{pk, SKCount}, update: &mark, cond: itemExists,
 		failed: func(map[string]types.AttributeValue) error { return changed }}))}
 	for n := range HotShards {
 		item, err := marshal(op, shard(n))

@@ -44,9 +44,6 @@ type hotPages struct {
 	mu      sync.Mutex
 	posts   map[string]*hotPage
 	authors map[string]*kept[User]
-	// trending is each window's ranking (trending.go): the same for every
-	// caller, kept as hot pages are.
-	trending map[TrendWindow]*kept[[]TrendingPost]
 }
 
 // hotPage is what is kept of one hot post: the post and its counts, and its
@@ -66,7 +63,7 @@ type kept[T any] struct {
 }
 
 func newHotPages() *hotPages {
-	return &hotPages{ttl: HotPageTTL, posts: map[string]*hotPage{}, authors: map[string]*kept[User]{}, trending: map[TrendWindow]*kept[[]TrendingPost]{}}
+	return &hotPages{ttl: HotPageTTL, posts: map[string]*hotPage{}, authors: map[string]*kept[User]{}}
 }
 
 // page returns postID's entry, made when absent (the oldest dropped past
@@ -131,7 +128,7 @@ func through[T any](ctx context.Context, s *Store, get func() *kept[T], set func
 			case <-ready:
 			case <-ctx.Done():
 				var zero T
-				return zero, fail("store.hotPage", ctx.Err())
+				return zero, Fail("store.hotPage", ctx.Err())
 			}
 		}
 		h.mu.Lock()
@@ -228,7 +225,7 @@ func (s *Store) HotAuthors(ctx context.Context, postID string, ids []string, cou
 		select {
 		case <-w.ready:
 		case <-ctx.Done():
-			return nil, fail("store.HotAuthors", ctx.Err())
+			return nil, Fail("store.HotAuthors", ctx.Err())
 		}
 		switch s.pages.mu.Lock(); {
 		case k.err == nil:

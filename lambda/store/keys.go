@@ -1,7 +1,6 @@
 package store
 
 import (
-	"strconv"
 	"strings"
 	"time"
 )
@@ -43,7 +42,6 @@ const (
 	prefixFeed      = "FEED#"
 	prefixPull      = "#PULL#"
 	prefixCounted   = "COUNT#"
-	prefixTrend     = "TREND#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
@@ -83,12 +81,15 @@ const (
 // UserPK is the partition of a user and the follows it made: "USER#<id>".
 func UserPK(id string) string { return prefixUser + id }
 
-// PostPK is the partition of a post and its comments: "POST#<id>".
+// PostPK is the partition of a post, its counter, its comments and its
+// likes (those of a hot post's too, from before it turned hot):
+// "POST#<id>".
 func PostPK(id string) string { return prefixPost + id }
 
 // ShardPK is the partition of shard n of a hot post: "POST#<id>#<nn>", where
-// the post's new likes land instead of its own partition (hot.go). An ID
-// holds no "#", so it is no post's partition.
+// the post's new likes and comments land, with the shard's counter, instead
+// of its own partition (hot.go). An ID holds no "#", so it is no post's
+// partition.
 func ShardPK(postID string, n int) string { return prefixPost + postID + "#" + shardName(n) }
 
 // shardName is shard n's two digits: in its partition key, and its key in a
@@ -130,44 +131,6 @@ func ShardParent(pk string) (string, bool) {
 // "~WRITES#<YYYYMMDDHHMM>". "~" sorts after every other item of the
 // partition, outside every range read there.
 func WritesSK(minute time.Time) string { return "~WRITES#" + minute.UTC().Format("200601021504") }
-
-// TrendPK is the partition of one part of a trending bucket: the likes
-// and comments made in the span of the given length that starts at start,
-// on the posts whose IDs hash to part (TrendPart): "TREND#<span>#<start
-// in Unix seconds>#<part>". Its one item's sort key is SKTrend.
-func TrendPK(span time.Duration, start time.Time, part int) string {
-	return prefixTrend + span.String() + "#" + strconv.FormatInt(start.Unix(), 10) + "#" + strconv.Itoa(part)
-}
-
-// SKTrend is the sort key of a trending bucket's part (TrendPK) and of a
-// stream shard's progress (TrendProgressPK).
-const SKTrend = "#TREND"
-
-// TrendProgressPK is the partition of the trending aggregator's progress on
-// one stream shard: the last sequence number it has counted there (under
-// SKTrend), and the flushes it began (TrendFlushSK).
-func TrendProgressPK(shardID string) string { return prefixTrend + "SHARD#" + shardID }
-
-// TrendFlushSK is the sort key, in a shard's progress partition, of the
-// counts of the flush whose first record has the padded sequence number
-// first: "FLUSH#<first>".
-func TrendFlushSK(first string) string { return "FLUSH#" + first }
-
-// TrendPart returns the part of a trending bucket that counts postID, of
-// parts: FNV-1a of the ID.
-func TrendPart(postID string, parts int) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(postID); i++ {
-		h = (h ^ uint32(postID[i])) * 16777619
-	}
-	return int(h % uint32(parts))
-}
-
-// Attribute names in a trending bucket's part: a post's likes and comments
-// in the bucket, and the mark of the last write from each stream shard.
-func TrendLikesAttr(postID string) string    { return "l_" + postID }
-func TrendCommentsAttr(postID string) string { return "c_" + postID }
-func TrendMarkAttr(shardID string) string    { return "w_" + shardID }
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }

@@ -79,7 +79,7 @@ func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []s
 		return Post{}, err
 	}
 	var l Like
-	found, err := s.getConsistent(ctx, op, itemKey{UserPK(userID), LikedSK(postID)}, &l)
+	found, err := s.getConsistent(ctx, op, Key{UserPK(userID), LikedSK(postID)}, &l)
 	if err != nil {
 		return Post{}, err
 	}
@@ -129,7 +129,7 @@ func (s *Store) postAfterWrite(ctx context.Context, op, caller, id string, attrs
 		} else {
 			var c Post
 			var err error
-			if found, err = s.getConsistent(ctx, op, itemKey{PostPK(id), SKCount}, &c); err != nil {
+			if found, err = s.getConsistent(ctx, op, Key{PostPK(id), SKCount}, &c); err != nil {
 				return Post{}, err
 			}
 			p = Post{ID: id, AuthorID: c.AuthorID, Status: c.Status, read: onCounterItem}
@@ -166,9 +166,9 @@ func (s *Store) LikedBy(ctx context.Context, userID string, postIDs []string) (m
 	if err := checkIDs(op, append([]string{userID}, postIDs...)...); err != nil {
 		return nil, err
 	}
-	keys := make([]itemKey, len(postIDs))
+	keys := make([]Key, len(postIDs))
 	for i, id := range postIDs {
-		keys[i] = itemKey{UserPK(userID), LikedSK(id)}
+		keys[i] = Key{UserPK(userID), LikedSK(id)}
 	}
 	found, err := s.batchRead(ctx, op, keys, []string{}, true)
 	if err != nil {

@@ -121,7 +121,7 @@ func (s *Store) batchWriteChunk(ctx context.Context, op string, chunk []types.Wr
 		}
 		out, err := s.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
 		if err != nil {
-			return fail(op, err)
+			return Fail(op, err)
 		}
 		pending = out.UnprocessedItems
 	}

@@ -80,14 +80,14 @@ func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, err
 var errEdited = errors.New("the post was edited meanwhile")
 
 // publishPost is one attempt of PublishPost, conditioned on the post as it
-// read it (its updatedAt): an edit meanwhile makes it errEdited.
+// read it (its version): an edit meanwhile makes it errEdited.
 func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, error) {
 	const op = "store.PublishPost"
 	if err := checkIDs(op, callerID, id); err != nil {
 		return Post{}, err
 	}
 	var p Post
-	found, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKMetadata}, &p)
+	found, err := s.getConsistent(ctx, op, Key{PostPK(id), SKMetadata}, &p)
 	switch {
 	case err != nil:
 		return Post{}, err
@@ -114,9 +114,9 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 		}
 		return errs.E(op, errs.Conflict, "the post is published already")
 	}
-	post := txAction{key: itemKey{PostPK(id), SKMetadata}, update: &publish, cond: edited, failed: changed}
+	post := txAction{key: Key{PostPK(id), SKMetadata}, update: &publish, cond: edited, failed: changed}
 	status := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).Set(expression.Name("authorId"), expression.Value(callerID))
-	counter := always(txAction{key: itemKey{PostPK(id), SKCount}, update: &status}) // written here for a draft older than counters
+	counter := always(txAction{key: Key{PostPK(id), SKCount}, update: &status}) // written here for a draft older than counters
 	authorPK := UserPK(callerID)
 	err = s.counting(ctx, op, func() error {
 		return s.transact(ctx, op,
@@ -148,7 +148,7 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 	upd.set("updatedAt", &now)
 	upd.bump()
 	var p Post
-	err := s.update(ctx, op, itemKey{PostPK(id), SKMetadata}, upd, "authorId", callerID,
+	err := s.update(ctx, op, Key{PostPK(id), SKMetadata}, upd, "authorId", callerID,
 		errs.E(op, errs.NotFound, "post not found"), errs.E(op, errs.Unauthorized, "only the post's author may change it"), &p)
 	if err != nil {
 		return Post{}, err
@@ -159,10 +159,12 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body
 // DeletePost deletes the post, if callerID is its author, and (when it was
 // published) decrements the author's postCount, in one transaction
 // conditioned on the status and the version it read, so that it returns the
-// post it deleted; then it deletes every comment in the
-// post's partition (Query pages of keys, BatchWriteItem of 25, unprocessed
-// items retried). It returns the deleted post; with ErrSweepUnfinished when
-// the deletion committed and the sweep did not finish.
+// post it deleted; then it sweeps what remains in the post's partition and
+// its shards' (its comments, its likes with their guards in the likers'
+// partitions, the shards' counters: sweep.go; Query pages of keys,
+// BatchWriteItem of 25, unprocessed items retried). It returns the deleted
+// post; with ErrSweepUnfinished when the deletion committed and the sweep
+// did not finish.
 //
 // Once the post is gone no comment can be added (createComment requires the
 // post), so the sweep sees every comment. Should the sweep be interrupted, a
@@ -212,7 +214,7 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 	// The counter goes as read too: hot or not (none for a post older than
 	// counters), and a hot post's shard counters with it, so that no like
 	// lands in a shard afterwards.
-	counter := txAction{key: itemKey{PostPK(id), SKCount}, delete: true, cond: expression.AttributeNotExists(expression.Name("shards")),
+	counter := txAction{key: Key{PostPK(id), SKCount}, delete: true, cond: expression.AttributeNotExists(expression.Name("shards")),
 		failed: func(map[string]types.AttributeValue) error { return errStatusChanged }}
 	shards := []txAction{counter}
 	if p.Shards > 0 {

@@ -72,9 +72,10 @@ func (p Prefetch[T]) AppendJSON(dst []byte, appendItem func(T, []byte) []byte) [
 // first from the start (the default) it is one Query of the post's partition:
 // "#METADATA" sorts before "COMMENT#", so the post comes first (AP3 and AP5
 // in one request), and a Before bound keeps it in range. Newest first, or
-// after a time, the post sits at the wrong end of the range: a GetItem of
-// the post and a Query of the comments, sent at the same time (two requests,
-// one round trip). An absent post is NotFound.
+// after a time, the post sits at the wrong end of the range: a Query of the
+// post's two items (its own and its counter) and a Query of the comments,
+// sent at the same time (two requests, one round trip). An absent post is
+// NotFound.
 //
 // The post and the comments kept with it take at most maxBytes encoded (the
 // post always stays; comments beyond the budget are left for the child's own
@@ -131,7 +132,7 @@ func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, fi
 		pageErr error
 		wg      sync.WaitGroup
 	)
-	branch := cost.Together(ctx) // the GetItem and the Query are sent at once
+	branch := cost.Together(ctx) // the parent's read and the Query are sent at once
 	getCtx, queryCtx := branch(), branch()
 	wg.Go(func() { getErr = readParent(getCtx) })
 	first.NextToken, first.MaxBytes = "", 0
@@ -188,7 +189,7 @@ func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return Prefetch[T]{}, fail(op, err)
+		return Prefetch[T]{}, Fail(op, err)
 	}
 	own := 0 // the parent's items: its counter, if any, and its metadata
 	for own < len(out.Items) && own < 2 && strings.HasPrefix(sortKey(out.Items[own]), "#") {
@@ -224,16 +225,16 @@ func CommentsShape(req PageRequest) string { return commentsOnPost("").shaped(re
 // does not hold that page (a later page, or more items than were prefetched).
 func (s *Store) CommentsFromPrefetch(p Prefetch[Comment], req PageRequest) (Page[Comment], bool) {
 	return fromPrefetch(s, p, req, commentsOnPost(p.Parent).shaped(req, "").scope,
-		func(c Comment) itemKey { return itemKey{PostPK(c.PostID), CommentSK(c.ID)} })
+		func(c Comment) Key { return Key{PostPK(c.PostID), CommentSK(c.ID)} })
 }
 
 // FollowingFromPrefetch is CommentsFromPrefetch for Following.
 func (s *Store) FollowingFromPrefetch(p Prefetch[Follow], req PageRequest) (Page[Follow], bool) {
 	return fromPrefetch(s, p, req, following(p.Parent).shaped(req, "").scope,
-		func(f Follow) itemKey { return itemKey{UserPK(f.FollowerID), FollowsSK(f.FollowedID)} })
+		func(f Follow) Key { return Key{UserPK(f.FollowerID), FollowsSK(f.FollowedID)} })
 }
 
-func fromPrefetch[T any](s *Store, p Prefetch[T], req PageRequest, scope cursor.Scope, keyOf func(T) itemKey) (Page[T], bool) {
+func fromPrefetch[T any](s *Store, p Prefetch[T], req PageRequest, scope cursor.Scope, keyOf func(T) Key) (Page[T], bool) {
 	if req.NextToken != "" || req.Limit < 1 || scope.Args != p.Args {
 		return Page[T]{}, false
 	}

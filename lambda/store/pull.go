@@ -55,7 +55,7 @@ func (s *Store) Reach(ctx context.Context, authorID string) (AuthorReach, error)
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return AuthorReach{}, fail(op, err)
+		return AuthorReach{}, Fail(op, err)
 	}
 	var r AuthorReach
 	for _, item := range out.Items {
@@ -87,10 +87,10 @@ func (s *Store) MarkPulled(ctx context.Context, authorID string) error {
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{UserPK(authorID), SKCount}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(authorID), SKCount}.attributes(),
 		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	if err != nil {
-		return fail(op, err)
+		return Fail(op, err)
 	}
 	return nil
 }
@@ -145,14 +145,14 @@ func (s *Store) indexCounter(ctx context.Context, op, authorID string, p FeedEnt
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(p.PostID), SKCount}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{PostPK(p.PostID), SKCount}.attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil // no counter: the post is gone, or older than counters
 	}
 	if err != nil {
-		return fail(op, err)
+		return Fail(op, err)
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (s *Store) countersBefore(ctx context.Context, authorID, place string, limi
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return nil, fail(op, err)
+		return nil, Fail(op, err)
 	}
 	counters := make(map[string]Post, len(out.Items))
 	for _, item := range out.Items {
@@ -206,5 +206,5 @@ func (s *Store) DeletePullMarker(ctx context.Context, readerID, authorID string)
 	if err := checkIDs(op, readerID, authorID); err != nil {
 		return err
 	}
-	return s.batchWrite(ctx, op, []types.WriteRequest{deleteRequest(itemKey{FeedPK(readerID), PullSK(authorID)})})
+	return s.batchWrite(ctx, op, []types.WriteRequest{deleteRequest(Key{FeedPK(readerID), PullSK(authorID)})})
 }

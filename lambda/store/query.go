@@ -211,7 +211,7 @@ func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page Page
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return Page[T]{}, fail(op, err)
+		return Page[T]{}, Fail(op, err)
 	}
 	result := Page[T]{Items: make([]T, len(out.Items))}
 	for i, item := range out.Items {
@@ -255,7 +255,8 @@ func lastKey(item map[string]types.AttributeValue, index string) map[string]type
 // keyQuery fills in's key condition, and its projection of attrs (nil for
 // every attribute), as the SDK's expression builder writes them: a
 // placeholder for every name and value, so reserved words such as "name"
-// are safe. Every Query of the store is built here.
+// are safe. Every Query of the store's access patterns is built here (the
+// projector's reads of keys build their own: feedentries.go).
 func keyQuery(in *dynamodb.QueryInput, cond expression.KeyConditionBuilder, attrs []string) error {
 	b := expression.NewBuilder().WithKeyCondition(cond)
 	if attrs != nil {

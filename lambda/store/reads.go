@@ -62,7 +62,7 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return User{}, fail(op, err)
+		return User{}, Fail(op, err)
 	}
 	var u User
 	found, err := decodeCounted(op, s.own, out.Items, &u)
@@ -112,21 +112,21 @@ func (s *Store) PostsExist(ctx context.Context, ids []string) (map[string]bool, 
 	}
 	exist := make(map[string]bool, len(ids))
 	for _, sk := range []string{SKCount, SKMetadata} {
-		var keys []itemKey
+		var keys []Key
 		for _, id := range ids {
 			if !exist[id] {
-				keys = append(keys, itemKey{PostPK(id), sk})
+				keys = append(keys, Key{PostPK(id), sk})
 			}
 		}
 		if len(keys) == 0 {
 			break
 		}
-		found, err := s.batchGet(ctx, op, keys, []string{})
+		found, err := s.BatchGet(ctx, op, keys, []string{})
 		if err != nil {
 			return nil, err
 		}
 		for k := range found {
-			exist[strings.TrimPrefix(k.pk, prefixPost)] = true
+			exist[strings.TrimPrefix(k.PK, prefixPost)] = true
 		}
 	}
 	return exist, nil
@@ -138,24 +138,24 @@ func getMany[T any, PT counted[T]](ctx context.Context, s *Store, op string, ids
 	if err := checkIDs(op, ids...); err != nil {
 		return nil, err
 	}
-	keys := make([]itemKey, 0, 2*len(ids))
+	keys := make([]Key, 0, 2*len(ids))
 	for _, id := range ids {
-		keys = append(keys, itemKey{pk(id), SKMetadata})
+		keys = append(keys, Key{pk(id), SKMetadata})
 		if counts {
-			keys = append(keys, itemKey{pk(id), SKCount})
+			keys = append(keys, Key{pk(id), SKCount})
 		}
 	}
-	items, err := s.batchGet(ctx, op, keys, attrs)
+	items, err := s.BatchGet(ctx, op, keys, attrs)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]T, len(ids))
 	for key, item := range items {
-		if key.sk != SKMetadata {
+		if key.SK != SKMetadata {
 			continue
 		}
 		var v T
-		if _, err := decodeCounted[T, PT](op, s.own, []map[string]types.AttributeValue{item, items[itemKey{key.pk, SKCount}]}, &v); err != nil {
+		if _, err := decodeCounted[T, PT](op, s.own, []map[string]types.AttributeValue{item, items[Key{key.PK, SKCount}]}, &v); err != nil {
 			return nil, err
 		}
 		readOnly(&v, attrs)

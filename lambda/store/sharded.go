@@ -44,7 +44,7 @@ type sharding[T any] struct {
 	// beside its Query, because the Query itself may not meet it (a range
 	// leaving it out, a token past it), and beside names it.
 	besideIf func(q partitionQuery, page PageRequest) bool
-	beside   func(parent string) itemKey
+	beside   func(parent string) Key
 	// shows reports whether a page of the own partition holds the marker.
 	shows func(p Page[T], page PageRequest) bool
 }
@@ -66,7 +66,7 @@ var (
 		besideIf: func(q partitionQuery, page PageRequest) bool {
 			return q.lo != "" && (page.NextToken == "" || !q.newestFirst)
 		},
-		beside: func(postID string) itemKey { return itemKey{PostPK(postID), SKHotCommentsLast} },
+		beside: func(postID string) Key { return Key{PostPK(postID), SKHotCommentsLast} },
 		shows: func(p Page[Comment], _ PageRequest) bool { // COMMENT#! and COMMENT#~, at either end
 			return slices.ContainsFunc(p.Items, func(c Comment) bool { return c.ID == "" })
 		},
@@ -77,7 +77,7 @@ var (
 		// followers after the token (IDs sort anywhere), and the marker sorts
 		// before it.
 		besideIf: func(_ partitionQuery, page PageRequest) bool { return page.NextToken != "" },
-		beside:   func(userID string) itemKey { return itemKey{UserPK(userID), SKHotFollowers} },
+		beside:   func(userID string) Key { return Key{UserPK(userID), SKHotFollowers} },
 		shows: func(p Page[Follow], _ PageRequest) bool { // FOLLOWER#! sorts first
 			return len(p.Items) > 0 && p.Items[0].FollowerID == ""
 		},
@@ -237,7 +237,7 @@ func readPart[T any](ctx context.Context, s *Store, q partitionQuery, pk string,
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return part[T]{err: fail(op, err)}
+		return part[T]{err: Fail(op, err)}
 	}
 	var p part[T]
 	for _, item := range out.Items {
@@ -355,7 +355,7 @@ func (h *hotKeys) any() bool { return h.known.Load() > 0 }
 // queryMarked is queryPage beside a GetItem of the marker at key (an item
 // of a few bytes, eventually consistent: half a read unit), in one round
 // trip: the page, and whether the marker is there.
-func queryMarked[T any](ctx context.Context, s *Store, op string, q partitionQuery, page PageRequest, key itemKey) (Page[T], bool, error) {
+func queryMarked[T any](ctx context.Context, s *Store, op string, q partitionQuery, page PageRequest, key Key) (Page[T], bool, error) {
 	var (
 		wg      sync.WaitGroup
 		out     *dynamodb.GetItemOutput
@@ -373,7 +373,7 @@ func queryMarked[T any](ctx context.Context, s *Store, op string, q partitionQue
 		return Page[T]{}, false, err
 	}
 	if markErr != nil {
-		return Page[T]{}, false, fail(op, markErr)
+		return Page[T]{}, false, Fail(op, markErr)
 	}
 	return res, out.Item != nil, nil
 }

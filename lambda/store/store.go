@@ -93,6 +93,13 @@ func timestamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.
 // Table returns the table's name.
 func (s *Store) Table() string { return s.table }
 
+// API returns the client the store calls DynamoDB through, for a feature's
+// own items (lambda/trending's buckets): its errors go through Fail.
+func (s *Store) API() API { return s.api }
+
+// Now is the store's clock (WithClock).
+func (s *Store) Now() time.Time { return s.now() }
+
 // throttlingCodes are the DynamoDB error codes that mean "slow down".
 var throttlingCodes = map[string]bool{
 	"ProvisionedThroughputExceededException": true,
@@ -100,10 +107,11 @@ var throttlingCodes = map[string]bool{
 	"RequestLimitExceeded":                   true,
 }
 
-// fail converts an SDK error into an errs.Error of the right kind. A request
-// still unanswered at the invocation's deadline is Throttled: the client may
-// retry, and the cause is logged.
-func fail(op string, err error) error {
+// Fail converts an error of a DynamoDB call made for op into an errs.Error
+// of the right kind. A request still unanswered at the invocation's
+// deadline, a throttled one and one that could not be sent are Throttled
+// (the client may retry); anything else is Internal, its cause logged.
+func Fail(op string, err error) error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return errs.Wrap(op, errs.Throttled, "DynamoDB did not answer in time; retry later", err)
 	}

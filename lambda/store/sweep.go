@@ -44,7 +44,7 @@ func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) erro
 		}
 		out, err := s.api.Query(ctx, in)
 		if err != nil {
-			return fail(op, err)
+			return Fail(op, err)
 		}
 		deletes := make([]types.WriteRequest, 0, len(out.Items))
 		for _, item := range out.Items {
@@ -52,8 +52,8 @@ func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) erro
 			if !ok {
 				continue
 			}
-			if user, isLike := item["userId"].(*types.AttributeValueMemberS); isLike && strings.HasPrefix(key.sk, LikePrefix) {
-				deletes = append(deletes, deleteRequest(itemKey{UserPK(user.Value), LikedSK(postID)}))
+			if user, isLike := item["userId"].(*types.AttributeValueMemberS); isLike && strings.HasPrefix(key.SK, LikePrefix) {
+				deletes = append(deletes, deleteRequest(Key{UserPK(user.Value), LikedSK(postID)}))
 			}
 			deletes = append(deletes, deleteRequest(key))
 		}
@@ -69,7 +69,7 @@ func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) erro
 	}
 }
 
-func deleteRequest(k itemKey) types.WriteRequest {
+func deleteRequest(k Key) types.WriteRequest {
 	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.attributes()}}
 }
 
@@ -82,7 +82,7 @@ func (s *Store) sweepPost(ctx context.Context, op, id string, shards int) error 
 		var marker struct {
 			Shards int `dynamodbav:"shards"`
 		}
-		if _, err := s.getConsistent(ctx, op, itemKey{PostPK(id), SKHotMarker}, &marker); err != nil {
+		if _, err := s.getConsistent(ctx, op, Key{PostPK(id), SKHotMarker}, &marker); err != nil {
 			return err
 		}
 		shards = marker.Shards

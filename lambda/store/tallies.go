@@ -51,7 +51,7 @@ type shardCounterItem struct {
 // (the post deleted).
 func (s *Store) shardCount(pk, counter string, delta int, missing error) txAction {
 	add := expression.Add(expression.Name(counter), expression.Value(delta)).Add(expression.Name("version"), expression.Value(1))
-	return txAction{key: itemKey{pk, SKShard}, update: &add, cond: itemExists, failed: func(map[string]types.AttributeValue) error { return missing }}
+	return txAction{key: Key{pk, SKShard}, update: &add, cond: itemExists, failed: func(map[string]types.AttributeValue) error { return missing }}
 }
 
 // hotCountsAge is how long a store answers a hot post's counts from what it
@@ -84,9 +84,9 @@ func (s *Store) hotCounterItem(ctx context.Context, op, postID string) (Post, bo
 	if v, ok := s.hotCounts.Load(postID); ok && s.now().Sub(v.(hotCount).at) < hotCountsAge {
 		return v.(hotCount).counter, true, nil
 	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: itemKey{PostPK(postID), SKCount}.attributes()})
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: Key{PostPK(postID), SKCount}.attributes()})
 	if err != nil {
-		return Post{}, false, fail(op, err)
+		return Post{}, false, Fail(op, err)
 	}
 	if out.Item == nil {
 		return Post{}, false, nil
@@ -153,11 +153,11 @@ func (s *Store) applyTallies(ctx context.Context, op, parent string, shards []in
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: itemKey{parent, SKCount}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{parent, SKCount}.attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &ccf) {
-		return fail(op, err)
+		return Fail(op, err)
 	}
 	return err
 }

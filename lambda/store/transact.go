@@ -23,7 +23,7 @@ import (
 // txAction is one action of a transaction and what its failed condition means.
 type txAction struct {
 	put    map[string]types.AttributeValue // the item to put, or
-	key    itemKey                         // the item to update, delete or check
+	key    Key                             // the item to update, delete or check
 	update *expression.UpdateBuilder       // the change, for an update
 	delete bool                            // or its deletion
 	cond   expression.ConditionBuilder     // the condition (unset only with always)
@@ -142,7 +142,7 @@ func (s *Store) cancellation(op string, err error, actions []txAction) (txNext, 
 	if !errors.As(err, &canceled) {
 		var api smithy.APIError
 		if errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient && !throttlingCodes[api.ErrorCode()] {
-			return giveUp, fail(op, err) // refused as sent: a validation error, a mismatch
+			return giveUp, Fail(op, err) // refused as sent: a validation error, a mismatch
 		}
 		return confirm, nil // a timeout, a lost reply, a server error, throttling: it may have committed
 	}
@@ -163,7 +163,7 @@ func (s *Store) cancellation(op string, err error, actions []txAction) (txNext, 
 	if conflict {
 		return startOver, nil
 	}
-	return giveUp, fail(op, err)
+	return giveUp, Fail(op, err)
 }
 
 // requestToken returns a fresh idempotency token (DynamoDB takes 1-36 characters).
@@ -192,17 +192,17 @@ func (s *Store) put(item map[string]types.AttributeValue, failed func(map[string
 // addCount adds delta to a counter of an existing item.
 func (s *Store) addCount(pk, sk, counter string, delta int, failed func(map[string]types.AttributeValue) error) txAction {
 	add := expression.Add(expression.Name(counter), expression.Value(delta))
-	return txAction{key: itemKey{pk, sk}, update: &add, cond: itemExists, failed: failed}
+	return txAction{key: Key{pk, sk}, update: &add, cond: itemExists, failed: failed}
 }
 
 // remove deletes an existing item.
 func (s *Store) remove(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
-	return txAction{key: itemKey{pk, sk}, delete: true, cond: itemExists, failed: failed}
+	return txAction{key: Key{pk, sk}, delete: true, cond: itemExists, failed: failed}
 }
 
 // exists checks, without writing it, that an item exists.
 func (s *Store) exists(pk, sk string, failed func(map[string]types.AttributeValue) error) txAction {
-	return txAction{key: itemKey{pk, sk}, cond: itemExists, failed: failed}
+	return txAction{key: Key{pk, sk}, cond: itemExists, failed: failed}
 }
 
 // always makes a unconditional: it writes whether its item exists or not

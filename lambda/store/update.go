@@ -42,7 +42,7 @@ func (c *changes) remove(attribute string) {
 // UpdateItem. When the item is absent, or someone else's draft (absent to
 // anyone but its owner), it returns notFound; when it exists but has another
 // owner, notOwner.
-func (s *Store) update(ctx context.Context, op string, key itemKey, c changes, ownerAttr, owner string, notFound, notOwner error, v any) error {
+func (s *Store) update(ctx context.Context, op string, key Key, c changes, ownerAttr, owner string, notFound, notOwner error, v any) error {
 	if c.n == 0 {
 		return errs.E(op, errs.Validation, "nothing to update")
 	}
@@ -72,7 +72,7 @@ func (s *Store) update(ctx context.Context, op string, key itemKey, c changes, o
 		return notFound
 	}
 	if err != nil {
-		return fail(op, err)
+		return Fail(op, err)
 	}
 	return unmarshal(op, out.Attributes, v)
 }

@@ -69,7 +69,7 @@ func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (U
 		upd.set("bio", bio)
 	}
 	var u User
-	if err := s.update(ctx, op, itemKey{UserPK(id), SKMetadata}, upd, "", "", errs.E(op, errs.NotFound, "no profile: call createUser first"), nil, &u); err != nil {
+	if err := s.update(ctx, op, Key{UserPK(id), SKMetadata}, upd, "", "", errs.E(op, errs.NotFound, "no profile: call createUser first"), nil, &u); err != nil {
 		return User{}, err
 	}
 	return u, addCounter(ctx, s, op, UserPK(id), &u)

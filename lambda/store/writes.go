@@ -43,10 +43,10 @@ const (
 
 // getConsistent reads one item with a strongly consistent GetItem into v and
 // reports whether it exists.
-func (s *Store) getConsistent(ctx context.Context, op string, key itemKey, v any) (bool, error) {
+func (s *Store) getConsistent(ctx context.Context, op string, key Key, v any) (bool, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return false, fail(op, err)
+		return false, Fail(op, err)
 	}
 	if out.Item == nil {
 		return false, nil

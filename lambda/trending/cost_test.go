@@ -30,45 +30,46 @@ func TestWhatTrendingCosts(t *testing.T) {
 	now := time.Now().UTC()
 	data, _, posts := stormData(0, ViralPosts)
 	s, _ := storetest.NewStore(t, data, store.WithClock(func() time.Time { return now }), store.WithHotPageTTL(0))
-	cells := map[store.TrendCell]store.TrendCount{}
+	b := trending.NewBuckets(s, trending.WithKeep(0))
+	cells := map[trending.Cell]trending.Count{}
 	for i := range posts {
-		c := store.TrendCount{Likes: 5, Comments: 1} // a like a second, and a few comments
+		c := trending.Count{Likes: 5, Comments: 1} // a like a second, and a few comments
 		if i == 0 {
-			c = store.TrendCount{Likes: 5000 * ViralPosts / 2, Comments: 1}
+			c = trending.Count{Likes: 5000 * ViralPosts / 2, Comments: 1}
 		}
-		cells[store.TrendCellOf(posts[i], now)] = c
+		cells[trending.CellOf(posts[i], now)] = c
 	}
 	var out bytes.Buffer
 	fmt.Fprintf(&out, "| %d posts, one stream shard | requests | write units | read units |\n|---|---:|---:|---:|\n", ViralPosts)
 	for i, what := range []string{"a window's counts, flushed: its counts kept, its parts, the progress", "the same counts in the next window"} {
 		ctx, meter := cost.WithMeter(t.Context())
-		f := store.TrendFlush{First: store.PadSequence(fmt.Sprint(2*i + 1)), Last: store.PadSequence(fmt.Sprint(2*i + 2)), Counts: trending.EncodeCells(cells)}
-		if err := s.BeginTrendFlush(ctx, "shardId-1", f); err != nil {
+		f := trending.Flush{First: trending.PadSequence(fmt.Sprint(2*i + 1)), Last: trending.PadSequence(fmt.Sprint(2*i + 2)), Counts: trending.EncodeCells(cells)}
+		if err := b.BeginFlush(ctx, "shardId-1", f); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.ApplyTrend(ctx, "shardId-1", f.First, cells); err != nil {
+		if err := b.Apply(ctx, "shardId-1", f.First, cells); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetTrendProgress(ctx, "shardId-1", f.Last); err != nil {
+		if err := b.SetProgress(ctx, "shardId-1", f.Last); err != nil {
 			t.Fatal(err)
 		}
 		sum := meter.Summary()
 		fmt.Fprintf(&out, "| %s | %d UpdateItem | %g | %g |\n", what, sum.Requests["UpdateItem"], sum.Write, sum.Read)
 	}
 	ctx, meter := cost.WithMeter(t.Context())
-	if _, err := s.TrendProgress(ctx, "shardId-1"); err != nil {
+	if _, err := b.Progress(ctx, "shardId-1"); err != nil {
 		t.Fatal(err)
 	}
 	sum := meter.Summary()
 	fmt.Fprintf(&out, "| every invocation: the shard's progress | %d GetItem | %g | %g |\n", sum.Requests["GetItem"], sum.Write, sum.Read)
-	for _, w := range []store.TrendWindow{store.TrendHour, store.TrendDay, store.TrendWeek} {
+	for _, w := range []trending.Window{trending.Hour, trending.Day, trending.Week} {
 		ctx, meter := cost.WithMeter(t.Context())
-		if _, err := s.Trending(ctx, w, store.MaxTrending); err != nil {
+		if _, err := b.Ranking(ctx, w, trending.MaxPosts); err != nil {
 			t.Fatal(err)
 		}
 		sum := meter.Summary()
 		fmt.Fprintf(&out, "| trending(%s), one environment's refresh: its buckets (%d keys), then its top %d posts | %d BatchGetItem, %d round trips | %g | %g |\n", w,
-			store.TrendSpans[w].Buckets*store.TrendSpans[w].Parts, store.MaxTrending, sum.Requests["BatchGetItem"], meter.RoundTrips(), sum.Write, sum.Read)
+			trending.Spans[w].Buckets*trending.Spans[w].Parts, trending.MaxPosts, sum.Requests["BatchGetItem"], meter.RoundTrips(), sum.Write, sum.Read)
 	}
 	golden.File(t, "testdata/costs.md", out.Bytes(), *update, "go test ./lambda/trending -run TestWhatTrendingCosts -update")
 	doc, err := os.ReadFile("../../docs/trending.md")
@@ -90,16 +91,16 @@ func TestTheDocumentsFiguresAreTheCodes(t *testing.T) {
 		}
 		return strings.Join(strings.Fields(strings.ReplaceAll(string(raw), "#", " ")), " ")
 	}
-	schema, doc, table := read("../../schema/schema.graphql"), read("../../docs/trending.md"), read("../../docs/table.md")
-	h, d, w := store.TrendSpans[store.TrendHour], store.TrendSpans[store.TrendDay], store.TrendSpans[store.TrendWeek]
-	windowS, ttlS := int(trending.Window.Seconds()), int(store.HotPageTTL.Seconds())
+	schema, doc, table := read("schema.graphql"), read("../../docs/trending.md"), read("../../docs/table.md")
+	h, d, w := trending.Spans[trending.Hour], trending.Spans[trending.Day], trending.Spans[trending.Week]
+	windowS, ttlS := int(trending.StreamWindow.Seconds()), int(trending.KeepFor.Seconds())
 	for _, c := range []struct{ text, in, name string }{
-		{fmt.Sprintf("%d-second tumbling window", windowS), schema, "the schema"},
-		{fmt.Sprintf("%d seconds in each Lambda execution environment's memory", ttlS), schema, "the schema"},
-		{fmt.Sprintf("about %d seconds", windowS+10), schema, "the schema"},
-		{fmt.Sprintf("at most %d (limit, 20 by default)", store.MaxTrending), schema, "the schema"},
-		{fmt.Sprintf("HOUR is the last %d five-minute buckets", h.Buckets), schema, "the schema"},
-		{fmt.Sprintf("DAY the last %d hours, WEEK the last %d UTC days", d.Buckets, w.Buckets), schema, "the schema"},
+		{fmt.Sprintf("%d-second tumbling window", windowS), schema, "lambda/trending/schema.graphql"},
+		{fmt.Sprintf("%d seconds in each Lambda execution environment's memory", ttlS), schema, "lambda/trending/schema.graphql"},
+		{fmt.Sprintf("about %d seconds", windowS+10), schema, "lambda/trending/schema.graphql"},
+		{fmt.Sprintf("at most %d (limit, 20 by default)", trending.MaxPosts), schema, "lambda/trending/schema.graphql"},
+		{fmt.Sprintf("HOUR is the last %d five-minute buckets", h.Buckets), schema, "lambda/trending/schema.graphql"},
+		{fmt.Sprintf("DAY the last %d hours, WEEK the last %d UTC days", d.Buckets, w.Buckets), schema, "lambda/trending/schema.graphql"},
 		{fmt.Sprintf("(%d x %d for the hour, %d x %d for the day, %d x %d for the week,", h.Buckets, h.Parts, d.Buckets, d.Parts, w.Buckets, w.Parts), table, "docs/table.md"},
 		{fmt.Sprintf("once per %d s per execution environment", ttlS), table, "docs/table.md"},
 		{fmt.Sprintf("a %d-second tumbling window", windowS), doc, "docs/trending.md"},

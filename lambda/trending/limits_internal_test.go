@@ -12,14 +12,14 @@ import (
 
 // A flush at MaxCells, of the largest cells a state holds (64-character
 // post IDs, counts of six digits and a sign, cells over a day), is one
-// item DynamoDB takes: BeginTrendFlush writes it whole, and
-// TrendProgress reads it back as it was.
+// item DynamoDB takes: BeginFlush writes it whole, and Progress reads it
+// back as it was.
 func TestAFullFlushFitsItsItem(t *testing.T) {
-	start := time.Now().UTC().Truncate(store.TrendCellSpan)
-	cells := map[store.TrendCell]store.TrendCount{}
+	start := time.Now().UTC().Truncate(CellSpan)
+	cells := map[Cell]Count{}
 	for i := range MaxCells {
 		id := fmt.Sprintf("%064d", i)
-		cells[store.TrendCell{PostID: id, Start: start.Add(-time.Duration(i%288) * store.TrendCellSpan)}] = store.TrendCount{Likes: -999999, Comments: 999999}
+		cells[Cell{PostID: id, Start: start.Add(-time.Duration(i%288) * CellSpan)}] = Count{Likes: -999999, Comments: 999999}
 	}
 	counts := encodeCells(cells)
 	t.Logf("%d cells: %d bytes", MaxCells, len(counts))
@@ -27,11 +27,12 @@ func TestAFullFlushFitsItsItem(t *testing.T) {
 		t.Errorf("a full state is %d bytes: past Lambda's 1 MB", len(state["cells"]))
 	}
 	s, _ := storetest.NewStore(t, store.Dataset{})
-	f := store.TrendFlush{First: store.PadSequence("1"), Last: store.PadSequence("99999999999999999999"), Counts: counts}
-	if err := s.BeginTrendFlush(t.Context(), "shardId-00000001796421311233-aa2669ec", f); err != nil {
+	f := Flush{First: PadSequence("1"), Last: PadSequence("99999999999999999999"), Counts: counts}
+	b := NewBuckets(s)
+	if err := b.BeginFlush(t.Context(), "shardId-00000001796421311233-aa2669ec", f); err != nil {
 		t.Fatalf("a full flush: %v", err)
 	}
-	progress, err := s.TrendProgress(t.Context(), "shardId-00000001796421311233-aa2669ec")
+	progress, err := b.Progress(t.Context(), "shardId-00000001796421311233-aa2669ec")
 	if err != nil || progress.Pending == nil || *progress.Pending != f {
 		t.Fatalf("the pending flush read back: %v, as written: %v", err, progress.Pending != nil && *progress.Pending == f)
 	}

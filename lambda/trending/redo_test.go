@@ -75,26 +75,26 @@ func record(seq int, kind, event, post string, t time.Time) events.DynamoDBEvent
 
 // expected is the ranking of each window at now that the records count,
 // as listed writes it.
-func expected(records []events.DynamoDBEventRecord, now time.Time) map[store.TrendWindow][]string {
-	out := map[store.TrendWindow][]string{}
-	for window, w := range store.TrendSpans {
-		oldest := now.Truncate(w.Span).Add(-time.Duration(w.Buckets-1) * w.Span)
-		counts := map[string]store.TrendCount{}
+func expected(records []events.DynamoDBEventRecord, now time.Time) map[trending.Window][]string {
+	out := map[trending.Window][]string{}
+	for window, w := range trending.Spans {
+		oldest := now.Truncate(w.Length).Add(-time.Duration(w.Buckets-1) * w.Length)
+		counts := map[string]trending.Count{}
 		for _, r := range records {
 			image, delta := r.Change.NewImage, 1
 			if r.EventName == "REMOVE" {
 				image, delta = r.Change.OldImage, -1
 			}
 			at := image["likedAt"]
-			c := store.TrendCount{Likes: delta}
+			c := trending.Count{Likes: delta}
 			if store.IsCommentSK(r.Change.Keys[store.AttrSK].String()) {
-				at, c = image["createdAt"], store.TrendCount{Comments: delta}
+				at, c = image["createdAt"], trending.Count{Comments: delta}
 			}
 			made, _ := time.Parse(time.RFC3339Nano, at.String())
 			post := image["postId"].String()
-			if !made.Truncate(w.Span).Before(oldest) {
+			if !made.Truncate(w.Length).Before(oldest) {
 				n := counts[post]
-				counts[post] = store.TrendCount{Likes: n.Likes + c.Likes, Comments: n.Comments + c.Comments}
+				counts[post] = trending.Count{Likes: n.Likes + c.Likes, Comments: n.Comments + c.Comments}
 			}
 		}
 		var ranked []string
@@ -186,7 +186,7 @@ func (r redoRun) store(api store.API) *store.Store {
 }
 
 func (r redoRun) aggregator(api store.API, maxCells int) *trending.Aggregator {
-	return trending.New(r.store(api), slog.New(slog.NewTextHandler(io.Discard, nil)), trending.WithMaxCells(maxCells))
+	return trending.New(trending.NewBuckets(r.store(api)), slog.New(slog.NewTextHandler(io.Discard, nil)), trending.WithMaxCells(maxCells))
 }
 
 // cleanWrites is how many writes the window's final invocation makes
@@ -218,8 +218,8 @@ func (r redoRun) killAndRedo(t *testing.T, maxCells int, k *cut, rd redo, more b
 	r.invoke(t, r.aggregator(r.api, maxCells), st, again, true)
 	r.invoke(t, r.aggregator(r.api, maxCells), nil, next, true) // the next window counts on
 	want := expected(slices.Concat(held, later, next), r.now)
-	for _, w := range []store.TrendWindow{store.TrendHour, store.TrendDay, store.TrendWeek} {
-		got, err := r.store(r.api).Trending(t.Context(), w, store.MaxTrending)
+	for _, w := range []trending.Window{trending.Hour, trending.Day, trending.Week} {
+		got, err := trending.NewBuckets(r.store(r.api), trending.WithKeep(0)).Ranking(t.Context(), w, trending.MaxPosts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,12 +14,21 @@ import (
 
 // Up to StreamBatchSize records an invocation; a failed batch is bisected
 // and retried StreamRetries times, then left to the on-failure destination.
-// Window is the tumbling window: a post's counts are written once a Window
-// per stream shard (Lambda allows up to 900 s).
+// StreamWindow is the tumbling window: a post's counts are written once a
+// StreamWindow per stream shard (Lambda allows up to 900 s).
 const (
 	StreamBatchSize = 1000
 	StreamRetries   = 5
-	Window          = 60 * time.Second
+	StreamWindow    = 60 * time.Second
+)
+
+// Projection is the PROJECTION the projector's code (lambda/cmd/projector)
+// runs the aggregator as; Description says what its function does, and
+// GaveUp what its on-failure queue's alarm means.
+const (
+	Projection  = "trending"
+	Description = "Counts the likes and comments of Query.trending from the table's stream"
+	GaveUp      = "the trending aggregator gave up on stream records: they are in its on-failure queue, and Query.trending misses their likes and comments"
 )
 
 // StreamFilters are the event source's filter criteria: a like or a

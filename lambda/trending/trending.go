@@ -1,20 +1,24 @@
-// Package trending counts the likes and comments of the table's stream for
-// Query.trending (store.Trending): its event source mapping has a tumbling
-// window, Lambda carries the window's counts between its invocations as
-// state, and the last one (isFinalInvokeForWindow) writes them, by post and
-// five-minute cell of their own time, into the buckets (store.ApplyTrend):
+// Package trending is an optional feature: Query.trending, the posts most
+// liked and commented in the last hour, day and week. Delete this folder and
+// the lines that wire it in (docs/layout.md) and the API serves the rest.
+//
+// The aggregator counts the likes and comments of the table's stream: its
+// event source mapping has a tumbling window, Lambda carries the window's
+// counts between its invocations as state, and the last one
+// (isFinalInvokeForWindow) writes them, by post and five-minute cell of
+// their own time, into the buckets (Buckets.Apply):
 // a post's counts are written once a window per stream shard, however many
 // likes it had. An unlike and a deleted comment (a REMOVE) take theirs back
 // from the cell they were counted in.
 //
 // Exactly once, from an at-least-once stream, whatever an invocation killed
 // after any of its writes left and however many records its retry holds: a
-// record counts only past the shard's progress (store.TrendProgress, read
-// by every invocation) and past the state's last; a flush is written ahead
-// (store.BeginTrendFlush: its counts, then its mark as pending), its parts
+// record counts only past the shard's progress (Buckets.Progress, read by
+// every invocation) and past the state's last; a flush is written ahead
+// (Buckets.BeginFlush: its counts, then its mark as pending), its parts
 // applied under its mark (each part keeps the mark of the last flush
 // applied from the shard, and skips one not newer), and ended by moving the
-// progress (store.SetTrendProgress). An invocation that finds a flush
+// progress (Buckets.SetProgress). An invocation that finds a flush
 // pending ends it with that flush's own counts before anything else, and
 // drops a state a flush took (recover). Counts are flushed at the window's
 // end and each time the state reaches MaxCells (a record that would add a
@@ -39,10 +43,10 @@ import (
 
 // Store is what the aggregator needs of the table.
 type Store interface {
-	TrendProgress(ctx context.Context, shardID string) (store.TrendProgress, error)
-	BeginTrendFlush(ctx context.Context, shardID string, f store.TrendFlush) error
-	ApplyTrend(ctx context.Context, shardID, mark string, counts map[store.TrendCell]store.TrendCount) error
-	SetTrendProgress(ctx context.Context, shardID, seq string) error
+	Progress(ctx context.Context, shardID string) (Progress, error)
+	BeginFlush(ctx context.Context, shardID string, f Flush) error
+	Apply(ctx context.Context, shardID, mark string, counts map[Cell]Count) error
+	SetProgress(ctx context.Context, shardID, seq string) error
 }
 
 // MaxCells bounds the cells a window's state holds, and so a flush: at
@@ -89,7 +93,7 @@ func (a *Aggregator) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEve
 		return events.DynamoDBTimeWindowEventResponse{}, err
 	}
 	for _, r := range ev.Records {
-		seq := store.PadSequence(r.Change.SequenceNumber)
+		seq := PadSequence(r.Change.SequenceNumber)
 		if seq <= st.from || seq <= st.last {
 			continue // counted before
 		}
@@ -122,7 +126,7 @@ func (a *Aggregator) Handle(ctx context.Context, ev events.DynamoDBTimeWindowEve
 // already is not applied again). Then the state's counts are dropped if a
 // flush took them, and only records after the progress count.
 func (a *Aggregator) recover(ctx context.Context, shardID string, st *state) error {
-	progress, err := a.store.TrendProgress(ctx, shardID)
+	progress, err := a.store.Progress(ctx, shardID)
 	if err != nil {
 		return err
 	}
@@ -151,21 +155,21 @@ func (a *Aggregator) recover(ctx context.Context, shardID string, st *state) err
 	return nil
 }
 
-// flush applies the state's counts as one flush (store.BeginTrendFlush,
+// flush applies the state's counts as one flush (Buckets.BeginFlush,
 // then its parts under the mark of its first record, then the progress),
 // or, when it counted nothing, records the progress; it empties the
 // state's counts.
 func (a *Aggregator) flush(ctx context.Context, shardID string, st *state) error {
 	if len(st.cells) > 0 {
-		f := store.TrendFlush{First: st.first, Last: st.last, Counts: encodeCells(st.cells)}
-		if err := a.store.BeginTrendFlush(ctx, shardID, f); err != nil {
+		f := Flush{First: st.first, Last: st.last, Counts: encodeCells(st.cells)}
+		if err := a.store.BeginFlush(ctx, shardID, f); err != nil {
 			return err
 		}
 		if err := a.apply(ctx, shardID, st.first, st.last, st.cells); err != nil {
 			return err
 		}
 	} else if st.last > st.from {
-		if err := a.store.SetTrendProgress(ctx, shardID, st.last); err != nil {
+		if err := a.store.SetProgress(ctx, shardID, st.last); err != nil {
 			return err
 		}
 	}
@@ -175,17 +179,17 @@ func (a *Aggregator) flush(ctx context.Context, shardID string, st *state) error
 }
 
 // apply applies a begun flush's counts and ends it.
-func (a *Aggregator) apply(ctx context.Context, shardID, first, last string, counts map[store.TrendCell]store.TrendCount) error {
-	if err := a.store.ApplyTrend(ctx, shardID, first, counts); err != nil {
+func (a *Aggregator) apply(ctx context.Context, shardID, first, last string, counts map[Cell]Count) error {
+	if err := a.store.Apply(ctx, shardID, first, counts); err != nil {
 		return err
 	}
-	return a.store.SetTrendProgress(ctx, shardID, last)
+	return a.store.SetProgress(ctx, shardID, last)
 }
 
 // counted returns the cell a record counts in and by how much: +1 for a
 // like or a comment made (INSERT), -1 for one removed (REMOVE), each at its
 // own time; false for anything else (a marker, a change, a malformed item).
-func counted(r events.DynamoDBEventRecord) (store.TrendCell, store.TrendCount, bool) {
+func counted(r events.DynamoDBEventRecord) (Cell, Count, bool) {
 	sk := r.Change.Keys[store.AttrSK].String()
 	var image map[string]events.DynamoDBAttributeValue
 	delta := 1
@@ -195,23 +199,23 @@ func counted(r events.DynamoDBEventRecord) (store.TrendCell, store.TrendCount, b
 	case string(events.DynamoDBOperationTypeRemove):
 		image, delta = r.Change.OldImage, -1
 	default:
-		return store.TrendCell{}, store.TrendCount{}, false
+		return Cell{}, Count{}, false
 	}
-	timeAttr, count := "", store.TrendCount{}
+	timeAttr, count := "", Count{}
 	switch {
 	case store.IsLikeSK(sk):
 		timeAttr, count.Likes = "likedAt", delta
 	case store.IsCommentSK(sk):
 		timeAttr, count.Comments = "createdAt", delta
 	default:
-		return store.TrendCell{}, store.TrendCount{}, false
+		return Cell{}, Count{}, false
 	}
 	postID, at := stringAttr(image, "postId"), stringAttr(image, timeAttr)
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if err != nil || !store.ValidID(postID) {
-		return store.TrendCell{}, store.TrendCount{}, false
+		return Cell{}, Count{}, false
 	}
-	return store.TrendCellOf(postID, t), count, true
+	return CellOf(postID, t), count, true
 }
 
 func stringAttr(image map[string]events.DynamoDBAttributeValue, name string) string {
@@ -226,15 +230,15 @@ func stringAttr(image map[string]events.DynamoDBAttributeValue, name string) str
 type state struct {
 	from        string // records at or before it are applied (padded): the shard's progress
 	first, last string // the first record in cells, and the last record read (padded)
-	cells       map[store.TrendCell]store.TrendCount
+	cells       map[Cell]Count
 }
 
-func (st *state) add(seq string, cell store.TrendCell, delta store.TrendCount) {
+func (st *state) add(seq string, cell Cell, delta Count) {
 	if st.cells == nil {
-		st.cells = map[store.TrendCell]store.TrendCount{}
+		st.cells = map[Cell]Count{}
 	}
 	c := st.cells[cell]
-	st.cells[cell] = store.TrendCount{Likes: c.Likes + delta.Likes, Comments: c.Comments + delta.Comments}
+	st.cells[cell] = Count{Likes: c.Likes + delta.Likes, Comments: c.Comments + delta.Comments}
 	if st.first == "" {
 		st.first = seq
 	}
@@ -261,7 +265,7 @@ func decodeState(m map[string]string) (state, error) {
 // encodeCells writes counts as a JSON object of "<cell start, Unix
 // seconds>/<post ID>" to [likes, comments]: the window's state, and a
 // pending flush's counts in the table.
-func encodeCells(counts map[store.TrendCell]store.TrendCount) string {
+func encodeCells(counts map[Cell]Count) string {
 	cells := make(map[string][2]int, len(counts))
 	for c, n := range counts {
 		cells[strconv.FormatInt(c.Start.Unix(), 10)+"/"+c.PostID] = [2]int{n.Likes, n.Comments}
@@ -270,19 +274,19 @@ func encodeCells(counts map[store.TrendCell]store.TrendCount) string {
 	return string(raw)
 }
 
-func decodeCells(raw string) (map[store.TrendCell]store.TrendCount, error) {
+func decodeCells(raw string) (map[Cell]Count, error) {
 	var cells map[string][2]int
 	if err := json.Unmarshal([]byte(raw), &cells); err != nil {
 		return nil, err
 	}
-	out := make(map[store.TrendCell]store.TrendCount, len(cells))
+	out := make(map[Cell]Count, len(cells))
 	for k, n := range cells {
 		start, postID, _ := strings.Cut(k, "/")
 		unix, err := strconv.ParseInt(start, 10, 64)
 		if err != nil {
 			return nil, err
 		}
-		out[store.TrendCell{PostID: postID, Start: time.Unix(unix, 0).UTC()}] = store.TrendCount{Likes: n[0], Comments: n[1]}
+		out[Cell{PostID: postID, Start: time.Unix(unix, 0).UTC()}] = Count{Likes: n[0], Comments: n[1]}
 	}
 	return out, nil
 }

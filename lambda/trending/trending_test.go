@@ -106,16 +106,16 @@ func (tt *trendTest) aggregate(fn streams.Function, batch int, done *streams.Che
 
 func (tt *trendTest) aggregator(opts ...trending.Option) lambda.Handler {
 	s := store.New(tt.client, tt.s.Table(), cursor.New(storetest.TokenKey))
-	return lambda.NewHandler(trending.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
+	return lambda.NewHandler(trending.New(trending.NewBuckets(s), slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
 }
 
 // recount is each window's ranking as the table's own likes and comments
 // say, at the clock's now: published posts with a positive score.
-func (tt *trendTest) recount(window store.TrendWindow) []string {
+func (tt *trendTest) recount(window trending.Window) []string {
 	tt.t.Helper()
-	w := store.TrendSpans[window]
-	oldest := tt.clock.now().Truncate(w.Span).Add(-time.Duration(w.Buckets-1) * w.Span)
-	counts := map[string]store.TrendCount{}
+	w := trending.Spans[window]
+	oldest := tt.clock.now().Truncate(w.Length).Add(-time.Duration(w.Buckets-1) * w.Length)
+	counts := map[string]trending.Count{}
 	in := &dynamodb.ScanInput{TableName: aws.String(tt.s.Table()), ConsistentRead: aws.Bool(true)}
 	for {
 		out, err := tt.client.Scan(tt.t.Context(), in)
@@ -124,9 +124,9 @@ func (tt *trendTest) recount(window store.TrendWindow) []string {
 		}
 		for _, item := range out.Items {
 			sk, post := str(item, store.AttrSK), str(item, "postId")
-			at, c := str(item, "likedAt"), store.TrendCount{Likes: 1}
+			at, c := str(item, "likedAt"), trending.Count{Likes: 1}
 			if store.IsCommentSK(sk) {
-				at, c = str(item, "createdAt"), store.TrendCount{Comments: 1}
+				at, c = str(item, "createdAt"), trending.Count{Comments: 1}
 			} else if !store.IsLikeSK(sk) {
 				continue
 			}
@@ -134,11 +134,11 @@ func (tt *trendTest) recount(window store.TrendWindow) []string {
 			if err != nil {
 				tt.t.Fatalf("%s %s: %v", post, sk, err)
 			}
-			if store.TrendCellOf(post, made).Start.Before(oldest) {
+			if trending.CellOf(post, made).Start.Before(oldest) {
 				continue
 			}
 			n := counts[post]
-			counts[post] = store.TrendCount{Likes: n.Likes + c.Likes, Comments: n.Comments + c.Comments}
+			counts[post] = trending.Count{Likes: n.Likes + c.Likes, Comments: n.Comments + c.Comments}
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			break
@@ -155,7 +155,7 @@ func (tt *trendTest) recount(window store.TrendWindow) []string {
 	return ranked
 }
 
-func compareRanked(counts map[string]store.TrendCount, a, b string) int {
+func compareRanked(counts map[string]trending.Count, a, b string) int {
 	idA, _, _ := strings.Cut(a, " ")
 	idB, _, _ := strings.Cut(b, " ")
 	if d := counts[idB].Score() - counts[idA].Score(); d != 0 {
@@ -172,9 +172,9 @@ func str(item map[string]types.AttributeValue, name string) string {
 }
 
 // listed is Trending's ranking as recount writes it.
-func (tt *trendTest) listed(window store.TrendWindow) []string {
+func (tt *trendTest) listed(window trending.Window) []string {
 	tt.t.Helper()
-	got, err := tt.s.Trending(tt.t.Context(), window, store.MaxTrending)
+	got, err := trending.NewBuckets(tt.s, trending.WithKeep(0)).Ranking(tt.t.Context(), window, trending.MaxPosts)
 	if err != nil {
 		tt.t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func (tt *trendTest) listed(window store.TrendWindow) []string {
 
 func (tt *trendTest) check(when string) {
 	tt.t.Helper()
-	for _, w := range []store.TrendWindow{store.TrendHour, store.TrendDay, store.TrendWeek} {
+	for _, w := range []trending.Window{trending.Hour, trending.Day, trending.Week} {
 		want, got := tt.recount(w), tt.listed(w)
 		if !slices.Equal(got, want) {
 			tt.t.Errorf("%s, %s:\n got %v\nwant %v", when, w, got, want)
@@ -298,7 +298,7 @@ func TestAWindowEndedEarlyIsFlushed(t *testing.T) {
 	}
 	all := tt.records()
 	recs := all[len(all)-len(users):] // the sample's own likes and comments come first
-	agg := trending.New(store.New(tt.client, tt.s.Table(), cursor.New(storetest.TokenKey)), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	agg := trending.New(trending.NewBuckets(store.New(tt.client, tt.s.Table(), cursor.New(storetest.TokenKey))), slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	ev := events.DynamoDBTimeWindowEvent{DynamoDBEvent: events.DynamoDBEvent{Records: recs[:2]}}
 	ev.ShardID = "shard-1"
 	out, err := agg.Handle(t.Context(), ev)
@@ -309,7 +309,7 @@ func TestAWindowEndedEarlyIsFlushed(t *testing.T) {
 	if out, err = agg.Handle(t.Context(), ev); err != nil || len(out.State) != 0 {
 		t.Fatalf("the early end: %v, state %v", err, out.State)
 	}
-	if got := tt.listed(store.TrendHour); !slices.Equal(got, []string{posts[0] + " 2+0"}) {
+	if got := tt.listed(trending.Hour); !slices.Equal(got, []string{posts[0] + " 2+0"}) {
 		t.Errorf("after the early end: %v, want the first two likes", got)
 	}
 	// The window goes on with a fresh state: the stream from its start, the
@@ -359,7 +359,7 @@ func (k *killer) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	k.killed = true
 	c := &cut{API: k.tt.client, after: k.after, landed: k.landed}
 	s := store.New(c, k.tt.s.Table(), cursor.New(storetest.TokenKey))
-	_, _ = lambda.NewHandler(trending.New(s, slog.New(slog.DiscardHandler), trending.WithMaxCells(k.maxCells)).Handle).Invoke(ctx, payload)
+	_, _ = lambda.NewHandler(trending.New(trending.NewBuckets(s), slog.New(slog.DiscardHandler), trending.WithMaxCells(k.maxCells)).Handle).Invoke(ctx, payload)
 	if k.consumerDies {
 		k.kill()
 	}

@@ -137,9 +137,9 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	}
 	layouts := []*executor.Executor{
 		executor.New(sch, timed(0, naive.New(s)), naive.Routes(), executor.WithDirectResolvers()),
-		executor.New(sch, timed(1, handler(resolver.WithoutPrefetch(), resolver.WithoutAnswers())), routes.All, executor.WithDirectResolvers()),
-		executor.New(sch, timed(2, handler(resolver.WithoutAnswers())), routes.All, executor.WithDirectResolvers()),
-		executor.New(sch, timed(3, handler()), routes.All),
+		executor.New(sch, timed(1, handler(resolver.WithoutPrefetch(), resolver.WithoutAnswers())), routes.Core, executor.WithDirectResolvers()),
+		executor.New(sch, timed(2, handler(resolver.WithoutAnswers())), routes.Core, executor.WithDirectResolvers()),
+		executor.New(sch, timed(3, handler()), routes.Core),
 	}
 	var rows []Row
 	for _, q := range Queries() {

@@ -68,7 +68,7 @@ func Readings(ctx context.Context, endpoint string) ([]ReadingRow, error) {
 	execs := make([]*executor.Executor, len(Pairings))
 	for i, p := range Pairings {
 		h := lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(p.Lambda)))
-		execs[i] = executor.New(sch, h, routes.All, executor.WithSelectionReading(p.AppSync))
+		execs[i] = executor.New(sch, h, routes.Core, executor.WithSelectionReading(p.AppSync))
 	}
 	var rows []ReadingRow
 	for _, q := range ReadingQueries() {

@@ -78,6 +78,9 @@ type Env struct {
 	// trends is the trending aggregator's poller, on a window that ends
 	// when Drain ends it: a window's writes for the operations of a run.
 	trends *streams.Poller
+	// ranking is the trending buckets Store reads its rankings from, each
+	// window's kept for trending.KeepFor.
+	ranking *trending.Buckets
 	// Viral are ViralPosts small posts by carol, for the viral hour.
 	Viral []string
 	// Largest and LargestToo are posts of the largest size (a 200-character
@@ -175,17 +178,17 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All)
+	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core)
 	arn, err := ddblocal.StreamARN(ctx, client, table)
 	if err != nil {
 		return nil, err
 	}
 	fn := lambda.NewHandler(projector.New(s, quiet).Handle)
 	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
-	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(s, quiet).Handle),
+	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(trending.NewBuckets(s), quiet).Handle),
 		streams.Config{BatchSize: trending.StreamBatchSize, Filter: streams.Matches(trending.StreamFilters), Window: 24 * time.Hour}, &streams.Checkpoints{})
 	uncached := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }), store.WithShardsFrom(0), store.WithHotPageTTL(0))
-	e := &Env{Store: s, Uncached: uncached, Rec: rec, Exec: exec, poller: poller, trends: trends, Viral: viral,
+	e := &Env{Store: s, Uncached: uncached, Rec: rec, Exec: exec, poller: poller, trends: trends, ranking: trending.NewBuckets(s), Viral: viral,
 		Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
 	if err := e.Drain(ctx); err != nil { // the load's records
 		return nil, err
@@ -256,11 +259,11 @@ func Workloads() []Workload {
 			return e.Viral[0]
 		}, makeHot, false},
 		{"readers of trending(WEEK), its top 20 posts with their scores", 10000, func(ctx context.Context, e *Env, kept, actor string) error {
-			s := e.Uncached
+			b := trending.NewBuckets(e.Uncached, trending.WithKeep(0))
 			if kept == "kept" {
-				s = e.Store
+				b = e.ranking
 			}
-			_, err := s.Trending(ctx, store.TrendWeek, 20)
+			_, err := b.Ranking(ctx, trending.Week, 20)
 			return err
 		}, func(_ *Env, after bool) string {
 			if after {

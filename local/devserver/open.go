@@ -18,7 +18,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/trending"
+	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/realtime"
@@ -46,7 +46,7 @@ type Config struct {
 	// 0 is the stack's, routes.WritesPerMinute; a negative number, none.
 	WritesPerMinute int
 	// TrendingWindow is the tumbling window of the trending aggregator's
-	// poller: 0 is the stack's, trending.Window (a minute), which make dev
+	// poller: 0 is the stack's, trending.StreamWindow (a minute), which make dev
 	// runs; tests shorten it.
 	TrendingWindow time.Duration
 }
@@ -72,7 +72,9 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	if err := s.Load(ctx, cfg.Data); err != nil {
 		return nil, fmt.Errorf("load sample data: %w", err)
 	}
-	sch, err := schema.Load()
+	sch, err := schema.Load(
+		trending.SDL, // feature: trending
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -86,12 +88,14 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 		reading = *cfg.Reading
 	}
 	budget := cmp.Or(cfg.WritesPerMinute, routes.WritesPerMinute)
-	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading), resolver.WithWriteBudget(max(budget, 0)))
+	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading), resolver.WithWriteBudget(max(budget, 0)),
+		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
+	)
 	if err := project(ctx, cfg, s, log); err != nil {
 		return nil, err
 	}
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
-	exec := executor.New(sch, lambda.NewHandler(h), routes.All, executor.WithPublisher(hub), executor.WithSelectionReading(reading))
+	exec := executor.New(sch, lambda.NewHandler(h), h.Routes().All(), executor.WithPublisher(hub), executor.WithSelectionReading(reading))
 	return &API{Exec: exec, Hub: hub, Console: cfg.Console}, nil
 }
 
@@ -115,9 +119,7 @@ func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) 
 	}
 	consume(lambda.NewHandler(projector.New(s, log).Handle), streams.Config{
 		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Filter: streams.Matches(projector.StreamFilters)})
-	consume(lambda.NewHandler(trending.New(s, log).Handle), streams.Config{
-		BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters),
-		Window: cmp.Or(cfg.TrendingWindow, trending.Window)})
+	consume(lambda.NewHandler(trending.New(trending.NewBuckets(s), log).Handle), streams.Config{BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters), Window: cmp.Or(cfg.TrendingWindow, trending.StreamWindow)}) // feature: trending
 	return nil
 }
 

@@ -33,8 +33,8 @@ func aliased(n int, post string) string {
 func TestACallersWriteBudget(t *testing.T) {
 	d := sample.Data()
 	const budget = 50
-	budgeted, _, s := setupStore(t, d, routes.All, nil, []resolver.Option{resolver.WithWriteBudget(budget)})
-	unbudgeted, _, _ := setupStore(t, d, routes.All, nil, nil)
+	budgeted, _, s := setupStore(t, d, routes.Core, nil, []resolver.Option{resolver.WithWriteBudget(budget)})
+	unbudgeted, _, _ := setupStore(t, d, routes.Core, nil, nil)
 	count := func(s *store.Store) int {
 		return storetest.Count(t, storetest.Client(t), s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
 	}

@@ -37,7 +37,7 @@ func TestAMutationsAnswersReadConsistently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All)
+	e := executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core)
 	post := sample.Data().Posts[0]
 
 	reads := func(req executor.Request) (consistent, eventual int, data map[string]any) {

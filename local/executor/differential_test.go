@@ -126,15 +126,15 @@ func newDifferential(tb testing.TB) *differential {
 			opts := append(slices.Clone(inputs.opts), bytesNotTime, executor.WithSelectionReading(r.appsync))
 			x.layouts = append(x.layouts, layout{
 				name:  fmt.Sprintf("%s, AppSync writing %s, the Lambda reading %s", inputs.name, r.appsync, r.lambda),
-				js:    executor.New(sch, deployed[r.lambda], routes.All, opts...),
-				plain: executor.New(sch, plain, routes.All, append(opts, executor.WithDirectResolvers())...),
+				js:    executor.New(sch, deployed[r.lambda], routes.Core, opts...),
+				plain: executor.New(sch, plain, routes.Core, append(opts, executor.WithDirectResolvers())...),
 			})
 		}
 		opts := append(slices.Clone(inputs.opts), bytesNotTime, executor.WithSelectionReading(selection.FirstOccurrence))
 		x.bet = append(x.bet, layout{
 			name:  inputs.name,
-			js:    executor.New(sch, deployed[selection.EveryOccurrence], routes.All, opts...),
-			plain: executor.New(sch, plain, routes.All, append(opts, executor.WithDirectResolvers())...),
+			js:    executor.New(sch, deployed[selection.EveryOccurrence], routes.Core, opts...),
+			plain: executor.New(sch, plain, routes.Core, append(opts, executor.WithDirectResolvers())...),
 		})
 	}
 	var posts []string

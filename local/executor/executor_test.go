@@ -151,7 +151,7 @@ func get(v any, path ...any) any {
 // With direct Lambda resolvers on every field (the layout before the
 // JavaScript child resolvers), one invocation per level and batch.
 func TestSeedQueryDirectResolvers(t *testing.T) {
-	e, rec := setupDirect(t, sample.Blog(10, 20, 30), routes.All)
+	e, rec := setupDirect(t, sample.Blog(10, 20, 30), routes.Core)
 	data, resp := run(t, e, executor.Request{Query: `{
 	  user(id: "u_alice") { name posts { items { title comments { items { body author { name } } } } } }
 	}`})
@@ -177,7 +177,7 @@ func TestSeedQueryDirectResolvers(t *testing.T) {
 }
 
 func TestAliasesFragmentsVariables(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.All)
+	e, rec := setup(t, sample.Data(), routes.Core)
 	data, resp := run(t, e, executor.Request{
 		Query: `query Q($handle: String = "bob", $n: Int) {
 		  a: user(id: "u_alice") { ...Who }
@@ -221,7 +221,7 @@ func TestBatchingBoundaries(t *testing.T) {
 		ids = append(ids, fmt.Sprintf("%q", id))
 		d.Posts = append(d.Posts, store.Post{ID: id, AuthorID: sample.Bob, Title: "t", Body: "b", CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z"})
 	}
-	rs := append([]routes.Route(nil), routes.All...)
+	rs := append([]routes.Route(nil), routes.Core...)
 	for i := range rs {
 		if rs[i].Key() == "Post.author" {
 			rs[i].MaxBatchSize = 3
@@ -244,7 +244,7 @@ func TestNullPropagationAndErrors(t *testing.T) {
 	d := sample.Data()
 	d.Posts = append(d.Posts, store.Post{ID: "01HWORPHAN0000000000000000", AuthorID: "u_gone", Title: "Orphan", Body: "b",
 		CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z"})
-	e, _ := setup(t, d, routes.All)
+	e, _ := setup(t, d, routes.Core)
 	data, resp := run(t, e, executor.Request{Query: `{ posts(ids: ["` + sample.HelloPost + `", "01HWORPHAN0000000000000000"]) { title author { handle } } }`})
 	// Post.author is User!: the orphan's error nulls the post, which [Post] allows.
 	if get(data, "posts", 0, "author", "handle") != "alice" || get(data, "posts", 1) != nil || len(data["posts"].([]any)) != 2 {
@@ -268,7 +268,7 @@ func TestNullPropagationAndErrors(t *testing.T) {
 }
 
 func TestMutationsRunInOrder(t *testing.T) {
-	e, rec := setupDirect(t, sample.Data(), routes.All)
+	e, rec := setupDirect(t, sample.Data(), routes.Core)
 	carol := &appsync.Identity{Sub: sample.Carol, Username: "carol"}
 	data, resp := run(t, e, executor.Request{Identity: carol, Query: `mutation {
 	  first: createComment(input: {postId: "` + sample.HelloPost + `", body: "one"}) { body post { commentCount } }
@@ -293,7 +293,7 @@ func TestMutationsRunInOrder(t *testing.T) {
 }
 
 func TestChildEventCarriesParentResult(t *testing.T) {
-	e, rec := setupDirect(t, sample.Data(), routes.All)
+	e, rec := setupDirect(t, sample.Data(), routes.Core)
 	_, resp := run(t, e, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { title comments(limit: 1) { items { id } } } }`})
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)
@@ -318,7 +318,7 @@ func TestChildEventCarriesParentResult(t *testing.T) {
 }
 
 func TestIntrospection(t *testing.T) {
-	e, rec := setup(t, store.Dataset{}, routes.All)
+	e, rec := setup(t, store.Dataset{}, routes.Core)
 	data, resp := run(t, e, executor.Request{Query: `{
 	  __schema { queryType { name } mutationType { name } types { name kind } directives { name } }
 	  __type(name: "Post") { name fields { name args { name type { name } } type { kind name ofType { kind name ofType { name } } } } }
@@ -364,7 +364,7 @@ fragment TypeRef on __Type {
 }`
 
 func TestClientIntrospectionQuery(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.All)
+	e, _ := setup(t, store.Dataset{}, routes.Core)
 	data, resp := run(t, e, executor.Request{Query: introspectionQuery, OperationName: "IntrospectionQuery"})
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)
@@ -390,7 +390,7 @@ func TestClientIntrospectionQuery(t *testing.T) {
 // A request the executor cannot pick an operation of says why in words,
 // and a handle the API refuses says the rule, in a query as in createUser.
 func TestMessagesSayWhatIsWrong(t *testing.T) {
-	e, _ := setup(t, sample.Data(), routes.All)
+	e, _ := setup(t, sample.Data(), routes.Core)
 	for _, c := range []struct {
 		req  executor.Request
 		want string

@@ -34,7 +34,7 @@ func environment(t *testing.T, table string, opts ...store.Option) (*executor.Ex
 		t.Fatal(err)
 	}
 	h := resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))
-	return executor.New(sch, lambda.NewHandler(h), routes.All), s
+	return executor.New(sch, lambda.NewHandler(h), routes.Core), s
 }
 
 // hotPageData is the sample data, three readers more, and a hot post of

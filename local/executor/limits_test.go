@@ -47,7 +47,7 @@ func createUser(t *testing.T, e *executor.Executor, id string) {
 }
 
 func TestPagesOfLargePostsEndOnlyWithTheLastPost(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.All, bytesNotTime)
+	e, _ := setup(t, store.Dataset{}, routes.Core, bytesNotTime)
 	createUser(t, e, "u_writer")
 	body := strings.Repeat("😀", 20000) // 80,000 bytes: DynamoDB's 1 MB page holds 13
 	for i := range 25 {
@@ -92,7 +92,7 @@ func TestPagesOfLargePostsUnderEachReading(t *testing.T) {
 	body := strings.Repeat("😀", 20000)
 	pages := map[selection.Reading]int{}
 	for _, r := range []selection.Reading{selection.EveryOccurrence, selection.FirstOccurrence} {
-		e, _ := setupWith(t, store.Dataset{}, routes.All, []executor.Option{executor.WithSelectionReading(r), bytesNotTime},
+		e, _ := setupWith(t, store.Dataset{}, routes.Core, []executor.Option{executor.WithSelectionReading(r), bytesNotTime},
 			[]resolver.Option{resolver.WithSelectionReading(r)})
 		createUser(t, e, "u_writer")
 		for i := range 25 {
@@ -167,7 +167,7 @@ const postsWithComments = `query($ids: [ID!]!) { posts(ids: $ids) {
   id author { name } comments(limit: 100) { items { body author { name } } nextToken } } }`
 
 func TestEightHundredLargeCommentsAllArrive(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.All, bytesNotTime)
+	e, _ := setup(t, store.Dataset{}, routes.Core, bytesNotTime)
 	commenters := []string{"u_c1", "u_c2", "u_c3", "u_c4"}
 	for _, u := range append([]string{"u_author"}, commenters...) {
 		createUser(t, e, u)
@@ -236,7 +236,7 @@ func largeBlog(n, per int) (store.Dataset, []any) {
 
 func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
 	d, ids := largeBlog(32, 100)
-	e, _ := setup(t, d, routes.All, bytesNotTime)
+	e, _ := setup(t, d, routes.Core, bytesNotTime)
 	data, cost := mustRun(t, e, executor.Request{Query: postsWithComments, Variables: map[string]any{"ids": ids}})
 	bodies, largest := commentsOf(t, e, get(data, "posts").([]any))
 	largest = max(largest, cost.LargestPayloadBytes)
@@ -252,7 +252,7 @@ func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
 
 func TestThirtyTwoPostsThroughANamedFragmentAndVariablesFit(t *testing.T) {
 	d, ids := largeBlog(32, 100)
-	e, _ := setup(t, d, routes.All, bytesNotTime)
+	e, _ := setup(t, d, routes.Core, bytesNotTime)
 	// A named fragment hides the comments' arguments from the post's resolver
 	// (AppSync leaves it unexpanded): no prefetch, each post's comments are
 	// queried, and pages are cut by bytes.
@@ -274,7 +274,7 @@ func TestAHundredLargePostsAreAClearErrorNotAFailedInvocation(t *testing.T) {
 	// Reading 8 MB from DynamoDB Local under the race detector took over
 	// Lambda's 10 s in one CI run of four, where DynamoDB serves it in well
 	// under one; what this test checks is the payload's limit.
-	e, _ := setup(t, d, routes.All, bytesNotTime)
+	e, _ := setup(t, d, routes.Core, bytesNotTime)
 	// 100 posts of 80 kB cannot be one Lambda reply: a clear error, not a
 	// Lambda failure.
 	_, resp := run(t, e, executor.Request{Query: `query($ids: [ID!]!) { posts(ids: $ids) { id body } }`, Variables: map[string]any{"ids": ids}})
@@ -300,7 +300,7 @@ func TestPayloadsOverTheLimitFailTheFieldAsInAppSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := []byte(`{"id":"p","title":"` + strings.Repeat("x", payload.MaxBytes) + `"}`)
-	e := executor.New(sch, stubLambda{reply: big}, routes.All)
+	e := executor.New(sch, stubLambda{reply: big}, routes.Core)
 	resp := e.Execute(context.Background(), executor.Request{Query: `{ post(id: "p") { title } }`})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Lambda:Unhandled" || !strings.Contains(resp.Errors[0].Message, "payload size exceeded") {
 		t.Errorf("reply over the limit: errors %+v", resp.Errors)
@@ -308,7 +308,7 @@ func TestPayloadsOverTheLimitFailTheFieldAsInAppSync(t *testing.T) {
 	if c := resp.Extensions["cost"].(executor.Cost); c.LargestPayloadBytes != len(big) {
 		t.Errorf("largestPayloadBytes = %d, want %d", c.LargestPayloadBytes, len(big))
 	}
-	e = executor.New(sch, stubLambda{reply: []byte(`{"id":"p"}`)}, routes.All)
+	e = executor.New(sch, stubLambda{reply: []byte(`{"id":"p"}`)}, routes.Core)
 	resp = e.Execute(context.Background(), executor.Request{Identity: signedIn("u_x"),
 		Query:     `mutation($b: String!) { createPost(input: {title: "t", body: $b}) { id } }`,
 		Variables: map[string]any{"b": strings.Repeat("y", payload.MaxBytes)}})
@@ -318,7 +318,7 @@ func TestPayloadsOverTheLimitFailTheFieldAsInAppSync(t *testing.T) {
 }
 
 func TestAliasesNeverChangeWhatIsRead(t *testing.T) {
-	e, _ := setup(t, sample.Data(), routes.All)
+	e, _ := setup(t, sample.Data(), routes.Core)
 	data, _ := mustRun(t, e, executor.Request{Query: `{ user(id: "u_alice") { following { items { id: handle } } } }`})
 	if got := get(data, "user", "following", "items", 0, "id"); got != "bob" {
 		t.Errorf("following { items { id: handle } }: %v, want bob's handle", data)
@@ -330,7 +330,7 @@ func TestAliasesNeverChangeWhatIsRead(t *testing.T) {
 }
 
 func TestACommentNeedsItsAuthorsProfile(t *testing.T) {
-	e, _ := setup(t, sample.Data(), routes.All)
+	e, _ := setup(t, sample.Data(), routes.Core)
 	_, resp := run(t, e, executor.Request{Identity: signedIn("u_ghost"),
 		Query: `mutation { createComment(input: {postId: "` + sample.HelloPost + `", body: "boo"}) { id } }`})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "NotFound" {
@@ -343,7 +343,7 @@ func TestACommentNeedsItsAuthorsProfile(t *testing.T) {
 }
 
 func TestQueriesDeeperThanTheLimitAreRefusedBeforeAnyResolver(t *testing.T) {
-	e, rec := setup(t, sample.Blog(2, 2, 2), routes.All)
+	e, rec := setup(t, sample.Blog(2, 2, 2), routes.Core)
 	// 16 levels: post { comments { items { post { comments { items { ... } } } } } }
 	deep := `{ post(id: "` + sample.HelloPost + `") { ` + strings.Repeat(`comments { items { post { `, 5) + `title` + strings.Repeat(` } } }`, 5) + ` } }`
 	_, resp := run(t, e, executor.Request{Query: deep})
@@ -369,7 +369,7 @@ func TestResolversPastTheCountLimitFailWithoutAnInvocation(t *testing.T) {
 		if c.direct {
 			layout = setupDirect
 		}
-		e, rec := layout(t, s, routes.All, executor.WithQueryLimits(routes.QueryDepthLimit, c.limit))
+		e, rec := layout(t, s, routes.Core, executor.WithQueryLimits(routes.QueryDepthLimit, c.limit))
 		_, resp := run(t, e, executor.Request{Query: seed})
 		limited := 0
 		for _, err := range resp.Errors {
@@ -406,7 +406,7 @@ func mustSchema(t *testing.T) *ast.Schema {
 }
 
 func TestAuthorizationDirectivesAreEnforcedBeforeTheLambda(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.All)
+	e, rec := setup(t, sample.Data(), routes.Core)
 	// Mutation has no directive: the default mode (user pools) alone.
 	_, resp := run(t, e, executor.Request{Query: `mutation { createPost(input: {title: "t", body: "b"}) { id } }`})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Unauthorized" ||
@@ -451,7 +451,7 @@ func TestALargeChildSelectionOnAFullBatchOfTheLargestComments(t *testing.T) {
 		}
 	}
 	d.Users[0].PostCount += len(ids)
-	e, _ := setup(t, d, routes.All, bytesNotTime)
+	e, _ := setup(t, d, routes.Core, bytesNotTime)
 	var aliases strings.Builder
 	for k := range 1200 {
 		fmt.Fprintf(&aliases, "a%d: name\n", k)
@@ -482,7 +482,7 @@ func TestALargeChildSelectionOnAFullBatchOfTheLargestComments(t *testing.T) {
 // does. Nested under fields, the same chain is refused by the depth limit
 // before any resolver runs.
 func TestFragmentsSpreadTwiceAtEveryLevelCostTheirLength(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.All)
+	e, rec := setup(t, sample.Data(), routes.Core)
 	chain := func(body func(next string) string) string {
 		var b strings.Builder
 		for i := 1; i < 22; i++ {

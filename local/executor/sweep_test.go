@@ -33,7 +33,7 @@ func TestACommittedDeleteAnswersAsCommittedAndItsOrphansAreNotListed(t *testing.
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	newAPI := func(s *store.Store) *executor.Executor {
-		return executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.All)
+		return executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core)
 	}
 	api := newAPI(broken)
 

@@ -18,9 +18,9 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// Routes is routes.All with batching turned off.
+// Routes is the core's routes with batching turned off.
 func Routes() []routes.Route {
-	rs := append([]routes.Route(nil), routes.All...)
+	rs := append([]routes.Route(nil), routes.Core...)
 	for i := range rs {
 		rs[i].MaxBatchSize = 0
 	}

@@ -2,7 +2,8 @@
 // per test binary (or reused from $DYNAMODB_LOCAL_ENDPOINT), and a freshly
 // created table with the production schema for each test.
 //
-// There is no skip: a test that needs DynamoDB Local fails, saying how to
+// A test that needs DynamoDB Local is skipped under -short (make check) and
+// nowhere else: without -short it fails, saying how to
 // install it, when it cannot be started.
 package storetest
 

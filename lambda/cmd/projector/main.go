@@ -1,18 +1,22 @@
 // Command projector is the Lambda function of the table's stream: it keeps
 // the readers' feeds (package projector), with partial batch responses
-// (ReportBatchItemFailures), or, with PROJECTION=trending, counts the likes
-// and comments of Query.trending on a tumbling window (package trending).
-// Build it as `bootstrap` for provided.al2023.
+// (ReportBatchItemFailures), or runs the consumer a feature wired in below
+// names (PROJECTION=trending: the likes and comments of Query.trending,
+// counted on a tumbling window; package trending). Build it as `bootstrap`
+// for provided.al2023.
 //
-// Environment: TABLE_NAME (required); PROJECTION ("feed", the default, or
-// "trending"); AWS_REGION and the execution role's credentials (package
-// awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
+// Environment: TABLE_NAME (required); PROJECTION ("feed", the default, or a
+// wired feature's); AWS_REGION and the execution role's credentials
+// (package awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
 package main
 
 import (
+	"cmp"
 	"crypto/rand"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -22,7 +26,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/lambda/trending"
+	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 )
 
 func main() {
@@ -44,13 +48,12 @@ func main() {
 	})
 	// The projector signs no pagination token: any key will do.
 	s := store.New(client, table, cursor.New([]byte(rand.Text())))
-	switch os.Getenv("PROJECTION") {
-	case "", "feed":
-		lambda.Start(projector.New(s, log).Handle)
-	case "trending":
-		lambda.Start(trending.New(s, log).Handle)
-	default:
-		log.Error("refusing to start: PROJECTION is neither feed nor trending")
+	projections := map[string]any{"feed": projector.New(s, log).Handle}
+	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
+	handler, ok := projections[cmp.Or(os.Getenv("PROJECTION"), "feed")]
+	if !ok {
+		log.Error("refusing to start: PROJECTION names no projection", "PROJECTION", os.Getenv("PROJECTION"), "projections", slices.Sorted(maps.Keys(projections)))
 		os.Exit(1)
 	}
+	lambda.Start(handler)
 }

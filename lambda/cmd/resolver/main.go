@@ -36,6 +36,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 )
 
 func main() {
@@ -74,5 +75,7 @@ func main() {
 		refuse(err.Error())
 	}
 	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithWriteBudget(budget),
-		resolver.WithSelectionReading(reading)))
+		resolver.WithSelectionReading(reading),
+		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
+	))
 }

@@ -1,0 +1,13 @@
+package apistack
+
+import (
+	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
+)
+
+// Wired are the optional features the stack deploys, a line each (the
+// Lambda wires them in lambda/cmd, make dev in local/devserver): delete a
+// feature's lines, marked with its name, and its folder under lambda/ to
+// deploy the API without it (docs/layout.md).
+var Wired = []Feature{
+	{SDL: trending.SDL, Routes: trending.Routes, Consumer: &Consumer{ID: "Trending", Description: trending.Description, GaveUp: trending.GaveUp, Projection: trending.Projection, Actions: trending.TableActions, BatchSize: trending.StreamBatchSize, Retries: trending.StreamRetries, Filters: trending.StreamFilters, Window: trending.StreamWindow}}, // feature: trending
+}

@@ -1,0 +1,105 @@
+// Package routecheck holds a table of routed fields to the schema it serves,
+// for the tests of the core (lambda/routes) and of each feature: every field
+// that needs the Lambda is routed once, and each route says what the schema
+// does of its value, its arguments' defaults and its batch size.
+package routecheck
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/example/appsync-dynamo/lambda/routes"
+)
+
+// Match checks table against s: each route's field is in the schema and
+// needs a resolver, its Defaults are the schema's default arguments, its
+// Returns and Shape what the schema's type says, its batch size one
+// AppSync takes; and every schema field that needs a resolver is routed.
+func Match(t testing.TB, s *ast.Schema, table *routes.Table) {
+	t.Helper()
+	want := needed(s, table)
+	seen := map[string]bool{}
+	for _, r := range table.All() {
+		key := r.Key()
+		seen[key] = true
+		typ := s.Types[r.Type]
+		if typ == nil || typ.Fields.ForName(r.Field) == nil {
+			t.Errorf("%s is routed but not in the schema", key)
+			continue
+		}
+		if !want[key] {
+			t.Errorf("%s is routed but needs no resolver", key)
+		}
+		field := typ.Fields.ForName(r.Field)
+		defaults := map[string]any{}
+		for _, a := range field.Arguments {
+			if a.DefaultValue != nil {
+				defaults[a.Name] = a.DefaultValue.Raw
+			}
+		}
+		if len(defaults) != len(r.Defaults) || (len(defaults) > 0 && !reflect.DeepEqual(defaults, r.Defaults)) {
+			t.Errorf("%s: Defaults %v; the schema's are %v", key, r.Defaults, defaults)
+		}
+		if returns, shape := valueOf(s, field.Type, r.Member); returns != r.Returns || shape != r.Shape {
+			t.Errorf("%s: Returns %q, Shape %d; the schema says %q, %d", key, r.Returns, r.Shape, returns, shape)
+		}
+		if r.MaxBatchSize < 0 || r.MaxBatchSize > 2000 || (r.MaxBatchSize > 0 && (r.Type == "Query" || r.Type == "Mutation")) {
+			t.Errorf("%s has batch size %d", key, r.MaxBatchSize)
+		}
+	}
+	for key := range want {
+		if !seen[key] {
+			t.Errorf("schema field %s needs a resolver but is not routed", key)
+		}
+	}
+}
+
+// needed are the schema fields only the Lambda can resolve: every Query and
+// Mutation field, and every field whose value is another object (author,
+// comments, ...), except a connection's items, which come with the
+// connection, and the members of items that carry the object (a route's
+// Member). Scalars are attributes of their parent's item, but for those that
+// depend on the caller (Post.likedByMe). Subscriptions are AppSync's own.
+func needed(s *ast.Schema, table *routes.Table) map[string]bool {
+	carriers := map[string]bool{} // item types whose Member carries the object
+	for _, r := range table.All() {
+		if f := s.Types[r.Type].Fields.ForName(r.Field); r.Member != "" && f != nil {
+			if conn := s.Types[f.Type.Name()]; conn != nil && conn.Fields.ForName("items") != nil {
+				carriers[conn.Fields.ForName("items").Type.Name()] = true
+			}
+		}
+	}
+	want := map[string]bool{}
+	for name, typ := range s.Types {
+		if typ.Kind != ast.Object || typ.BuiltIn || strings.HasPrefix(name, "__") {
+			continue
+		}
+		for _, f := range typ.Fields {
+			switch {
+			case strings.HasPrefix(f.Name, "__"), typ == s.Subscription, strings.HasSuffix(typ.Name, "Connection"), carriers[typ.Name]:
+			case typ == s.Query, typ == s.Mutation, typ.Name == "Post" && f.Name == "likedByMe", s.Types[f.Type.Name()].Kind == ast.Object:
+				want[name+"."+f.Name] = true
+			}
+		}
+	}
+	return want
+}
+
+// valueOf says which objects a field of type t holds, and how: a page's
+// items, or the member of its items that member names.
+func valueOf(s *ast.Schema, t *ast.Type, member string) (string, routes.Shape) {
+	if t.Elem != nil {
+		return t.Elem.Name(), routes.List
+	}
+	if def := s.Types[t.Name()]; strings.HasSuffix(def.Name, "Connection") {
+		items := def.Fields.ForName("items").Type.Elem.Name()
+		if f := s.Types[items].Fields.ForName(member); member != "" && f != nil {
+			return f.Type.Name(), routes.Connection
+		}
+		return items, routes.Connection
+	}
+	return t.Name(), routes.One
+}
