@@ -238,7 +238,7 @@ func (h *Handler) safely(ctx context.Context, field string, fn Field, evs []*app
 			}
 		}
 	}()
-	if route, ok := h.table.Find(field); ok {
+	if route := h.table.Entry(field); route != nil {
 		ctx = context.WithValue(ctx, routeKey{}, route)
 	}
 	out = fn(ctx, evs)
@@ -270,8 +270,10 @@ type routeKey struct{}
 // routeOf returns the route of the field ctx resolves, and whether it is
 // known (it is, within a Field the handler calls).
 func routeOf(ctx context.Context) (routes.Route, bool) {
-	r, ok := ctx.Value(routeKey{}).(routes.Route)
-	return r, ok
+	if r, ok := ctx.Value(routeKey{}).(*routes.Route); ok {
+		return *r, true
+	}
+	return routes.Route{}, false
 }
 
 // Feature is an optional feature's part of the API (lambda/trending's, for

@@ -176,25 +176,27 @@ var Core = []Route{
 // resolvers and the local AppSync read.
 type Table struct {
 	all    []Route
-	byName map[name]Route
+	byName map[name]*Route // into all
 }
 
 // NewTable returns the table of Core and the features' routes. A field
 // routed twice panics: that is a build error, which the tests catch.
 func NewTable(features ...[]Route) *Table {
-	t := &Table{byName: map[name]Route{}}
+	t := &Table{byName: map[name]*Route{}}
 	for _, rs := range append([][]Route{Core}, features...) {
 		for _, r := range rs {
-			if _, dup := t.byName[name{r.Type, r.Field}]; dup {
-				panic("routes: " + r.Key() + " is routed twice")
-			}
 			r.table = t
 			if len(r.Defaults) > 0 {
 				r.defaultsJSON, _ = payload.Marshal(r.Defaults) // a map of strings to JSON values always encodes
 			}
-			t.byName[name{r.Type, r.Field}] = r
 			t.all = append(t.all, r)
 		}
+	}
+	for i, r := range t.all {
+		if _, dup := t.byName[name{r.Type, r.Field}]; dup {
+			panic("routes: " + r.Key() + " is routed twice")
+		}
+		t.byName[name{r.Type, r.Field}] = &t.all[i]
 	}
 	return t
 }
@@ -216,14 +218,25 @@ func (t *Table) All() []Route { return t.all }
 
 // Find returns the route for "Type.field" and whether there is one.
 func (t *Table) Find(key string) (Route, bool) {
-	typ, field, _ := strings.Cut(key, ".")
-	return t.Of(typ, field)
+	if r := t.Entry(key); r != nil {
+		return *r, true
+	}
+	return Route{}, false
 }
 
 // Of returns the route of the field of the type and whether there is one.
 func (t *Table) Of(typ, field string) (Route, bool) {
-	r, ok := t.byName[name{typ, field}]
-	return r, ok
+	if r := t.byName[name{typ, field}]; r != nil {
+		return *r, true
+	}
+	return Route{}, false
+}
+
+// Entry is Find's route as the table holds it (nil when there is none),
+// to share without a copy, never to change.
+func (t *Table) Entry(key string) *Route {
+	typ, field, _ := strings.Cut(key, ".")
+	return t.byName[name{typ, field}]
 }
 
 type name struct{ typ, field string }
