@@ -38,8 +38,8 @@ func keyOf(item map[string]types.AttributeValue) (Key, bool) {
 	return Key{pk.Value, sk.Value}, true
 }
 
-// MaxBatchGetKeys is the most keys one BatchGetItem request takes.
-const MaxBatchGetKeys = 100
+// maxBatchGetKeys is the most keys one BatchGetItem request takes.
+const maxBatchGetKeys = 100
 
 // Backoff for UnprocessedKeys: full jitter over an exponentially growing
 // window, and a ceiling on the total time when the context has no deadline.
@@ -76,7 +76,7 @@ func (s *Store) batchRead(ctx context.Context, op string, keys []Key, attrs []st
 	if len(unique) == 0 {
 		return found, nil
 	}
-	if len(unique) <= MaxBatchGetKeys { // one chunk: no goroutine to hand it to
+	if len(unique) <= maxBatchGetKeys { // one chunk: no goroutine to hand it to
 		items, err := s.batchGetChunk(ctx, op, unique, attrs, consistent)
 		for _, item := range items {
 			if k, ok := keyOf(item); ok {
@@ -91,8 +91,8 @@ func (s *Store) batchRead(ctx context.Context, op string, keys []Key, attrs []st
 		firstErr error
 	)
 	branch := cost.Together(ctx) // the chunks are sent at once
-	for start := 0; start < len(unique); start += MaxBatchGetKeys {
-		chunk := unique[start:min(start+MaxBatchGetKeys, len(unique))]
+	for start := 0; start < len(unique); start += maxBatchGetKeys {
+		chunk := unique[start:min(start+maxBatchGetKeys, len(unique))]
 		ctx := branch()
 		wg.Go(func() {
 			items, err := s.batchGetChunk(ctx, op, chunk, attrs, consistent)

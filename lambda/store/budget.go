@@ -26,7 +26,7 @@ const budgetTTL = time.Hour
 
 // ChargeWrite counts one write by callerID in the current minute and
 // refuses it, Throttled, when perMinute were counted already: one
-// UpdateItem of a few-byte item in the caller's partition (WritesSK),
+// UpdateItem of a few-byte item in the caller's partition (writesSK),
 // conditioned on its count being under the budget (a refusal costs the same
 // write unit). A failure to count is the write's failure too: nothing is
 // written unless it was counted.
@@ -43,7 +43,7 @@ func (s *Store) ChargeWrite(ctx context.Context, callerID string, perMinute int)
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(callerID), WritesSK(minute)}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(callerID), writesSK(minute)}.attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {

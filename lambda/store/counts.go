@@ -127,7 +127,7 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 // one of them (SelectsCount).
 var (
 	UserCounts = []string{"postCount", "followerCount", "followingCount"}
-	PostCounts = []string{"commentCount", "likeCount"}
+	postCounts = []string{"commentCount", "likeCount"}
 )
 
 // SelectsCount reports whether a read of attrs (nil: everything) reads one
@@ -146,7 +146,7 @@ func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error 
 	for i, p := range posts {
 		keys[i] = Key{PostPK(p.ID), SKCount}
 	}
-	items, err := s.BatchGet(ctx, op, keys, PostCounts)
+	items, err := s.BatchGet(ctx, op, keys, postCounts)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 		} else {
 			cond = cond.And(expression.Name("status").Equal(expression.Value(p.Status)))
 		}
-		counter, counts = newPostCounter(p), PostCounts
+		counter, counts = newPostCounter(p), postCounts
 	} else {
 		var u User
 		if err := attributevalue.UnmarshalMap(out.Item, &u); err != nil {

@@ -60,7 +60,7 @@ func feedOf(readerID string) partitionQuery {
 // Feed returns a page of the reader's feed (Query.feed), newest first by
 // publication: the reader's entries (what the projector fanned out), merged
 // with the posts of the high-follower authors the reader follows (read at
-// read time, at most MaxPulled of them: their markers in the feed).
+// read time, at most maxPulled of them: their markers in the feed).
 //
 // Round trips: the entries' Query and the markers' Query, sent together;
 // then one BatchGetItem of the entries' posts and of the reader's follows
@@ -135,7 +135,7 @@ const feedOp = "store.Feed"
 
 // newFeedRead checks the request and where it resumes.
 func (s *Store) newFeedRead(readerID string, page PageRequest) (*feedRead, error) {
-	r := &feedRead{s: s, readerID: readerID, page: page, q: feedOf(readerID), counts: SelectsCount(page.Attributes, PostCounts), now: s.now().Unix()}
+	r := &feedRead{s: s, readerID: readerID, page: page, q: feedOf(readerID), counts: SelectsCount(page.Attributes, postCounts), now: s.now().Unix()}
 	if err := checkIDs(feedOp, readerID); err != nil {
 		return nil, err
 	}
@@ -332,10 +332,10 @@ func (r *feedRead) countPulled(ctx context.Context, posts []Post, uncounted []in
 }
 
 // pullMarkers returns the high-follower authors the reader's feed reads at
-// read time, at most MaxPulled, by author ID.
+// read time, at most maxPulled, by author ID.
 func (s *Store) pullMarkers(ctx context.Context, readerID string) ([]string, error) {
 	const op = "store.Feed"
-	in := &dynamodb.QueryInput{TableName: aws.String(s.table), Limit: aws.Int32(MaxPulled)}
+	in := &dynamodb.QueryInput{TableName: aws.String(s.table), Limit: aws.Int32(maxPulled)}
 	if err := keyQuery(in, partition(AttrPK, FeedPK(readerID)).And(expression.Key(AttrSK).BeginsWith(prefixPull)), []string{"authorId"}); err != nil {
 		return nil, err
 	}

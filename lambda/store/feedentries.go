@@ -69,7 +69,7 @@ func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error
 		}
 		err := s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
 			switch sk := stringAttr(item, AttrGSI2SK); {
-			case sk == HotFollowerSK:
+			case sk == hotFollowerSK:
 				shards = HotShards
 			case sk != "":
 				ids = append(ids, strings.TrimPrefix(sk, prefixFollower))

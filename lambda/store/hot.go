@@ -108,7 +108,7 @@ func (s *Store) MakeHot(ctx context.Context, postID string) error {
 		return shardCounterItem{PK: ShardPK(postID, n), SK: SKShard, PostID: postID, Shard: n, AuthorID: c.AuthorID, Status: StatusPublished}
 	}
 	var markers []map[string]types.AttributeValue
-	for _, sk := range []string{SKHotMarker, SKHotCommentsFirst, SKHotCommentsLast} {
+	for _, sk := range []string{skHotMarker, skHotCommentsFirst, skHotCommentsLast} {
 		markers = append(markers, map[string]types.AttributeValue{AttrPK: str(PostPK(postID)), AttrSK: str(sk)})
 	}
 	return s.turnHot(ctx, op, postID, s.hot, PostPK(postID), guard, shard, markers)

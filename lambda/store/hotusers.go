@@ -24,8 +24,8 @@ import (
 
 // MakeUserHot turns the user hot: one transaction that marks its counter
 // (shards, an empty tally), puts each shard's counter (no counts, version
-// 0) and the marker its followers' Query reads first (SKHotFollowers, in
-// GSI2 under HotFollowerSK), conditioned on the user's counter existing
+// 0) and the marker its followers' Query reads first (skHotFollowers, in
+// GSI2 under hotFollowerSK), conditioned on the user's counter existing
 // and not being hot already (then it changes nothing, and the store learns
 // the shards it has, whoever turned it hot). A user without a counter item
 // (older than counters) is left as it is.
@@ -45,8 +45,8 @@ func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 	shard := func(n int) shardCounterItem {
 		return shardCounterItem{PK: UserShardPK(userID, n), SK: SKShard, UserID: userID, Shard: n}
 	}
-	marker := map[string]types.AttributeValue{AttrPK: str(UserPK(userID)), AttrSK: str(SKHotFollowers),
-		AttrGSI2PK: str(FollowersPK(userID)), AttrGSI2SK: str(HotFollowerSK)}
+	marker := map[string]types.AttributeValue{AttrPK: str(UserPK(userID)), AttrSK: str(skHotFollowers),
+		AttrGSI2PK: str(FollowersPK(userID)), AttrGSI2SK: str(hotFollowerSK)}
 	return s.turnHot(ctx, op, userID, s.hotUsers, UserPK(userID), func(a txAction) txAction { return a }, shard,
 		[]map[string]types.AttributeValue{marker})
 }

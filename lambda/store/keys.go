@@ -57,25 +57,25 @@ const (
 	// partition (ShardPK): its own, so that the projector's filter selects
 	// the shard counters' records and nothing else.
 	SKShard = "#SHARD"
-	// SKHotMarker is the sort key of the marker, in a hot post's own
+	// skHotMarker is the sort key of the marker, in a hot post's own
 	// partition, that its likes are in shards: "LIKE#~" sorts after every
 	// like, so a newest-first Query of the likes reads it first.
-	SKHotMarker = prefixLike + "~"
-	// SKHotCommentsFirst and SKHotCommentsLast are the markers, in a hot
+	skHotMarker = prefixLike + "~"
+	// skHotCommentsFirst and skHotCommentsLast are the markers, in a hot
 	// post's own partition, that its comments are in shards too: "!" sorts
 	// before every ID character and "~" after, so a Query of its comments
 	// reads one of them first in either order (isMarker).
-	SKHotCommentsFirst = prefixComment + "!"
-	SKHotCommentsLast  = prefixComment + "~"
-	// SKHotFollowers is the sort key, in a hot user's partition, of the
+	skHotCommentsFirst = prefixComment + "!"
+	skHotCommentsLast  = prefixComment + "~"
+	// skHotFollowers is the sort key, in a hot user's partition, of the
 	// marker that its followers are in shards too. "H" sorts after
 	// "FOLLOWS#" and before "LIKED#", outside every range read there; its
-	// GSI2 key, FOLLOWERS#<id> / HotFollowerSK, is the first of the
+	// GSI2 key, FOLLOWERS#<id> / hotFollowerSK, is the first of the
 	// user's followers in GSI2.
-	SKHotFollowers = "HOT#FOLLOWERS"
-	// HotFollowerSK is the GSI2 sort key of that marker: "!" sorts before
+	skHotFollowers = "HOT#FOLLOWERS"
+	// hotFollowerSK is the GSI2 sort key of that marker: "!" sorts before
 	// every ID character.
-	HotFollowerSK = prefixFollower + "!"
+	hotFollowerSK = prefixFollower + "!"
 )
 
 // UserPK is the partition of a user and the follows it made: "USER#<id>".
@@ -126,11 +126,11 @@ func ShardParent(pk string) (string, bool) {
 	return "", false
 }
 
-// WritesSK is the sort key, in a caller's partition (UserPK), of its count
+// writesSK is the sort key, in a caller's partition (UserPK), of its count
 // of writes in the minute that starts at minute (ChargeWrite):
 // "~WRITES#<YYYYMMDDHHMM>". "~" sorts after every other item of the
 // partition, outside every range read there.
-func WritesSK(minute time.Time) string { return "~WRITES#" + minute.UTC().Format("200601021504") }
+func writesSK(minute time.Time) string { return "~WRITES#" + minute.UTC().Format("200601021504") }
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }
@@ -196,16 +196,16 @@ const (
 	DraftPrefix   = prefixDraft
 	FollowsPrefix = prefixFollows
 	LikePrefix    = prefixLike
-	CountedPrefix = prefixCounted
+	countedPrefix = prefixCounted
 )
 
-// MaxIDLength is the longest ID accepted.
-const MaxIDLength = 64
+// maxIDLength is the longest ID accepted.
+const maxIDLength = 64
 
 // ValidID reports whether id is 1-64 characters of [A-Za-z0-9_-], the only
 // IDs allowed into a key.
 func ValidID(id string) bool {
-	if len(id) == 0 || len(id) > MaxIDLength {
+	if len(id) == 0 || len(id) > maxIDLength {
 		return false
 	}
 	for i := 0; i < len(id); i++ {

@@ -28,11 +28,11 @@ import (
 // requests; make bench measures them).
 const PullThreshold = 10000
 
-// MaxPulled is how many high-follower authors one feed merges at read time,
-// one Query each in the page's second round trip: the first MaxPulled the
+// maxPulled is how many high-follower authors one feed merges at read time,
+// one Query each in the page's second round trip: the first maxPulled the
 // reader follows, by author ID. Past it, the others' posts are not in the
 // feed (they stay on the authors' own pages).
-const MaxPulled = 50
+const maxPulled = 50
 
 // AuthorReach is what the projector reads of an author to choose between
 // fanning out and being read at read time.
@@ -167,7 +167,7 @@ func (s *Store) countersBefore(ctx context.Context, authorID, place string, limi
 	}
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(int32(limit))}
 	cond := partition(AttrGSI1PK, AuthorPK(authorID)).And(expression.Key(AttrGSI1SK).Between(expression.Value(CountedSK(lo)), expression.Value(CountedSK(hi))))
-	if err := keyQuery(in, cond, append([]string{AttrPK}, withTallies(PostCounts)...)); err != nil {
+	if err := keyQuery(in, cond, append([]string{AttrPK}, withTallies(postCounts)...)); err != nil {
 		return nil, err
 	}
 	out, err := s.api.Query(ctx, in)

@@ -98,7 +98,7 @@ func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[s
 	if attrs != nil {
 		attrs = append([]string{"id"}, attrs...)
 	}
-	return getMany(ctx, s, "store.Posts", ids, attrs, SelectsCount(attrs, PostCounts), PostPK, func(p Post) string { return p.ID })
+	return getMany(ctx, s, "store.Posts", ids, attrs, SelectsCount(attrs, postCounts), PostPK, func(p Post) string { return p.ID })
 }
 
 // PostsExist reports which of the posts exist: one BatchGetItem of their

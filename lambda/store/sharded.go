@@ -66,7 +66,7 @@ var (
 		besideIf: func(q partitionQuery, page PageRequest) bool {
 			return q.lo != "" && (page.NextToken == "" || !q.newestFirst)
 		},
-		beside: func(postID string) Key { return Key{PostPK(postID), SKHotCommentsLast} },
+		beside: func(postID string) Key { return Key{PostPK(postID), skHotCommentsLast} },
 		shows: func(p Page[Comment], _ PageRequest) bool { // COMMENT#! and COMMENT#~, at either end
 			return slices.ContainsFunc(p.Items, func(c Comment) bool { return c.ID == "" })
 		},
@@ -77,7 +77,7 @@ var (
 		// followers after the token (IDs sort anywhere), and the marker sorts
 		// before it.
 		besideIf: func(_ partitionQuery, page PageRequest) bool { return page.NextToken != "" },
-		beside:   func(userID string) Key { return Key{UserPK(userID), SKHotFollowers} },
+		beside:   func(userID string) Key { return Key{UserPK(userID), skHotFollowers} },
 		shows: func(p Page[Follow], _ PageRequest) bool { // FOLLOWER#! sorts first
 			return len(p.Items) > 0 && p.Items[0].FollowerID == ""
 		},

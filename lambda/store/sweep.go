@@ -82,7 +82,7 @@ func (s *Store) sweepPost(ctx context.Context, op, id string, shards int) error 
 		var marker struct {
 			Shards int `dynamodbav:"shards"`
 		}
-		if _, err := s.getConsistent(ctx, op, Key{PostPK(id), SKHotMarker}, &marker); err != nil {
+		if _, err := s.getConsistent(ctx, op, Key{PostPK(id), skHotMarker}, &marker); err != nil {
 			return err
 		}
 		shards = marker.Shards

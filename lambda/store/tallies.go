@@ -102,7 +102,7 @@ func (s *Store) hotCounterItem(ctx context.Context, op, postID string) (Post, bo
 // withTallies adds to attrs, a projection, the attributes a hot post's or
 // user's counter holds its shards' counts in, when attrs reads counts.
 func withTallies(attrs []string) []string {
-	if attrs == nil || !SelectsCount(attrs, PostCounts) && !SelectsCount(attrs, UserCounts) {
+	if attrs == nil || !SelectsCount(attrs, postCounts) && !SelectsCount(attrs, UserCounts) {
 		return attrs
 	}
 	return append(slices.Clone(attrs), "shards", "hot")
