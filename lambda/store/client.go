@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/example/appsync-dynamo/lambda/internal/ddbjson"
 )
 
 // The DynamoDB client the store is built on, and its settings.
@@ -14,13 +16,13 @@ import (
 // attempts per request, backing off at most 200 ms between them, so that
 // retries fit inside an invocation; each request is further bounded by its
 // context's deadline (the handler's, a margin before Lambda's). A
-// BatchGetItem's response is decoded once (batchwire.go).
+// BatchGetItem's response is decoded once, by lambda/internal/ddbjson.
 func ClientOptions(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(r *retry.StandardOptions) {
 		r.MaxAttempts = 3
 		r.MaxBackoff = 200 * time.Millisecond
 	})
-	o.APIOptions = append(o.APIOptions, decodeBatchGetOnce)
+	o.APIOptions = append(o.APIOptions, ddbjson.DecodeBatchGetOnce) // a speed-up: without this line, the SDK decodes every response
 }
 
 // NewClient returns the DynamoDB client of a function: ClientOptions, then

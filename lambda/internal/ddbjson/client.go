@@ -1,10 +1,10 @@
-package store
+package ddbjson
 
-// A BatchGetItem's response decoded once (package ddbjson), in place of the
+// A BatchGetItem's response decoded once (BatchGetItem), in place of the
 // SDK's deserializer, which decodes it into an interface{} tree and then
 // from the tree: two-thirds of the allocations of a 100-event batch of
-// authors. What ddbjson does not decode, and every error response, the
-// SDK's deserializer decodes from the same bytes.
+// authors. What BatchGetItem does not decode, and every error response,
+// the SDK's deserializer decodes from the same bytes.
 
 import (
 	"bytes"
@@ -15,29 +15,28 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
-
-	"github.com/example/appsync-dynamo/lambda/ddbjson"
 )
 
 // sdkDeserializer is the ID of the SDK's deserializer of an operation.
 const sdkDeserializer = "OperationDeserializer"
 
-// decodeBatchGetOnce puts batchGetDecoder in the place of the SDK's
-// deserializer of BatchGetItem (an API option of ClientOptions).
-func decodeBatchGetOnce(stack *middleware.Stack) error {
+// DecodeBatchGetOnce puts the decoder of this package in the place of the
+// SDK's deserializer of BatchGetItem: an API option of a DynamoDB client
+// (store.ClientOptions). Its other operations are left as they are.
+func DecodeBatchGetOnce(stack *middleware.Stack) error {
 	if stack.ID() != "BatchGetItem" {
 		return nil
 	}
 	sdk, ok := stack.Deserialize.Get(sdkDeserializer)
 	if !ok {
-		return fmt.Errorf("store: BatchGetItem has no %s to replace", sdkDeserializer)
+		return fmt.Errorf("ddbjson: BatchGetItem has no %s to replace", sdkDeserializer)
 	}
 	_, err := stack.Deserialize.Swap(sdkDeserializer, batchGetDecoder{sdk})
 	return err
 }
 
-// batchGetDecoder decodes a successful BatchGetItem response with ddbjson,
-// and hands the SDK's deserializer the rest.
+// batchGetDecoder decodes a successful BatchGetItem response with
+// BatchGetItem, and hands the SDK's deserializer the rest.
 type batchGetDecoder struct {
 	sdk middleware.DeserializeMiddleware
 }
@@ -65,7 +64,7 @@ func (m batchGetDecoder) HandleDeserialize(ctx context.Context, in middleware.De
 	if err != nil {
 		return out, md, &smithy.DeserializationError{Err: fmt.Errorf("failed to read response body, %w", err)}
 	}
-	if decoded, err := ddbjson.BatchGetItem(body); err == nil {
+	if decoded, err := BatchGetItem(body); err == nil {
 		out.Result = decoded
 		return out, md, nil
 	}

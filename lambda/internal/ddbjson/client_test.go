@@ -1,4 +1,4 @@
-package store_test
+package ddbjson_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/ddbjson"
+	"github.com/example/appsync-dynamo/lambda/internal/ddbjson"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
