@@ -169,7 +169,7 @@ bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), th
 	$(GO) run ./local/cmd/capacity
 	$(GO) test -run '^$$' -bench 'PostAuthorBatch100|CommentAuthorBatch100' -benchmem -count 3 ./lambda/resolver/
 	$(GO) run ./local/cmd/endtoend
-	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./local/jsonbench/
+	$(GO) test -run '^$$' -bench Decoders -benchmem -count 3 ./lambda/internal/eventjson/
 
 capacity: check-tools dynamodb-local ## the capacity model: what a hot post or user sustains by DynamoDB's documented limits (.build/capacity.json, docs/capacity.svg)
 	$(GO) run ./local/cmd/capacity

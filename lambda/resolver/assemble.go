@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -76,12 +76,12 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	case routes.One:
 		elems = [][]byte{raw}
 	case routes.List:
-		appsync.EachElementOfValid(raw, add)
+		eventjson.EachElementOfValid(raw, add)
 	case routes.Connection:
-		if items := appsync.MembersOfValid(raw, "items")[0]; items != nil && route.Member == "" {
-			appsync.EachElementOfValid(items, add)
+		if items := eventjson.MembersOfValid(raw, "items")[0]; items != nil && route.Member == "" {
+			eventjson.EachElementOfValid(items, add)
 		} else if items != nil {
-			appsync.EachElementOfValid(items, func(item []byte) { add(appsync.MembersOfValid(item, route.Member)[0]) })
+			eventjson.EachElementOfValid(items, func(item []byte) { add(eventjson.MembersOfValid(item, route.Member)[0]) })
 		}
 	}
 	objs := make([]*answered, len(elems))
@@ -158,8 +158,8 @@ func appendAssembled(dst []byte, raw json.RawMessage, route routes.Route, objs [
 	}
 	// A page: its items replaced, the rest copied as it is.
 	from := 0
-	appsync.WalkOfValid(raw, 0, func(key []byte, i int) int {
-		end, _ := appsync.SkipValid(raw, i)
+	eventjson.WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := eventjson.SkipValid(raw, i)
 		if string(key) == `"items"` {
 			dst = list(append(dst, raw[from:i]...))
 			from = end
@@ -174,8 +174,8 @@ func appendAssembled(dst []byte, raw json.RawMessage, route routes.Route, objs [
 func appendItemsWithMember(dst []byte, raw json.RawMessage, member string, objs []*answered) []byte {
 	dst = append(dst, '[')
 	i := 0
-	if items := appsync.MembersOfValid(raw, "items")[0]; items != nil {
-		appsync.EachElementOfValid(items, func(item []byte) {
+	if items := eventjson.MembersOfValid(raw, "items")[0]; items != nil {
+		eventjson.EachElementOfValid(items, func(item []byte) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -186,8 +186,8 @@ func appendItemsWithMember(dst []byte, raw json.RawMessage, member string, objs 
 				return
 			}
 			from := 0
-			appsync.WalkOfValid(item, 0, func(key []byte, at int) int {
-				end, _ := appsync.SkipValid(item, at)
+			eventjson.WalkOfValid(item, 0, func(key []byte, at int) int {
+				end, _ := eventjson.SkipValid(item, at)
 				if string(key) == `"`+member+`"` {
 					dst = o.appendTo(append(dst, item[from:at]...))
 					from = end
@@ -219,8 +219,8 @@ func (o *answered) appendTo(dst []byte) []byte {
 		dst = append(dst, obj[:len(obj)-1]...)
 	} else {
 		dst = append(dst, '{')
-		appsync.WalkOfValid(o.raw, 0, func(key []byte, i int) int {
-			end, _ := appsync.SkipValid(o.raw, i)
+		eventjson.WalkOfValid(o.raw, 0, func(key []byte, i int) int {
+			end, _ := eventjson.SkipValid(o.raw, i)
 			if string(key) != drop {
 				if len(dst) > start+1 {
 					dst = append(dst, ',')

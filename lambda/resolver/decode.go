@@ -10,6 +10,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 )
 
 // Decoding an event's arguments (into each field's own struct, validated)
@@ -62,7 +63,7 @@ func decodeJSON[S any](ev *appsync.Event) (S, error) {
 	picked := []byte(ev.Source)
 	var err error
 	if names := jsonNames[S](); names != nil {
-		picked, err = appsync.Pick(ev.Source, names...)
+		picked, err = eventjson.Pick(ev.Source, names...)
 	}
 	if err == nil {
 		err = json.Unmarshal(picked, &src)
@@ -94,14 +95,14 @@ func stringMembers[S any](raw []byte) (S, error) {
 	v := reflect.ValueOf(&dst).Elem()
 	names := jsonNames[S]()
 	var err error
-	appsync.WalkOfValid(raw, 0, func(key []byte, i int) int {
-		end, _ := appsync.SkipValid(raw, i)
-		name := appsync.FieldOf(key, names...)
+	eventjson.WalkOfValid(raw, 0, func(key []byte, i int) int {
+		end, _ := eventjson.SkipValid(raw, i)
+		name := eventjson.FieldOf(key, names...)
 		member := raw[i:end]
 		if name == "" || err != nil || string(member) == "null" { // null leaves the field as it was
 			return end
 		}
-		str, uerr := appsync.Unquote(member)
+		str, uerr := eventjson.Unquote(member)
 		if uerr != nil || member[0] != '"' {
 			err = fmt.Errorf("member %q is %.20s, not a string", name, member)
 			return end

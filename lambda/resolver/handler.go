@@ -24,6 +24,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -168,7 +169,7 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	ctx, cancel := withMargin(ctx, start)
 	defer cancel()
 	ctx, meter := cost.WithMeter(ctx)
-	events, batch, err := appsync.Decode(request)
+	events, batch, err := eventjson.Decode(request) // a speed-up: appsync.Decode in its place decodes with encoding/json
 	field := ""
 	if len(events) > 0 {
 		field = events[0].Info.Field()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -200,17 +201,17 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 	src := ev.Source
 	var id, parent, items, complete, args []byte
 	n := 0
-	appsync.WalkOfValid(src, 0, func(key []byte, i int) int {
-		switch appsync.FieldOf(key, "id", "prefetchedComments") {
+	eventjson.WalkOfValid(src, 0, func(key []byte, i int) int {
+		switch eventjson.FieldOf(key, "id", "prefetchedComments") {
 		case "id":
-			end, _ := appsync.SkipValid(src, i)
+			end, _ := eventjson.SkipValid(src, i)
 			id = src[i:end]
 			return end
 		case "prefetchedComments": // a later duplicate replaces it whole
 			parent, items, complete, args, n = nil, nil, nil, nil, 0
-			return appsync.WalkOfValid(src, i, func(key []byte, j int) int {
-				end, elements := appsync.SkipValid(src, j)
-				switch appsync.FieldOf(key, "parent", "items", "complete", "args") {
+			return eventjson.WalkOfValid(src, i, func(key []byte, j int) int {
+				end, elements := eventjson.SkipValid(src, j)
+				switch eventjson.FieldOf(key, "parent", "items", "complete", "args") {
 				case "parent":
 					parent = src[j:end]
 				case "items":
@@ -223,7 +224,7 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 				return end
 			})
 		}
-		end, _ := appsync.SkipValid(src, i)
+		end, _ := eventjson.SkipValid(src, i)
 		return end
 	})
 	if id == nil || parent == nil || items == nil || items[0] != '[' || string(complete) != "true" || !bytes.Equal(parent, id) {

@@ -1,4 +1,4 @@
-package appsync_test
+package eventjson_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 )
 
 const single = `{
@@ -29,7 +30,7 @@ const single = `{
 }`
 
 func TestDecodeSingle(t *testing.T) {
-	evs, batch, err := appsync.Decode([]byte(" \n" + single))
+	evs, batch, err := eventjson.Decode([]byte(" \n" + single))
 	if err != nil || batch || len(evs) != 1 {
 		t.Fatalf("Decode = %d events, batch %v, err %v", len(evs), batch, err)
 	}
@@ -44,11 +45,11 @@ func TestDecodeSingle(t *testing.T) {
 }
 
 func TestDecodeBatch(t *testing.T) {
-	evs, batch, err := appsync.Decode([]byte("[" + single + "," + single + "]"))
+	evs, batch, err := eventjson.Decode([]byte("[" + single + "," + single + "]"))
 	if err != nil || !batch || len(evs) != 2 {
 		t.Fatalf("Decode = %d events, batch %v, err %v", len(evs), batch, err)
 	}
-	evs, batch, err = appsync.Decode([]byte("[]"))
+	evs, batch, err = eventjson.Decode([]byte("[]"))
 	if err != nil || !batch || len(evs) != 0 {
 		t.Fatalf("empty batch: %d events, batch %v, err %v", len(evs), batch, err)
 	}
@@ -57,7 +58,7 @@ func TestDecodeBatch(t *testing.T) {
 func TestDecodeMalformed(t *testing.T) {
 	for _, p := range []string{"", "   ", "nul", "{", "[{]", `"text"`, `{"info": 5}`,
 		`{"request":{"a" "b",,,}}`, "{\"prev\":\"a\x01b\"}", `{"stash":"\q"}`, `{"prev":01}`, `{"prev":1.}`, `{"prev":tru}`} {
-		if _, _, err := appsync.Decode([]byte(p)); !errors.Is(err, appsync.ErrMalformed) {
+		if _, _, err := eventjson.Decode([]byte(p)); !errors.Is(err, appsync.ErrMalformed) {
 			t.Errorf("Decode(%q) err = %v, want ErrMalformed", p, err)
 		}
 	}
@@ -84,7 +85,7 @@ func TestIdentityUserID(t *testing.T) {
 // The scanner must decode exactly what encoding/json decodes, on every
 // replayable event and on edge cases.
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
-	files, _ := filepath.Glob("../../events/*.json")
+	files, _ := filepath.Glob("../../../events/*.json")
 	if len(files) == 0 {
 		t.Fatal("no events")
 	}
@@ -101,7 +102,7 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 		payloads = append(payloads, b)
 	}
 	for _, p := range payloads {
-		got, batch, err := appsync.Decode(p)
+		got, batch, err := eventjson.Decode(p)
 		if err != nil {
 			t.Errorf("Decode(%.60s): %v", p, err)
 			continue
@@ -129,17 +130,6 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// reference decodes p with encoding/json, as Decode must: an array into
-// []Event, anything else into one Event.
-func reference(p []byte) ([]appsync.Event, bool, error) {
-	if t := bytes.TrimLeft(p, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		var evs []appsync.Event
-		return evs, true, json.Unmarshal(p, &evs)
-	}
-	evs := make([]appsync.Event, 1)
-	return evs, false, json.Unmarshal(p, &evs[0])
-}
-
 // FuzzDecode checks that Decode accepts exactly what encoding/json accepts
 // and decodes it to the same events.
 func FuzzDecode(f *testing.F) {
@@ -161,8 +151,8 @@ func FuzzDecode(f *testing.F) {
 		`{"identity":{"sub":"a","resolverContext":{"k":"v"}},"info":{"fieldName":"f"},"request":{"h":1},"stash":{"h":1}}]`))
 	f.Add([]byte(`[{"arguments":{"a":1}},{"arguments":{"a":1}x}]`))
 	f.Fuzz(func(t *testing.T, p []byte) {
-		got, gotBatch, err := appsync.Decode(p)
-		want, wantBatch, wantErr := reference(p)
+		got, gotBatch, err := eventjson.Decode(p)
+		want, wantBatch, wantErr := appsync.Decode(p) // encoding/json, the reference
 		if (err == nil) != (wantErr == nil) {
 			t.Fatalf("Decode(%q): err %v; encoding/json: %v", p, err, wantErr)
 		}
@@ -200,7 +190,7 @@ func FuzzPick(f *testing.F) {
 		AuthorID string `json:"authorId"`
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		picked, err := appsync.Pick(raw, "id", "authorId")
+		picked, err := eventjson.Pick(raw, "id", "authorId")
 		var whole source
 		wantErr := json.Unmarshal(raw, &whole)
 		if !json.Valid(raw) {
@@ -229,7 +219,7 @@ func FuzzEach(f *testing.F) {
 	f.Add([]byte(` {} `))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var members []string
-		errObj := appsync.EachMember(raw, func(key, value []byte) {
+		errObj := eventjson.EachMember(raw, func(key, value []byte) {
 			var k string
 			if err := json.Unmarshal(key, &k); err != nil {
 				t.Fatalf("key %q: %v", key, err)
@@ -237,7 +227,7 @@ func FuzzEach(f *testing.F) {
 			members = append(members, k+"="+compact(t, value))
 		})
 		var elems []string
-		errArr := appsync.EachElement(raw, func(value []byte) { elems = append(elems, compact(t, value)) })
+		errArr := eventjson.EachElement(raw, func(value []byte) { elems = append(elems, compact(t, value)) })
 
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &obj); err == nil && obj != nil {
@@ -282,11 +272,11 @@ func compact(t *testing.T, v []byte) string {
 // walkNested lists the members of the object at raw[i] and of the objects in
 // them, as path=value, with WalkOfValid descending into each in one pass.
 func walkNested(raw []byte, i int, path string) (out []string) {
-	appsync.WalkOfValid(raw, i, func(key []byte, j int) int {
-		end, _ := appsync.SkipValid(raw, j)
+	eventjson.WalkOfValid(raw, i, func(key []byte, j int) int {
+		end, _ := eventjson.SkipValid(raw, j)
 		out = append(out, path+string(key)+"="+string(raw[j:end]))
 		out = append(out, walkNested(raw, j, path+string(key)+".")...)
-		if walked := appsync.WalkOfValid(raw, j, func(_ []byte, k int) int { e, _ := appsync.SkipValid(raw, k); return e }); walked != end {
+		if walked := eventjson.WalkOfValid(raw, j, func(_ []byte, k int) int { e, _ := eventjson.SkipValid(raw, k); return e }); walked != end {
 			out = append(out, fmt.Sprintf("WalkOfValid ended at %d, SkipValid at %d", walked, end))
 		}
 		return end
@@ -296,7 +286,7 @@ func walkNested(raw []byte, i int, path string) (out []string) {
 
 // eachNested is walkNested with EachMember, which validates.
 func eachNested(raw []byte, path string) (out []string) {
-	appsync.EachMember(raw, func(key, value []byte) {
+	eventjson.EachMember(raw, func(key, value []byte) {
 		out = append(out, path+string(key)+"="+string(value))
 		out = append(out, eachNested(value, path+string(key)+".")...)
 	})
@@ -313,24 +303,24 @@ func FuzzMembersOfValid(f *testing.F) {
 	f.Add([]byte(` [ ] `))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var elems, elemsValid []string
-		if appsync.EachElement(raw, func(v []byte) { elems = append(elems, string(v)) }) == nil {
-			appsync.EachElementOfValid(raw, func(v []byte) { elemsValid = append(elemsValid, string(v)) })
+		if eventjson.EachElement(raw, func(v []byte) { elems = append(elems, string(v)) }) == nil {
+			eventjson.EachElementOfValid(raw, func(v []byte) { elemsValid = append(elemsValid, string(v)) })
 			if !slices.Equal(elems, elemsValid) {
 				t.Fatalf("EachElementOfValid(%q) = %q, EachElement = %q", raw, elemsValid, elems)
 			}
 		}
-		want, err := appsync.Members(raw, "id", "authorId", "o")
+		want, err := eventjson.Members(raw, "id", "authorId", "o")
 		if err != nil {
 			return // not valid JSON: MembersOfValid promises nothing
 		}
 		start := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n"))
-		if end, _ := appsync.SkipValid(raw, start); end != len(bytes.TrimRight(raw, " \t\r\n")) {
+		if end, _ := eventjson.SkipValid(raw, start); end != len(bytes.TrimRight(raw, " \t\r\n")) {
 			t.Fatalf("SkipValid(%q) ends at %d", raw, end)
 		}
 		if walked, each := walkNested(raw, 0, ""), eachNested(raw, ""); !slices.Equal(walked, each) {
 			t.Fatalf("WalkOfValid into every member of %q = %q, EachMember = %q", raw, walked, each)
 		}
-		got := appsync.MembersOfValid(raw, "id", "authorId", "o")
+		got := eventjson.MembersOfValid(raw, "id", "authorId", "o")
 		for k := range want {
 			if !bytes.Equal(got[k], want[k]) {
 				t.Fatalf("MembersOfValid(%q)[%d] = %q, Members = %q", raw, k, got[k], want[k])
@@ -366,7 +356,7 @@ func TestNestingLimitAsEncodingJSON(t *testing.T) {
 				} else {
 					want = json.Unmarshal([]byte(payload), &single)
 				}
-				_, _, got := appsync.Decode([]byte(payload))
+				_, _, got := eventjson.Decode([]byte(payload))
 				if (got == nil) != (want == nil) {
 					t.Errorf("%s nested %d deep (batch %v): Decode %v, encoding/json %v", name, n, payload[0] == '[', got, want)
 				}

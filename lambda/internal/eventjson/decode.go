@@ -1,4 +1,4 @@
-package appsync
+package eventjson
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"maps"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 // A batch repeats every request header, the identity and the info of the
@@ -26,15 +28,15 @@ import (
 var errSyntax = errors.New("invalid JSON")
 
 // decodeBatch decodes a JSON array of events.
-func decodeBatch(b []byte) ([]Event, error) {
+func decodeBatch(b []byte) ([]appsync.Event, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, errSyntax
 	}
-	var events []Event
+	var events []appsync.Event
 	var m memo
 	end, err := container(b, i, func(_ []byte, i int) (int, error) {
-		events = append(events, Event{})
+		events = append(events, appsync.Event{})
 		return decodeEvent(b, i, 1, &events[len(events)-1], &m)
 	})
 	if err != nil {
@@ -167,9 +169,9 @@ var (
 type memo struct {
 	request, prev, stash, arguments []byte
 	identity                        []byte
-	shared                          *Identity // decoded from identity; never changed once shared
+	shared                          *appsync.Identity // decoded from identity; never changed once shared
 	info                            []byte
-	infoVal                         Info
+	infoVal                         appsync.Info
 }
 
 // recall reports whether the value at b[i] is an object equal to last, and
@@ -202,7 +204,7 @@ func rawRecalled(b []byte, i, depth int, dst *json.RawMessage, last *[]byte) (in
 // them), with null leaving ev zero, as in encoding/json, and returns the
 // index after it. m, when not nil, holds what the batch's earlier events
 // repeat.
-func decodeEvent(b []byte, i, depth int, ev *Event, m *memo) (int, error) {
+func decodeEvent(b []byte, i, depth int, ev *appsync.Event, m *memo) (int, error) {
 	depth++ // the event's members are inside it
 	if isNull(b, i) {
 		return i + 4, nil
@@ -234,7 +236,7 @@ func decodeEvent(b []byte, i, depth int, ev *Event, m *memo) (int, error) {
 					ev.Identity = m.shared // the events of a batch share one, read only
 					return end, nil
 				}
-				ev.Identity = &Identity{}
+				ev.Identity = &appsync.Identity{}
 			} else if ev.Identity == m.shared {
 				// A duplicate member merges into the event's identity: its own copy.
 				id := *m.shared
@@ -271,7 +273,7 @@ func decodeEvent(b []byte, i, depth int, ev *Event, m *memo) (int, error) {
 }
 
 // decodeInfo fills info from the object at b[i], inside depth containers.
-func decodeInfo(b []byte, i, depth int, info *Info) (int, error) {
+func decodeInfo(b []byte, i, depth int, info *appsync.Info) (int, error) {
 	depth++
 	return object(b, i, func(key []byte, i int) (int, error) {
 		switch field(key, infoFields...) {
@@ -291,7 +293,7 @@ func decodeInfo(b []byte, i, depth int, info *Info) (int, error) {
 }
 
 // decodeIdentity fills id from the object at b[i], inside depth containers.
-func decodeIdentity(b []byte, i, depth int, id *Identity) (int, error) {
+func decodeIdentity(b []byte, i, depth int, id *appsync.Identity) (int, error) {
 	depth++
 	return object(b, i, func(key []byte, i int) (int, error) {
 		switch field(key, identityFields...) {
@@ -327,4 +329,31 @@ func trailing(b []byte, i int) error {
 		return errSyntax
 	}
 	return nil
+}
+
+// Decode is appsync.Decode, decoded by walking the payload rather than by
+// encoding/json: it accepts and decodes exactly what appsync.Decode does
+// (FuzzDecode), the events' raw members (Arguments, Source, ...) slices of
+// payload, which must not change while they are in use.
+func Decode(payload []byte) (events []appsync.Event, batch bool, err error) {
+	trimmed := bytes.TrimLeft(payload, " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, false, appsync.ErrMalformed
+	}
+	if trimmed[0] == '[' {
+		events, err := decodeBatch(trimmed)
+		if err != nil {
+			return nil, true, errors.Join(appsync.ErrMalformed, err)
+		}
+		return events, true, nil
+	}
+	events = make([]appsync.Event, 1)
+	end, err := decodeEvent(trimmed, 0, 0, &events[0], nil)
+	if err == nil {
+		err = trailing(trimmed, end)
+	}
+	if err != nil {
+		return nil, false, errors.Join(appsync.ErrMalformed, err)
+	}
+	return events, false, nil
 }

@@ -1,4 +1,4 @@
-package appsync
+package eventjson
 
 import (
 	"bytes"
