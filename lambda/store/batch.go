@@ -22,7 +22,8 @@ import (
 // Key is an item's primary key.
 type Key struct{ PK, SK string }
 
-func (k Key) attributes() map[string]types.AttributeValue {
+// Attributes are the key as a request names an item.
+func (k Key) Attributes() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		AttrPK: &types.AttributeValueMemberS{Value: k.PK},
 		AttrSK: &types.AttributeValueMemberS{Value: k.SK},
@@ -125,7 +126,7 @@ func (s *Store) batchGetChunk(ctx context.Context, op string, keys []Key, attrs 
 		request.ConsistentRead = aws.Bool(true)
 	}
 	for i, k := range keys {
-		request.Keys[i] = k.attributes()
+		request.Keys[i] = k.Attributes()
 	}
 	if attrs != nil {
 		expr, err := expression.NewBuilder().WithProjection(namesList(append([]string{AttrPK, AttrSK}, withTallies(attrs)...))).Build()

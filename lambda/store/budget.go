@@ -43,7 +43,7 @@ func (s *Store) ChargeWrite(ctx context.Context, callerID string, perMinute int)
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(callerID), writesSK(minute)}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(callerID), writesSK(minute)}.Attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {

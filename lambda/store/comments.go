@@ -78,10 +78,10 @@ func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) 
 	// In the post's own partition, or (a hot post's) in its shard.
 	var c Comment
 	pk := PostPK(postID)
-	found, err := s.getConsistent(ctx, op, Key{pk, CommentSK(id)}, &c)
+	found, err := s.GetConsistent(ctx, op, Key{pk, CommentSK(id)}, &c)
 	if err == nil && !found {
 		pk = ShardPK(postID, commentShard(id))
-		found, err = s.getConsistent(ctx, op, Key{pk, CommentSK(id)}, &c)
+		found, err = s.GetConsistent(ctx, op, Key{pk, CommentSK(id)}, &c)
 	}
 	if err != nil {
 		return Comment{}, err

@@ -105,7 +105,7 @@ func stringAttr(item map[string]types.AttributeValue, name string) string {
 // counters, not adopted yet: nothing to add).
 func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk string, v PT) error {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: Key{pk, SKCount}.attributes(), ConsistentRead: aws.Bool(true)})
+		Key: Key{pk, SKCount}.Attributes(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return Fail(op, err)
 	}
@@ -231,7 +231,7 @@ var errAdopted = errors.New("adopted meanwhile")
 // once, ever; false when the entity is absent.
 func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: Key{pk, SKMetadata}.attributes(), ConsistentRead: aws.Bool(true)})
+		Key: Key{pk, SKMetadata}.Attributes(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return false, Fail(op, err)
 	}

@@ -294,7 +294,7 @@ func (r *feedRead) take(cands []candidate, bound string) (Page[Post], []int, err
 		places = append(places, c.place)
 	}
 	token := func(place string) (string, error) {
-		return r.s.tokens.Encode(r.q.scope, Key{FeedPK(r.readerID), place}.attributes())
+		return r.s.tokens.Encode(r.q.scope, Key{FeedPK(r.readerID), place}.Attributes())
 	}
 	out.after = func(i int) (string, error) { return token(places[i]) }
 	if left || bound != "" {

@@ -169,7 +169,7 @@ func (s *Store) Follows(ctx context.Context, followerID, followedID string) (boo
 		return false, err
 	}
 	var f Follow
-	return s.getConsistent(ctx, op, Key{UserPK(followerID), FollowsSK(followedID)}, &f)
+	return s.GetConsistent(ctx, op, Key{UserPK(followerID), FollowsSK(followedID)}, &f)
 }
 
 // PublishedPost reports whether the post exists and is published (strongly
@@ -181,11 +181,11 @@ func (s *Store) PublishedPost(ctx context.Context, postID string) (bool, error) 
 		return false, err
 	}
 	var c postCounterItem
-	found, err := s.getConsistent(ctx, op, Key{PostPK(postID), SKCount}, &c)
+	found, err := s.GetConsistent(ctx, op, Key{PostPK(postID), SKCount}, &c)
 	if err != nil || found {
 		return found && c.Status != StatusDraft, err
 	}
 	var p Post
-	found, err = s.getConsistent(ctx, op, Key{PostPK(postID), SKMetadata}, &p)
+	found, err = s.GetConsistent(ctx, op, Key{PostPK(postID), SKMetadata}, &p)
 	return found && p.Published(), err
 }

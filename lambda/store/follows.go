@@ -85,7 +85,7 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 		return nil, err
 	}
 	var item followItem
-	found, err := s.getConsistent(ctx, op, Key{UserPK(followerID), FollowsSK(followedID)}, &item)
+	found, err := s.GetConsistent(ctx, op, Key{UserPK(followerID), FollowsSK(followedID)}, &item)
 	if err != nil || !found {
 		return nil, err
 	}

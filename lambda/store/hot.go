@@ -96,7 +96,7 @@ func (s *Store) MakeHot(ctx context.Context, postID string) error {
 		return err
 	}
 	var c Post
-	found, err := s.getConsistent(ctx, op, Key{PostPK(postID), SKCount}, &c)
+	found, err := s.GetConsistent(ctx, op, Key{PostPK(postID), SKCount}, &c)
 	if err == nil && found && c.Shards > 0 { // turned hot by another store
 		s.hot.learn(postID, c.Shards)
 	}

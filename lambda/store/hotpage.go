@@ -15,6 +15,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/kept"
 )
 
 // HotPageTTL is how long an environment serves a hot post's page from
@@ -43,27 +45,18 @@ type hotPages struct {
 	ttl     time.Duration
 	mu      sync.Mutex
 	posts   map[string]*hotPage
-	authors map[string]*kept[User]
+	authors map[string]*kept.Value[User]
 }
 
 // hotPage is what is kept of one hot post: the post and its counts, and its
 // first pages of comments by shape (order, range, limit).
 type hotPage struct {
-	post     *kept[Post]
-	comments map[string]*kept[Page[Comment]]
-}
-
-// kept is one value read from the table, when, and the read's outcome; a
-// value being read has ready open, and its readers wait for it.
-type kept[T any] struct {
-	at    time.Time
-	ready chan struct{}
-	v     T
-	err   error
+	post     *kept.Value[Post]
+	comments map[string]*kept.Value[Page[Comment]]
 }
 
 func newHotPages() *hotPages {
-	return &hotPages{ttl: HotPageTTL, posts: map[string]*hotPage{}, authors: map[string]*kept[User]{}}
+	return &hotPages{ttl: HotPageTTL, posts: map[string]*hotPage{}, authors: map[string]*kept.Value[User]{}}
 }
 
 // page returns postID's entry, made when absent (the oldest dropped past
@@ -74,7 +67,7 @@ func (h *hotPages) page(postID string) *hotPage {
 		if len(h.posts) >= maxHotPages {
 			h.dropOldest()
 		}
-		p = &hotPage{comments: map[string]*kept[Page[Comment]]{}}
+		p = &hotPage{comments: map[string]*kept.Value[Page[Comment]]{}}
 		h.posts[postID] = p
 	}
 	return p
@@ -83,8 +76,8 @@ func (h *hotPages) page(postID string) *hotPage {
 func (h *hotPages) dropOldest() {
 	oldest, at := "", time.Time{}
 	for id, p := range h.posts {
-		if p.post != nil && (oldest == "" || p.post.at.Before(at)) {
-			oldest, at = id, p.post.at
+		if p.post != nil && (oldest == "" || p.post.At.Before(at)) {
+			oldest, at = id, p.post.At
 		}
 	}
 	if oldest == "" {
@@ -113,45 +106,12 @@ func (h *hotPages) dropAuthor(userIDs ...string) {
 	h.mu.Unlock()
 }
 
-// through returns the value get finds (in h, under mu) when it was read
-// within the TTL; otherwise it reads it with read, once for every caller
-// that finds it missing meanwhile, and keeps it with set.
-func through[T any](ctx context.Context, s *Store, get func() *kept[T], set func(*kept[T]), read func(context.Context) (T, error)) (T, error) {
-	h := s.pages
-	h.mu.Lock()
-	k := get()
-	if k != nil && (k.ready != nil || s.now().Sub(k.at) < h.ttl) {
-		ready := k.ready
-		h.mu.Unlock()
-		if ready != nil {
-			select {
-			case <-ready:
-			case <-ctx.Done():
-				var zero T
-				return zero, Fail("store.hotPage", ctx.Err())
-			}
-		}
-		h.mu.Lock()
-		v, err := k.v, k.err
-		h.mu.Unlock()
-		if err == nil {
-			return v, nil
-		}
-		return read(ctx) // the shared read failed: try on one's own
+// through is kept.Through on h's values, under h.mu, for the TTL.
+func through[T any](ctx context.Context, s *Store, get func() *kept.Value[T], set func(*kept.Value[T]), read func(context.Context) (T, error)) (T, error) {
+	v, err := kept.Through(ctx, &s.pages.mu, s.now, s.pages.ttl, get, set, read)
+	if errors.Is(err, kept.ErrWaitCut) {
+		err = Fail("store.hotPage", err)
 	}
-	k = &kept[T]{ready: make(chan struct{})}
-	set(k)
-	h.mu.Unlock()
-	start := s.now() // what it reads is the table's as of its start, or later
-	v, err := read(ctx)
-	h.mu.Lock()
-	k.v, k.err, k.at = v, err, start
-	if err != nil && get() == k {
-		set(nil) // an error is not kept
-	}
-	close(k.ready)
-	k.ready = nil
-	h.mu.Unlock()
 	return v, err
 }
 
@@ -164,8 +124,8 @@ func (s *Store) keepsPage(ctx context.Context, postID string) bool {
 // hotPost is Post of a hot post, through its kept page.
 func (s *Store) hotPost(ctx context.Context, postID string) (Post, error) {
 	return through(ctx, s,
-		func() *kept[Post] { return s.pages.page(postID).post },
-		func(k *kept[Post]) { s.pages.page(postID).post = k },
+		func() *kept.Value[Post] { return s.pages.page(postID).post },
+		func(k *kept.Value[Post]) { s.pages.page(postID).post = k },
 		func(ctx context.Context) (Post, error) {
 			var p Post
 			return p, getCounted(ctx, s, "store.Post", PostPK, postID, "post not found", &p)
@@ -181,8 +141,8 @@ func (s *Store) hotComments(ctx context.Context, postID string, page PageRequest
 	whole.Attributes, whole.MaxBytes = nil, 0
 	key := q.scope.Args + "|" + strconv.Itoa(page.Limit)
 	read, err := through(ctx, s,
-		func() *kept[Page[Comment]] { return s.pages.page(postID).comments[key] },
-		func(k *kept[Page[Comment]]) { s.pages.page(postID).comments[key] = k },
+		func() *kept.Value[Page[Comment]] { return s.pages.page(postID).comments[key] },
+		func(k *kept.Value[Page[Comment]]) { s.pages.page(postID).comments[key] = k },
 		func(ctx context.Context) (Page[Comment], error) { return commentsOfPosts.page(ctx, s, q, whole) })
 	if err != nil {
 		return Page[Comment]{}, err
@@ -228,9 +188,9 @@ func (s *Store) HotAuthors(ctx context.Context, postID string, ids []string, cou
 			return nil, Fail("store.HotAuthors", ctx.Err())
 		}
 		switch s.pages.mu.Lock(); {
-		case k.err == nil:
-			out[id] = k.v
-		case k.err != errAbsent:
+		case k.Err == nil:
+			out[id] = k.V
+		case k.Err != errAbsent:
 			again = append(again, id)
 		}
 		s.pages.mu.Unlock()
@@ -254,23 +214,23 @@ func (s *Store) HotAuthors(ctx context.Context, postID string, ids []string, cou
 // claimAuthors puts into out the kept authors of ids read within the TTL,
 // and returns those it claims to read (a pending entry made for each) and
 // those another read is reading.
-func (h *hotPages) claimAuthors(now time.Time, ids []string, out map[string]User) (claimed map[string]*kept[User], waiting map[string]pending) {
-	claimed, waiting = map[string]*kept[User]{}, map[string]pending{}
+func (h *hotPages) claimAuthors(now time.Time, ids []string, out map[string]User) (claimed map[string]*kept.Value[User], waiting map[string]pending) {
+	claimed, waiting = map[string]*kept.Value[User]{}, map[string]pending{}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, id := range ids {
 		switch k := h.authors[id]; {
-		case k != nil && k.ready != nil:
-			waiting[id] = pending{k, k.ready}
-		case k != nil && now.Sub(k.at) < h.ttl:
-			if k.err == nil {
-				out[id] = k.v
+		case k != nil && k.Ready != nil:
+			waiting[id] = pending{k, k.Ready}
+		case k != nil && now.Sub(k.At) < h.ttl:
+			if k.Err == nil {
+				out[id] = k.V
 			}
 		case claimed[id] == nil:
 			if len(h.authors) >= maxHotPages*MaxLimit {
 				clear(h.authors)
 			}
-			k = &kept[User]{ready: make(chan struct{})}
+			k = &kept.Value[User]{Ready: make(chan struct{})}
 			h.authors[id], claimed[id] = k, k
 		}
 	}
@@ -280,31 +240,31 @@ func (h *hotPages) claimAuthors(now time.Time, ids []string, out map[string]User
 // pending is an author another read is reading, and what closes when it
 // is done.
 type pending struct {
-	k     *kept[User]
+	k     *kept.Value[User]
 	ready chan struct{}
 }
 
 // keepAuthors keeps what a read of the claimed authors found, as of start
 // (an absent one as absent); a failed read keeps nothing.
-func (h *hotPages) keepAuthors(start time.Time, claimed map[string]*kept[User], read map[string]User, err error) {
+func (h *hotPages) keepAuthors(start time.Time, claimed map[string]*kept.Value[User], read map[string]User, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id, k := range claimed {
 		u, found := read[id]
 		switch {
 		case err != nil:
-			k.err = err
+			k.Err = err
 			if h.authors[id] == k {
 				delete(h.authors, id)
 			}
 		case found:
-			k.v = u
+			k.V = u
 		default:
-			k.err = errAbsent
+			k.Err = errAbsent
 		}
-		k.at = start
-		close(k.ready)
-		k.ready = nil
+		k.At = start
+		close(k.Ready)
+		k.Ready = nil
 	}
 }
 

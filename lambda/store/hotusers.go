@@ -35,7 +35,7 @@ func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 		return err
 	}
 	var c User
-	found, err := s.getConsistent(ctx, op, Key{UserPK(userID), SKCount}, &c)
+	found, err := s.GetConsistent(ctx, op, Key{UserPK(userID), SKCount}, &c)
 	if err == nil && found && c.Shards > 0 { // turned hot by another store
 		s.hotUsers.learn(userID, c.Shards)
 	}

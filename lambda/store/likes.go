@@ -79,7 +79,7 @@ func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []s
 		return Post{}, err
 	}
 	var l Like
-	found, err := s.getConsistent(ctx, op, Key{UserPK(userID), LikedSK(postID)}, &l)
+	found, err := s.GetConsistent(ctx, op, Key{UserPK(userID), LikedSK(postID)}, &l)
 	if err != nil {
 		return Post{}, err
 	}
@@ -129,7 +129,7 @@ func (s *Store) postAfterWrite(ctx context.Context, op, caller, id string, attrs
 		} else {
 			var c Post
 			var err error
-			if found, err = s.getConsistent(ctx, op, Key{PostPK(id), SKCount}, &c); err != nil {
+			if found, err = s.GetConsistent(ctx, op, Key{PostPK(id), SKCount}, &c); err != nil {
 				return Post{}, err
 			}
 			p = Post{ID: id, AuthorID: c.AuthorID, Status: c.Status, read: onCounterItem}

@@ -92,7 +92,7 @@ func (s *Store) ownCount(ctx context.Context, pk string) {
 		return
 	}
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: Key{pk, SKShard}.attributes(), ConsistentRead: aws.Bool(true)})
+		Key: Key{pk, SKShard}.Attributes(), ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item == nil {
 		return
 	}

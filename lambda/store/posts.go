@@ -87,7 +87,7 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 		return Post{}, err
 	}
 	var p Post
-	found, err := s.getConsistent(ctx, op, Key{PostPK(id), SKMetadata}, &p)
+	found, err := s.GetConsistent(ctx, op, Key{PostPK(id), SKMetadata}, &p)
 	switch {
 	case err != nil:
 		return Post{}, err

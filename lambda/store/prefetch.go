@@ -239,7 +239,7 @@ func fromPrefetch[T any](s *Store, p Prefetch[T], req PageRequest, scope cursor.
 		return Page[T]{}, false
 	}
 	page := Page[T]{Items: p.Items, after: func(i int) (string, error) {
-		return s.tokens.Encode(scope, keyOf(p.Items[i]).attributes())
+		return s.tokens.Encode(scope, keyOf(p.Items[i]).Attributes())
 	}}
 	if page.Items == nil {
 		page.Items = []T{}

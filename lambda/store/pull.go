@@ -87,7 +87,7 @@ func (s *Store) MarkPulled(ctx context.Context, authorID string) error {
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(authorID), SKCount}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{UserPK(authorID), SKCount}.Attributes(),
 		UpdateExpression: expr.Update(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	if err != nil {
 		return Fail(op, err)
@@ -145,7 +145,7 @@ func (s *Store) indexCounter(ctx context.Context, op, authorID string, p FeedEnt
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{PostPK(p.PostID), SKCount}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{PostPK(p.PostID), SKCount}.Attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {

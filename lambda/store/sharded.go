@@ -364,7 +364,7 @@ func queryMarked[T any](ctx context.Context, s *Store, op string, q partitionQue
 	branch := cost.Together(ctx)
 	markCtx, queryCtx := branch(), branch()
 	wg.Go(func() {
-		out, markErr = s.api.GetItem(markCtx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes(),
+		out, markErr = s.api.GetItem(markCtx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.Attributes(),
 			ProjectionExpression: aws.String(AttrPK)})
 	})
 	res, err := queryPage[T](queryCtx, s, q, page)

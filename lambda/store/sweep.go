@@ -70,7 +70,7 @@ func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) erro
 }
 
 func deleteRequest(k Key) types.WriteRequest {
-	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.attributes()}}
+	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.Attributes()}}
 }
 
 // sweepPost deletes what remains of the deleted post id: the items of its
@@ -82,7 +82,7 @@ func (s *Store) sweepPost(ctx context.Context, op, id string, shards int) error 
 		var marker struct {
 			Shards int `dynamodbav:"shards"`
 		}
-		if _, err := s.getConsistent(ctx, op, Key{PostPK(id), skHotMarker}, &marker); err != nil {
+		if _, err := s.GetConsistent(ctx, op, Key{PostPK(id), skHotMarker}, &marker); err != nil {
 			return err
 		}
 		shards = marker.Shards

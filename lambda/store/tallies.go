@@ -84,7 +84,7 @@ func (s *Store) hotCounterItem(ctx context.Context, op, postID string) (Post, bo
 	if v, ok := s.hotCounts.Load(postID); ok && s.now().Sub(v.(hotCount).at) < hotCountsAge {
 		return v.(hotCount).counter, true, nil
 	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: Key{PostPK(postID), SKCount}.attributes()})
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: Key{PostPK(postID), SKCount}.Attributes()})
 	if err != nil {
 		return Post{}, false, Fail(op, err)
 	}
@@ -153,7 +153,7 @@ func (s *Store) applyTallies(ctx context.Context, op, parent string, shards []in
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{parent, SKCount}.attributes(),
+	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{parent, SKCount}.Attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &ccf) {

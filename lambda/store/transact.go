@@ -57,14 +57,14 @@ func (a txAction) item(table string) (types.TransactWriteItem, error) {
 		return types.TransactWriteItem{Put: &types.Put{TableName: &table, Item: a.put, ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: allOld}}, nil
 	case a.update != nil:
-		return types.TransactWriteItem{Update: &types.Update{TableName: &table, Key: a.key.attributes(), UpdateExpression: expr.Update(),
+		return types.TransactWriteItem{Update: &types.Update{TableName: &table, Key: a.key.Attributes(), UpdateExpression: expr.Update(),
 			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 			ReturnValuesOnConditionCheckFailure: allOld}}, nil
 	case a.delete:
-		return types.TransactWriteItem{Delete: &types.Delete{TableName: &table, Key: a.key.attributes(), ConditionExpression: expr.Condition(),
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: &table, Key: a.key.Attributes(), ConditionExpression: expr.Condition(),
 			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: allOld}}, nil
 	}
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &table, Key: a.key.attributes(),
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &table, Key: a.key.Attributes(),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}}, nil
 }
 

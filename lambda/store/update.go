@@ -56,7 +56,7 @@ func (s *Store) update(ctx context.Context, op string, key Key, c changes, owner
 	}
 	out, err := s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(s.table),
-		Key:                                 key.attributes(),
+		Key:                                 key.Attributes(),
 		UpdateExpression:                    expr.Update(),
 		ConditionExpression:                 expr.Condition(),
 		ExpressionAttributeNames:            expr.Names(),

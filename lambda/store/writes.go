@@ -41,10 +41,10 @@ const (
 	countDown = -1
 )
 
-// getConsistent reads one item with a strongly consistent GetItem into v and
+// GetConsistent reads one item with a strongly consistent GetItem into v and
 // reports whether it exists.
-func (s *Store) getConsistent(ctx context.Context, op string, key Key, v any) (bool, error) {
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.attributes(), ConsistentRead: aws.Bool(true)})
+func (s *Store) GetConsistent(ctx context.Context, op string, key Key, v any) (bool, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.Attributes(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return false, Fail(op, err)
 	}

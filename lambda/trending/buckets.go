@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/kept"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -91,7 +92,7 @@ type Buckets struct {
 	s    *store.Store
 	keep time.Duration
 	mu   sync.Mutex
-	kept map[Window]*kept
+	kept map[Window]*kept.Value[[]Ranked]
 }
 
 // BucketsOption configures Buckets.
@@ -103,7 +104,7 @@ func WithKeep(d time.Duration) BucketsOption { return func(b *Buckets) { b.keep 
 
 // NewBuckets returns the buckets of s's table.
 func NewBuckets(s *store.Store, opts ...BucketsOption) *Buckets {
-	b := &Buckets{s: s, keep: KeepFor, kept: map[Window]*kept{}}
+	b := &Buckets{s: s, keep: KeepFor, kept: map[Window]*kept.Value[[]Ranked]{}}
 	for _, o := range opts {
 		o(b)
 	}
@@ -117,12 +118,7 @@ type bucket struct {
 	part   int
 }
 
-func (b bucket) key() map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		store.AttrPK: &types.AttributeValueMemberS{Value: BucketPK(b.length, b.start, b.part)},
-		store.AttrSK: &types.AttributeValueMemberS{Value: SK},
-	}
-}
+func (b bucket) key() store.Key { return store.Key{PK: BucketPK(b.length, b.start, b.part), SK: SK} }
 
 // Apply adds counts, what one stream shard's records counted in one flush,
 // to every bucket they fall in. mark orders the shard's flushes (the padded
@@ -192,7 +188,7 @@ func (b *Buckets) add(ctx context.Context, op string, k bucket, shardID, mark st
 
 // update is one conditional UpdateItem of the item key; a condition that
 // fails is returned as the SDK's ConditionalCheckFailedException.
-func (b *Buckets) update(ctx context.Context, op string, key map[string]types.AttributeValue, upd expression.UpdateBuilder, cond expression.ConditionBuilder) error {
+func (b *Buckets) update(ctx context.Context, op string, key store.Key, upd expression.UpdateBuilder, cond expression.ConditionBuilder) error {
 	builder := expression.NewBuilder().WithUpdate(upd)
 	if cond.IsSet() {
 		builder = builder.WithCondition(cond)
@@ -201,7 +197,7 @@ func (b *Buckets) update(ctx context.Context, op string, key map[string]types.At
 	if err != nil {
 		return errs.Wrap(op, errs.Internal, "internal error", err)
 	}
-	_, err = b.s.API().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(b.s.Table()), Key: key,
+	_, err = b.s.API().UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(b.s.Table()), Key: key.Attributes(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	var ccf *types.ConditionalCheckFailedException
 	if err != nil && !errors.As(err, &ccf) {

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
@@ -46,21 +43,17 @@ type progressItem struct {
 // their last write: the stream keeps its records 24 hours, and a day more.
 const progressTTL = 48 * time.Hour
 
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{store.AttrPK: &types.AttributeValueMemberS{Value: pk}, store.AttrSK: &types.AttributeValueMemberS{Value: sk}}
-}
-
 // Progress returns the shard's progress: one strongly consistent GetItem of
 // its progress item, and one of the pending flush's counts when a flush was
 // begun and not ended.
 func (b *Buckets) Progress(ctx context.Context, shardID string) (Progress, error) {
 	const op = "trending.Progress"
 	var item progressItem
-	if _, err := b.get(ctx, op, key(ProgressPK(shardID), SK), &item); err != nil || item.PendingFirst == "" {
+	if _, err := b.s.GetConsistent(ctx, op, store.Key{PK: ProgressPK(shardID), SK: SK}, &item); err != nil || item.PendingFirst == "" {
 		return Progress{Seq: item.Seq}, err
 	}
 	var f Flush
-	found, err := b.get(ctx, op, key(ProgressPK(shardID), FlushSK(item.PendingFirst)), &f)
+	found, err := b.s.GetConsistent(ctx, op, store.Key{PK: ProgressPK(shardID), SK: FlushSK(item.PendingFirst)}, &f)
 	if err != nil {
 		return Progress{}, err
 	}
@@ -68,21 +61,6 @@ func (b *Buckets) Progress(ctx context.Context, shardID string) (Progress, error
 		return Progress{}, errs.E(op, errs.Internal, "the pending flush's counts are not in the table")
 	}
 	return Progress{Seq: item.Seq, Pending: &f}, nil
-}
-
-// get reads the item of key into v, strongly consistent; false when absent.
-func (b *Buckets) get(ctx context.Context, op string, key map[string]types.AttributeValue, v any) (bool, error) {
-	out, err := b.s.API().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(b.s.Table()), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		return false, store.Fail(op, err)
-	}
-	if out.Item == nil {
-		return false, nil
-	}
-	if err := attributevalue.UnmarshalMap(out.Item, v); err != nil {
-		return false, errs.Wrap(op, errs.Internal, "internal error", err)
-	}
-	return true, nil
 }
 
 // BeginFlush records the flush before any of its counts is applied: its
@@ -98,14 +76,14 @@ func (b *Buckets) BeginFlush(ctx context.Context, shardID string, f Flush) error
 	expires := b.s.Now().Add(progressTTL).Unix()
 	counts := expression.Set(expression.Name("first"), expression.Value(f.First)).Set(expression.Name("last"), expression.Value(f.Last)).
 		Set(expression.Name("counts"), expression.Value(f.Counts)).Set(expression.Name("ttl"), expression.Value(expires))
-	if err := b.update(ctx, op, key(ProgressPK(shardID), FlushSK(f.First)), counts, expression.ConditionBuilder{}); err != nil {
+	if err := b.update(ctx, op, store.Key{PK: ProgressPK(shardID), SK: FlushSK(f.First)}, counts, expression.ConditionBuilder{}); err != nil {
 		return err
 	}
 	seq, pending := expression.Name("seq"), expression.Name("pendingFirst")
 	upd := expression.Set(pending, expression.Value(f.First)).Set(expression.Name("pendingLast"), expression.Value(f.Last)).
 		Set(expression.Name("ttl"), expression.Value(expires))
 	cond := expression.AttributeNotExists(pending).And(expression.Or(expression.AttributeNotExists(seq), seq.LessThan(expression.Value(f.First))))
-	err := b.update(ctx, op, key(ProgressPK(shardID), SK), upd, cond)
+	err := b.update(ctx, op, store.Key{PK: ProgressPK(shardID), SK: SK}, upd, cond)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return errs.E(op, errs.Conflict, "another flush of the shard is pending, or its records are applied")
@@ -126,7 +104,7 @@ func (b *Buckets) SetProgress(ctx context.Context, shardID, seq string) error {
 	cond := expression.And(
 		expression.Or(expression.AttributeNotExists(seqName), seqName.LessThan(expression.Value(seq))),
 		expression.Or(expression.AttributeNotExists(last), last.LessThanEqual(expression.Value(seq))))
-	err := b.update(ctx, op, key(ProgressPK(shardID), SK), upd, cond)
+	err := b.update(ctx, op, store.Key{PK: ProgressPK(shardID), SK: SK}, upd, cond)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil // a later record recorded already

@@ -2,10 +2,12 @@ package trending
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/kept"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -96,54 +98,18 @@ func (b *Buckets) rank(ctx context.Context, op string, window Window) ([]Ranked,
 	return ranked, nil
 }
 
-// kept is a window's ranking as read, when, and the read's outcome; one
-// being read has ready open, and its readers wait for it.
-type kept struct {
-	at    time.Time
-	ready chan struct{}
-	v     []Ranked
-	err   error
-}
-
-// through returns the window's ranking kept within b.keep, or reads it with
-// read, once for every caller that finds it missing meanwhile, and keeps it
-// (an error is not kept: a reader of a failed read tries on its own).
+// through returns the window's ranking kept within b.keep, or reads it
+// with read (kept.Through: once for every caller that misses it meanwhile;
+// a failed read is not kept).
 func (b *Buckets) through(ctx context.Context, window Window, read func(context.Context) ([]Ranked, error)) ([]Ranked, error) {
 	if b.keep <= 0 {
 		return read(ctx)
 	}
-	b.mu.Lock()
-	k := b.kept[window]
-	if k != nil && (k.ready != nil || b.s.Now().Sub(k.at) < b.keep) {
-		ready := k.ready
-		b.mu.Unlock()
-		if ready != nil {
-			select {
-			case <-ready:
-			case <-ctx.Done():
-				return nil, store.Fail("trending.Ranking", ctx.Err())
-			}
-		}
-		b.mu.Lock()
-		v, err := k.v, k.err
-		b.mu.Unlock()
-		if err == nil {
-			return v, nil
-		}
-		return read(ctx)
+	v, err := kept.Through(ctx, &b.mu, b.s.Now, b.keep,
+		func() *kept.Value[[]Ranked] { return b.kept[window] },
+		func(k *kept.Value[[]Ranked]) { b.kept[window] = k }, read)
+	if errors.Is(err, kept.ErrWaitCut) {
+		err = store.Fail("trending.Ranking", err)
 	}
-	k = &kept{ready: make(chan struct{})}
-	b.kept[window] = k
-	b.mu.Unlock()
-	start := b.s.Now() // what it reads is the table's as of its start, or later
-	v, err := read(ctx)
-	b.mu.Lock()
-	k.v, k.err, k.at = v, err, start
-	if err != nil && b.kept[window] == k {
-		delete(b.kept, window) // an error is not kept
-	}
-	close(k.ready)
-	k.ready = nil
-	b.mu.Unlock()
 	return v, err
 }
