@@ -100,6 +100,31 @@ func (r *run) finish(n *node) (value any, invalid bool) {
 	}
 }
 
+// nullsParent reports whether n completes to a null that its parent takes
+// on (what finish reports as invalid), without reporting errors.
+func nullsParent(n *node) bool {
+	if n == nil {
+		return false
+	}
+	switch v := n.value.(type) {
+	case nil:
+		return n.nonNull
+	case []*node:
+		for _, item := range v {
+			if nullsParent(item) {
+				return n.nonNull
+			}
+		}
+	case *object:
+		for _, key := range v.keys {
+			if nullsParent(v.fields[key]) {
+				return n.nonNull
+			}
+		}
+	}
+	return false
+}
+
 // node is one value of the response being built.
 type node struct {
 	value   any // nil, a leaf value, []*node, *object

@@ -305,8 +305,14 @@ func (r *run) execute() any {
 	out := &object{}
 	fields := r.collect(root, op.SelectionSet)
 	if op.Operation == ast.Mutation {
-		for _, f := range fields { // one after the other, each with its whole subtree
+		// One after the other, each with its whole subtree; a field whose
+		// error nulls data ends the operation: no later field runs (as
+		// graphql-js and graphql-java execute a mutation).
+		for _, f := range fields {
 			r.levels([]*task{{typ: root, fields: []collected{f}, out: out}})
+			if nullsParent(out.fields[f.key]) {
+				break
+			}
 		}
 	} else {
 		r.levels([]*task{{typ: root, fields: fields, out: out}})

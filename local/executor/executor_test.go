@@ -292,6 +292,41 @@ func TestMutationsRunInOrder(t *testing.T) {
 	}
 }
 
+// A mutation stops at its first field whose error nulls data: no later
+// field runs or writes. An error that nulls only its own (nullable) field
+// does not stop it.
+func TestAMutationStopsAtItsFirstNullingError(t *testing.T) {
+	e, rec := setupDirect(t, sample.Data(), routes.Core)
+	carol := &appsync.Identity{Sub: sample.Carol, Username: "carol"}
+	comment := `createComment(input: {postId: "` + sample.HelloPost + `", body: "written?"}) { body }`
+	comments := func() (int, any) {
+		data, _ := run(t, e, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { commentCount comments { items { body } } } }`})
+		n, _ := get(data, "post", "commentCount").(float64)
+		return int(n), get(data, "post", "comments", "items")
+	}
+	before, _ := comments()
+
+	data, resp := run(t, e, executor.Request{Identity: carol, Query: `mutation { a: likePost(postId: "01HWNOTAPOST00000000000000") { id } b: ` + comment + ` }`})
+	if data != nil || len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "NotFound" || fmt.Sprint(resp.Errors[0].Path) != "[a]" {
+		t.Errorf("data %v, errors %+v", data, resp.Errors)
+	}
+	if n, _ := rec.events(t, "Mutation.createComment"); n != 0 {
+		t.Errorf("createComment ran %d times after likePost nulled data", n)
+	}
+	if n, items := comments(); n != before || strings.Contains(fmt.Sprint(items), "written?") {
+		t.Errorf("after the stopped mutation: commentCount %d (was %d), comments %v", n, before, items)
+	}
+
+	// unfollow is nullable: its error nulls it alone, and b runs.
+	data, resp = run(t, e, executor.Request{Identity: carol, Query: `mutation { a: unfollow(userId: "") { followerId } b: ` + comment + ` }`})
+	if data == nil || data["a"] != nil || get(data, "b", "body") != "written?" || len(resp.Errors) != 1 {
+		t.Errorf("data %v, errors %+v", data, resp.Errors)
+	}
+	if n, _ := comments(); n != before+1 {
+		t.Errorf("commentCount %d, want %d", n, before+1)
+	}
+}
+
 func TestChildEventCarriesParentResult(t *testing.T) {
 	e, rec := setupDirect(t, sample.Data(), routes.Core)
 	_, resp := run(t, e, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { title comments(limit: 1) { items { id } } } }`})
