@@ -39,8 +39,9 @@ func TestACallersWriteBudget(t *testing.T) {
 		return storetest.Count(t, storetest.Client(t), s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
 	}
 	before := count(s)
-	// createComment is non-null: one refused field nulls the whole data, as
-	// GraphQL has it; what was written is counted in the table.
+	// createComment is non-null: the first refused field nulls the whole
+	// data and ends the mutation (no later field runs, as GraphQL executes
+	// a mutation); what was written is counted in the table.
 	start := time.Now().UTC().Truncate(time.Minute)
 	_, resp := run(t, budgeted, executor.Request{Identity: signedIn(sample.Alice), Query: aliased(200, sample.HelloPost)})
 	minutes := int(time.Now().UTC().Truncate(time.Minute).Sub(start)/time.Minute) + 1
@@ -52,8 +53,9 @@ func TestACallersWriteBudget(t *testing.T) {
 	}
 	// The budget counts calendar minutes: a request that spans two may
 	// write up to the budget in each.
-	if refused != 200-written || written < budget || written > minutes*budget || minutes == 1 && written != budget {
-		t.Errorf("%d comments written, %d refused over %d calendar minutes; want %d a minute and the rest refused", written, refused, minutes, budget)
+	ran := resp.Extensions["cost"].(executor.Cost).LambdaInvocations
+	if refused != 1 || ran != written+1 || written < budget || written > minutes*budget || minutes == 1 && written != budget {
+		t.Errorf("%d comments written, %d refused, %d invocations over %d calendar minutes; want %d a minute, then one refused and nothing after it", written, refused, ran, minutes, budget)
 	}
 	if _, other := run(t, budgeted, executor.Request{Identity: signedIn(sample.Bob), Query: aliased(1, sample.HelloPost)}); len(other.Errors) > 0 {
 		t.Errorf("another caller's comment: %v", other.Errors)

@@ -32,23 +32,28 @@ func (r *run) described(c collected) ast.SelectionSet {
 // args are the field's arguments as its resolver gets them: with the
 // schema's defaults filled in, unless the executor gives the inputs AWS
 // documents (WithDocumentedInputs).
+//
+// Each is coerced to its type (coerce.go): the same value reaches the
+// resolver whether written as a literal or as a variable.
 func (r *run) args(c collected) map[string]any {
-	if !r.e.documented {
-		if args := c.field.ArgumentMap(r.vars); args != nil {
-			return args
-		}
-		return map[string]any{}
-	}
 	args := map[string]any{}
-	for _, a := range c.field.Arguments {
-		if a.Value.Kind == ast.Variable {
-			if v, ok := r.vars[a.Value.Raw]; ok {
-				args[a.Name] = v
-			}
-			continue
+	if c.field.Definition == nil {
+		return args
+	}
+	co := r.e.coercer()
+	for _, d := range c.field.Definition.Arguments {
+		var (
+			v       any
+			present bool
+		)
+		if a := c.field.Arguments.ForName(d.Name); a != nil {
+			v, present, _ = co.literal(a.Value, d.Type, r.vars) // checked by validate
 		}
-		if v, err := a.Value.Value(r.vars); err == nil {
-			args[a.Name] = v
+		if !present && d.DefaultValue != nil && !r.e.documented {
+			v, present, _ = co.literal(d.DefaultValue, d.Type, nil)
+		}
+		if present {
+			args[d.Name] = v
 		}
 	}
 	return args

@@ -27,7 +27,6 @@ import (
 
 	"github.com/99designs/gqlgen/graphql/introspection"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
@@ -254,23 +253,19 @@ func (r *run) execute() any {
 	doc, errs := Parse(r.e.schema, r.req.Query)
 	if len(errs) > 0 {
 		for _, err := range errs {
-			ge := Error{Message: err.Message, ErrorType: "GraphQLError"}
-			for _, l := range err.Locations {
-				ge.Locations = append(ge.Locations, Location{l.Line, l.Column})
-			}
-			r.errors = append(r.errors, ge)
+			r.errors = append(r.errors, refusal(err))
 		}
 		return nil
 	}
 	r.doc = doc
 	op := doc.Operations.ForName(r.req.OperationName)
 	if op == nil {
-		r.errors = append(r.errors, Error{Message: noOperation(doc, r.req), ErrorType: "GraphQLError"})
+		r.errors = append(r.errors, Error{Message: noOperation(doc, r.req)})
 		return nil
 	}
-	vars, err := validator.VariableValues(r.e.schema, op, r.req.Variables)
-	if err != nil {
-		r.errors = append(r.errors, Error{Message: err.Error(), ErrorType: "GraphQLError"})
+	vars, verr := r.e.coercer().variables(op, r.req.Variables)
+	if verr != nil {
+		r.errors = append(r.errors, *verr)
 		return nil
 	}
 	r.vars = vars

@@ -30,6 +30,7 @@ const overlapping = "OverlappingFieldsCanBeMerged"
 var standardRules = func() *rules.Rules {
 	r := rules.NewDefaultRules()
 	r.RemoveRule(overlapping)
+	r.AddRule(literalTypes, checkLiteralTypes)
 	return r
 }()
 
@@ -57,8 +58,9 @@ func parse(schema *ast.Schema, query string) (*ast.QueryDocument, gqlerror.List,
 	m := merging{doc: doc, checked: map[string]bool{}}
 	for _, op := range doc.Operations {
 		if c := m.conflict([]ast.SelectionSet{op.SelectionSet}); c != nil {
-			return nil, gqlerror.List{gqlerror.ErrorPosf(c.at,
-				`Fields "%s" conflict because %s. Use different aliases on the fields to fetch both if this was intentional.`, c.key, c.because)}, m.walked
+			err := gqlerror.ErrorPosf(c.at, `Fields "%s" conflict because %s. Use different aliases on the fields to fetch both if this was intentional.`, c.key, c.because)
+			err.Rule = overlapping
+			return nil, gqlerror.List{err}, m.walked
 		}
 	}
 	return doc, nil, m.walked

@@ -1,0 +1,186 @@
+package executor_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/schema"
+)
+
+// argSlot is a field whose argument the generator writes: op with its
+// variable definitions at the first %s and the argument's value at the
+// second, typ the argument's type as a variable declares it.
+type argSlot struct{ typ, op, field string }
+
+var argSlots = []argSlot{
+	{"ID!", `query%s { post(id: %s) { id } }`, "Query.post"},
+	{"[ID!]!", `query%s { posts(ids: %s) { id } }`, "Query.posts"},
+	{"Int", `query%s { post(id: "p") { comments(limit: %s) { items { id } } } }`, "Post.comments"},
+	{"SortOrder", `query%s { post(id: "p") { comments(order: %s) { items { id } } } }`, "Post.comments"},
+	{"AWSDateTime", `query%s { user(id: "u") { posts(after: %s) { items { id } } } }`, "User.posts"},
+	{"CreatePostInput!", `mutation%s { createPost(input: %s) { id } }`, "Mutation.createPost"},
+	{"UpdatePostInput!", `mutation%s { updatePost(input: %s) { id } }`, "Mutation.updatePost"},
+}
+
+// inputValues are the values written: as a variable's JSON and as a
+// literal ("": not written that way). They are of every kind, at Int's
+// edges and past them, enums in and out of case, lists empty, single and
+// nested, input objects whole, short, defaulted and with unknown fields.
+var inputValues = [][2]string{
+	{`5`, `5`}, {`0`, `0`}, {`-1`, `-1`}, {`2147483647`, `2147483647`}, {`2147483648`, `2147483648`},
+	{`-2147483648`, `-2147483648`}, {`-2147483649`, `-2147483649`}, {`99999999999`, `99999999999`},
+	{`5.0`, `5.0`}, {`5.5`, `5.5`}, {`1e10`, `1e10`}, {`"5"`, `"5"`}, {`"x"`, `"x"`}, {`""`, `""`},
+	{`"😀𝄞 ünï"`, `"😀𝄞 ünï"`}, {`true`, `true`}, {`null`, `null`},
+	{`"NEWEST_FIRST"`, `"NEWEST_FIRST"`}, {`"newest_first"`, `"newest_first"`}, {`"OLDEST_FIRST"`, `OLDEST_FIRST`},
+	{``, `NEWEST_FIRST`}, {``, `newest_first`}, {`"2024-05-01T10:00:00.000Z"`, `"2024-05-01T10:00:00.000Z"`},
+	{`[]`, `[]`}, {`[5]`, `[5]`}, {`["a","b"]`, `["a", "b"]`}, {`[null]`, `[null]`}, {`[["a"]]`, `[["a"]]`}, {`[1.5]`, `[1.5]`},
+	{`{}`, `{}`}, {`{"title":"t","body":"b"}`, `{title: "t", body: "b"}`}, {`{"title":"t"}`, `{title: "t"}`},
+	{`{"title":"t","body":"b","status":"DRAFT"}`, `{title: "t", body: "b", status: DRAFT}`},
+	{`{"title":"t","body":"b","status":"draft"}`, `{title: "t", body: "b", status: draft}`},
+	{`{"title":"t","body":"b","x":1}`, `{title: "t", body: "b", x: 1}`}, {`{"title":"t","body":null}`, `{title: "t", body: null}`},
+	{`{"id":"p","title":null}`, `{id: "p", title: null}`}, {`{"id":5}`, `{id: 5}`}, {`{"id":"p","tags":[]}`, `{id: "p", tags: []}`},
+	{`{"title":5,"body":"b"}`, `{title: 5, body: "b"}`},
+}
+
+// argCase is one generated request and the field whose arguments it checks.
+type argCase struct {
+	Query     string         `json:"query"`
+	Variables map[string]any `json:"variables"`
+	Field     string         `json:"field"`
+}
+
+// argOutcome is what a request's field got: refused before any resolver
+// ran, or its arguments.
+type argOutcome struct {
+	Refused bool           `json:"refused"`
+	Args    map[string]any `json:"args"`
+}
+
+// generateArgCases writes n requests, each one slot's argument as a
+// literal, a variable passed, or a variable left out.
+func generateArgCases(r *rand.Rand, n int) []argCase {
+	out := make([]argCase, 0, n)
+	for len(out) < n {
+		s, v := argSlots[r.IntN(len(argSlots))], inputValues[r.IntN(len(inputValues))]
+		switch form := r.IntN(5); {
+		case form < 2 && v[1] != "":
+			out = append(out, argCase{Query: fmt.Sprintf(s.op, "", v[1]), Field: s.field})
+		case form < 4 && v[0] != "":
+			var val any
+			if err := json.Unmarshal([]byte(v[0]), &val); err != nil {
+				panic(err)
+			}
+			out = append(out, argCase{Query: fmt.Sprintf(s.op, "($v: "+s.typ+")", "$v"), Variables: map[string]any{"v": val}, Field: s.field})
+		case form == 4:
+			out = append(out, argCase{Query: fmt.Sprintf(s.op, "($v: "+s.typ+")", "$v"), Variables: map[string]any{}, Field: s.field})
+		}
+	}
+	return out
+}
+
+// argsRecorder is a Lambda that records each event's arguments and answers
+// every field with an empty object, so that execution reaches the children.
+type argsRecorder struct {
+	mu     sync.Mutex
+	events int
+	args   map[string]json.RawMessage // by field, the first event's
+}
+
+func (a *argsRecorder) Invoke(_ context.Context, payload []byte) ([]byte, error) {
+	evs, batch, err := appsync.Decode(payload)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.events += len(evs)
+	for _, ev := range evs {
+		if _, ok := a.args[ev.Info.Field()]; !ok {
+			a.args[ev.Info.Field()] = ev.Arguments
+		}
+	}
+	if !batch {
+		return []byte(`{}`), nil
+	}
+	return append(append([]byte{'['}, bytes.Repeat([]byte(`{"data":{}},`), len(evs))[:12*len(evs)-1]...), ']'), nil
+}
+
+// The local AppSync refuses what graphql-js refuses and passes each
+// argument as graphql-js coerces it, whether written as a literal or as a
+// variable: 3,000 generated requests, each run through both. A refused
+// request invokes nothing.
+func TestInputsAreCoercedAsGraphQLJSCoercesThem(t *testing.T) {
+	cases := generateArgCases(rand.New(rand.NewPCG(52, 0x5eed)), 3000)
+	want := graphqlJS(t, cases)
+	sch, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused, differ := 0, 0
+	for i, c := range cases {
+		rec := &argsRecorder{args: map[string]json.RawMessage{}}
+		e := executor.New(sch, rec, routes.Core, executor.WithDirectResolvers())
+		resp := e.Execute(t.Context(), executor.Request{Query: c.Query, Variables: c.Variables, Identity: signedIn("u")})
+		got := argOutcome{Refused: resp.Data == nil && rec.events == 0 && len(resp.Errors) > 0}
+		if raw, ok := rec.args[c.Field]; ok {
+			json.Unmarshal(raw, &got.Args)
+		}
+		if got.Refused {
+			refused++
+			for _, e := range resp.Errors {
+				if e.ErrorType != "" || len(e.Locations) == 0 {
+					t.Errorf("%s %v: a refusal with errorType %q, locations %v", c.Query, c.Variables, e.ErrorType, e.Locations)
+				}
+			}
+		}
+		if got.Refused != want[i].Refused || !got.Refused && !reflect.DeepEqual(got.Args, want[i].Args) {
+			if differ++; differ <= 10 {
+				t.Errorf("%s %v:\n  local   %+v (errors %+v)\n  graphql-js %+v", c.Query, c.Variables, got, resp.Errors, want[i])
+			}
+		}
+	}
+	if refused < len(cases)/5 || refused > len(cases)*4/5 {
+		t.Errorf("%d of %d refused: the generator no longer mixes valid and invalid inputs", refused, len(cases))
+	}
+	t.Logf("%d requests, %d refused, %d differ from graphql-js", len(cases), refused, differ)
+}
+
+// graphqlJS runs cases through graphql-js (testdata/coerce.cjs), over the
+// schema as AppSync loads it.
+func graphqlJS(t *testing.T, cases []argCase) []argOutcome {
+	t.Helper()
+	pkg, err := filepath.Abs("../console/node_modules/graphql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(pkg); err != nil {
+		if testing.Short() {
+			t.Skip("graphql-js is installed by make console")
+		}
+		t.Fatalf("graphql-js, the reference: %v (make test installs it with make console)", err)
+	}
+	in, _ := json.Marshal(map[string]any{"sdl": schema.AppSyncPrelude + schema.SDL, "cases": cases})
+	cmd := exec.Command("node", "testdata/coerce.cjs", pkg)
+	cmd.Stdin, cmd.Stderr = bytes.NewReader(in), os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node testdata/coerce.cjs: %v", err)
+	}
+	var outcomes []argOutcome
+	if err := json.Unmarshal(out, &outcomes); err != nil || len(outcomes) != len(cases) {
+		t.Fatalf("graphql-js answered %d outcomes for %d cases: %v", len(outcomes), len(cases), err)
+	}
+	return outcomes
+}
