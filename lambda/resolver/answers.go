@@ -16,49 +16,22 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// The zero-invocation short-circuit. The Lambda resolving a field reads the
-// whole selection below it and resolves the levels below as their own
-// resolvers would, one level at a time, each level's requests at the same
-// time. It attaches each answer to the object it belongs to, in the member
-// AnswersMember, keyed by AnswerKey: the field and the exact arguments of the
-// occurrence (two aliases with other arguments are two answers). The child
-// field's JavaScript resolver (appsyncjs/child.js) returns that answer early,
-// so AppSync calls no data source for it; a child without an answer invokes
-// the Lambda with the same event as ever.
+// The zero-invocation short-circuit. The Lambda resolving a field resolves
+// the levels of its selection below it as their own resolvers would, one
+// level at a time, and attaches each answer to the object it belongs to,
+// in AnswersMember, keyed by AnswerKey (the field and the exact arguments
+// of the occurrence); appsyncjs/child.js returns it early, and a child
+// without an answer invokes the Lambda as ever.
 //
-// An answer holds everything the field's execution may select, or is not
-// given. GraphQL merges every occurrence of a response key into one
-// execution, and the child resolver finds an answer by field and arguments,
-// whatever the alias. How the Lambda makes sure depends on how it reads
-// AppSync's selections (WithSelectionReading):
-//
-//   - Reading every occurrence's selection, it answers a field of an object
-//     only when it sees every occurrence that could meet that answer, and
-//     answers for that selection alone. It answers nothing on an object
-//     whose selection spreads a named fragment (AppSync leaves its text out:
-//     it may select any field again, with more below it), and nothing for a
-//     field of which one occurrence has arguments it cannot know (a variable
-//     AppSync did not pass in info.variables, which the child's ctx.args may
-//     hold, or may leave out and so match another occurrence's key).
-//   - Reading the first occurrence's (the default), no selection is known in
-//     full, so every answer is one no selection can outgrow: the resolvers
-//     building it read every attribute and count (the selection is a lower
-//     bound for them too), and the answers below it are whole in the same
-//     way. The selection says only which children are worth answering.
-//
-// Where the selection is known in full, whole answers are not given: they
-// read and send every attribute (a post's body, the users of a connection
-// that selects only IDs) and every count (a counter item beside each user
-// and post, half a read unit each), to save an invocation only where a
-// named fragment is spread (docs/deploying.md measures both readings).
-//
-// No answer is given either for an occurrence that asks for a later page (a
-// nextToken), for one whose resolver failed (the child's own invocation
-// reports the error), nor past the budgets: the reply's bytes
-// (routes.Route.ReplyBudget), answerRequests DynamoDB requests per
-// invocation, and half of the invocation's time (for a mutation, after its
-// write, mutationAnswerTime). What is not answered is resolved by invoking
-// the Lambda: correct, only slower.
+// The contract: an answer holds everything the field's execution may
+// select, or is not given (the selection's reading decides which can be
+// known: WithSelectionReading), and no answer is given for a later page, a
+// failed resolver, or past the budgets (routes.Route.ReplyBudget,
+// answerRequests, half the invocation's time; mutationAnswerTime after a
+// mutation's write). What is not answered is resolved by invoking the
+// Lambda: correct, only slower. docs/pattern.md ("Answers below, returned
+// early") says why each rule is needed, and docs/deploying.md what each
+// reading costs.
 
 // AnswersMember is the member of a resolved object that holds its children's
 // answers, and DefaultsMember the default arguments of the fields answered

@@ -60,20 +60,11 @@ func feedOf(readerID string) partitionQuery {
 // Feed returns a page of the reader's feed (Query.feed), newest first by
 // publication: the reader's entries (what the projector fanned out), merged
 // with the posts of the high-follower authors the reader follows (read at
-// read time, at most maxPulled of them: their markers in the feed).
-//
-// Round trips: the entries' Query and the markers' Query, sent together;
-// then one BatchGetItem of the entries' posts and of the reader's follows
-// of every author on the page (and the posts' counters, when a count is
-// selected), sent together with one Query on GSI1 per high-follower author
-// (whose items there are whole posts) and, when a count is selected, one
-// of its counters there (CountedSK). A third, a BatchGetItem of counters,
-// only for such posts on the page whose counter the projector has not put
-// on GSI1 (IndexCounters): published in the moment the author was being
-// marked, or older than counters. An entry whose post is gone or no longer
-// published, an author the reader no longer follows, and an expired entry
-// are left out at once, before the projector or TTL has removed them: a
-// page may hold fewer posts than its limit, and its nextToken still resumes
+// read time, at most maxPulled of them). Two round trips (a third only for
+// counts not yet indexed: countPulled); docs/table.md ("The feed", AP13)
+// gives each request. An entry whose post is gone or unpublished, whose
+// author is unfollowed, or which has expired is left out at once: a page
+// may hold fewer posts than its limit, and its nextToken still resumes
 // after the last post that could be read in order.
 func (s *Store) Feed(ctx context.Context, readerID string, page PageRequest) (Page[Post], error) {
 	r, err := s.newFeedRead(readerID, page)

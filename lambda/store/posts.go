@@ -131,10 +131,12 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 }
 
 // UpdatePost sets the post's title and body (nil leaves a field as it is)
-// and its updatedAt, if callerID is its author: one UpdateItem whose
-// condition checks the author (a post's counts are on another item, so a
-// body's rewrite never races a comment), then a GetItem of its counts. NotFound when absent (someone else's draft is
-// absent to them), Unauthorized for anyone else.
+// and its updatedAt, and adds 1 to its version (so that a DeletePost or
+// publishPost that read it first sees the edit), if callerID is its author:
+// one UpdateItem whose condition checks the author (a post's counts are on
+// another item, so a body's rewrite never races a comment), then a GetItem
+// of its counts. NotFound when absent (someone else's draft is absent to
+// them), Unauthorized for anyone else.
 func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
 	defer s.pages.drop(id) // its own environment sees the write at once
 	const op = "store.UpdatePost"
