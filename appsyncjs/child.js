@@ -17,7 +17,7 @@ import { util, runtime } from '@aws-appsync/utils';
 
 // The members of a resolved object that hold its children's answers and the
 // default arguments of the fields answered (resolver.AnswersMember and
-// resolver.DefaultsMember in the Lambda).
+// resolver.defaultsMember in the Lambda).
 const ANSWERS = '_answers';
 const DEFAULTS = '_defaults';
 
@@ -37,7 +37,7 @@ const MAX_SELECTION = 1000;
 
 /**
  * The key of the answer to this field with these arguments, as the Lambda
- * writes it (resolver.AnswerKey): the field's name, then "|name=value" for
+ * writes it (resolver.answerKey): the field's name, then "|name=value" for
  * each argument that is neither null nor its default, by name, the value in
  * JSON.
  * @param {string} field

@@ -34,12 +34,12 @@ import (
 // reading costs.
 
 // AnswersMember is the member of a resolved object that holds its children's
-// answers, and DefaultsMember the default arguments of the fields answered
+// answers, and defaultsMember the default arguments of the fields answered
 // (routes.Route.Defaults), by field. Neither is a schema field: AppSync
 // ignores them in responses.
 const (
 	AnswersMember  = "_answers"
-	DefaultsMember = "_defaults"
+	defaultsMember = "_defaults"
 )
 
 // answerRequests bounds the DynamoDB requests one invocation spends on
@@ -56,14 +56,14 @@ const answerRequests = 200
 // past it the children invoke, with their own time.
 const mutationAnswerTime = 500 * time.Millisecond
 
-// AnswerKey is the key of the answer to the field with the given arguments:
+// answerKey is the key of the answer to the field with the given arguments:
 // the field's name, then "|name=value" for each argument that is neither
 // null nor its default, by name, with the value in JSON. The child resolver
 // computes the same key from ctx.info.fieldName, ctx.args (where AppSync
 // may have filled in the defaults) and the defaults the parent carries in
 // DefaultsMember; where the two could differ (a string JavaScript escapes
 // otherwise), the child finds no answer and invokes the Lambda.
-func AnswerKey(field string, args, defaults map[string]any) (string, bool) {
+func answerKey(field string, args, defaults map[string]any) (string, bool) {
 	if len(args) == 0 {
 		return field, true
 	}

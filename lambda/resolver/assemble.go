@@ -247,7 +247,7 @@ func (o *answered) appendTo(dst []byte) []byte {
 	dst = append(dst, '}')
 	if len(defaulted) > 0 { // as encoding/json writes a map: by field
 		sort.Slice(defaulted, func(i, j int) bool { return defaulted[i].Field < defaulted[j].Field })
-		dst = append(dst, `,"`+DefaultsMember+`":{`...)
+		dst = append(dst, `,"`+defaultsMember+`":{`...)
 		for i, r := range defaulted {
 			if i > 0 {
 				dst = append(dst, ',')

@@ -115,7 +115,7 @@ func planField(table *routes.Table, typ string, f *selection.Field) fieldPlan {
 	}
 	fp := fieldPlan{route: route, routeKey: route.Key(), firstPage: true}
 	fp.prefetched = prefetchMembers[fp.routeKey] != ""
-	fp.key, ok = AnswerKey(f.Name, f.Args, route.Defaults)
+	fp.key, ok = answerKey(f.Name, f.Args, route.Defaults)
 	fp.answerable = ok && !f.Unknown
 	return fp
 }

@@ -119,16 +119,16 @@ func (h *Handler) post(ctx context.Context, ev *appsync.Event, args postArgs) (a
 	return p, nil
 }
 
-// MaxPostIDs is the most IDs Query.posts accepts.
-const MaxPostIDs = 100
+// maxPostIDs is the most IDs Query.posts accepts.
+const maxPostIDs = 100
 
 type postsArgs struct {
 	IDs []string `json:"ids"`
 }
 
 func (a *postsArgs) validate() error {
-	if len(a.IDs) > MaxPostIDs {
-		return errs.E("Query.posts", errs.Validation, fmt.Sprintf("at most %d ids, got %d", MaxPostIDs, len(a.IDs)))
+	if len(a.IDs) > maxPostIDs {
+		return errs.E("Query.posts", errs.Validation, fmt.Sprintf("at most %d ids, got %d", maxPostIDs, len(a.IDs)))
 	}
 	return nil
 }
