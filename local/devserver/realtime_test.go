@@ -157,6 +157,13 @@ func TestSubscriptionsOverTheRealTimeProtocol(t *testing.T) {
 		t.Errorf("an API-key subscriber: %s", refused.Payload)
 	}
 
+	// Variables are coerced as for queries: a left-out non-null one refuses
+	// the subscription with AppSync's message.
+	hello.start("v", onComment, map[string]any{})
+	if m := hello.next("error"); !strings.Contains(string(m.Payload), "Variable 'postId' has coerced Null value for NonNull type 'ID!'") {
+		t.Errorf("a subscription without its postId: %s", m.Payload)
+	}
+
 	comment := `mutation C($p: ID!, $b: String!) { createComment(input: {postId: $p, body: $b}) { id body postId author { handle } } }`
 	create := func(postID, body string) {
 		t.Helper()

@@ -10,6 +10,7 @@ package executor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -236,6 +237,45 @@ func jsonKind(v any) string {
 		return "Object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// arguments returns f's arguments coerced to their types, with vars the
+// coerced variables; an argument not written (or naming a variable left
+// out) takes its default, unless c gives the inputs AWS documents.
+func (c coercer) arguments(f *ast.Field, vars map[string]any) map[string]any {
+	args := map[string]any{}
+	if f.Definition == nil {
+		return args
+	}
+	for _, d := range f.Definition.Arguments {
+		var (
+			v       any
+			present bool
+		)
+		if a := f.Arguments.ForName(d.Name); a != nil {
+			v, present, _ = c.literal(a.Value, d.Type, vars) // its kind checked by validation
+		}
+		if !present && d.DefaultValue != nil && c.defaults {
+			v, present, _ = c.literal(d.DefaultValue, d.Type, nil)
+		}
+		if present {
+			args[d.Name] = v
+		}
+	}
+	return args
+}
+
+// Inputs coerces a request's variables to op's definitions and returns
+// the arguments of each of its fields as Execute gives them to resolvers
+// (graphql-js's reading: defaults filled): for the real-time endpoint's
+// subscriptions. A refused variable is an error with AppSync's message.
+func Inputs(schema *ast.Schema, op *ast.OperationDefinition, variables map[string]any) (args func(*ast.Field) map[string]any, err error) {
+	c := coercer{schema: schema, defaults: true}
+	vars, verr := c.variables(op, variables)
+	if verr != nil {
+		return nil, errors.New(verr.Message)
+	}
+	return func(f *ast.Field) map[string]any { return c.arguments(f, vars) }, nil
 }
 
 // literal coerces v, a value written in the document (checked by

@@ -36,27 +36,7 @@ func (r *run) described(c collected) ast.SelectionSet {
 // Each is coerced to its type (coerce.go): the same value reaches the
 // resolver whether written as a literal or as a variable.
 func (r *run) args(c collected) map[string]any {
-	args := map[string]any{}
-	if c.field.Definition == nil {
-		return args
-	}
-	co := r.e.coercer()
-	for _, d := range c.field.Definition.Arguments {
-		var (
-			v       any
-			present bool
-		)
-		if a := c.field.Arguments.ForName(d.Name); a != nil {
-			v, present, _ = co.literal(a.Value, d.Type, r.vars) // checked by validate
-		}
-		if !present && d.DefaultValue != nil && !r.e.documented {
-			v, present, _ = co.literal(d.DefaultValue, d.Type, nil)
-		}
-		if present {
-			args[d.Name] = v
-		}
-	}
-	return args
+	return r.e.coercer().arguments(c.field, r.vars)
 }
 
 // collect returns the fields sel selects on an object of type typ, in order.

@@ -26,7 +26,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/vektah/gqlparser/v2/ast"
-	"github.com/vektah/gqlparser/v2/validator"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -254,7 +253,7 @@ func (h *Hub) start(c *connection, m message) {
 		c.send(errorMessage(m.ID, "UnsupportedOperation", "start takes a subscription"))
 		return
 	}
-	vars, err := validator.VariableValues(h.schema, op, req.Variables)
+	args, err := executor.Inputs(h.schema, op, req.Variables)
 	if err != nil {
 		c.send(errorMessage(m.ID, "GraphQLError", err.Error()))
 		return
@@ -270,7 +269,7 @@ func (h *Hub) start(c *connection, m message) {
 			c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
 			return
 		}
-		subs = append(subs, &subscription{conn: c, id: m.ID, field: f, args: f.ArgumentMap(vars)})
+		subs = append(subs, &subscription{conn: c, id: m.ID, field: f, args: args(f)})
 	}
 	h.mu.Lock()
 	for _, s := range subs {
