@@ -170,48 +170,9 @@ func indexKeys(index string) KeySchema {
 // a page cut to page.MaxBytes.
 func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page PageRequest) (Page[T], error) {
 	op := "store." + q.scope.Query
-	if err := checkIDs(op, q.scope.Parent); err != nil {
-		return Page[T]{}, err
-	}
-	if page.Limit < 1 || page.Limit > MaxLimit {
-		return Page[T]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
-	}
-	keys := indexKeys(q.scope.Index)
-	in := &dynamodb.QueryInput{
-		TableName:        aws.String(s.table),
-		ScanIndexForward: aws.Bool(!q.newestFirst),
-		Limit:            aws.Int32(int32(page.Limit + 1)),
-	}
-	if q.scope.Index != "" {
-		in.IndexName = aws.String(q.scope.Index)
-	}
-	cond := partition(keys.PartitionKey, q.pk)
-	switch {
-	case q.lo != "":
-		cond = cond.And(expression.Key(keys.SortKey).Between(expression.Value(q.lo), expression.Value(q.hi)))
-	case q.skPrefix != "":
-		cond = cond.And(expression.Key(keys.SortKey).BeginsWith(q.skPrefix))
-	}
-	var attrs []string
-	if page.Attributes != nil {
-		attrs = append(keyAttrs(q.scope.Index), page.Attributes...)
-	}
-	if err := keyQuery(in, cond, attrs); err != nil {
-		return Page[T]{}, err
-	}
-	if page.NextToken != "" {
-		start, err := s.tokens.Decode(q.scope, page.NextToken)
-		if err != nil {
-			return Page[T]{}, err
-		}
-		if !q.holds(start) {
-			return Page[T]{}, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
-		}
-		in.ExclusiveStartKey = start
-	}
-	out, err := s.api.Query(ctx, in)
+	out, err := queryItems(ctx, s, q, page)
 	if err != nil {
-		return Page[T]{}, Fail(op, err)
+		return Page[T]{}, err
 	}
 	result := Page[T]{Items: make([]T, len(out.Items))}
 	for i, item := range out.Items {
@@ -240,6 +201,58 @@ func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page Page
 		return result.Cut(max(fitBytes(result.Items, page.MaxBytes), 1)) // a page holds at least one item
 	}
 	return result, nil
+}
+
+// queryItems checks page and sends queryPage's Query: its limit one more
+// than the page's, resuming after the page's nextToken. It is apart from
+// queryPage so that the request is built once in the binary, not once for
+// each item type queryPage is instantiated with.
+func queryItems(ctx context.Context, s *Store, q partitionQuery, page PageRequest) (*dynamodb.QueryOutput, error) {
+	op := "store." + q.scope.Query
+	if err := checkIDs(op, q.scope.Parent); err != nil {
+		return nil, err
+	}
+	if page.Limit < 1 || page.Limit > MaxLimit {
+		return nil, errs.E(op, errs.Validation, "limit must be between 1 and 100")
+	}
+	keys := indexKeys(q.scope.Index)
+	in := &dynamodb.QueryInput{
+		TableName:        aws.String(s.table),
+		ScanIndexForward: aws.Bool(!q.newestFirst),
+		Limit:            aws.Int32(int32(page.Limit + 1)),
+	}
+	if q.scope.Index != "" {
+		in.IndexName = aws.String(q.scope.Index)
+	}
+	cond := partition(keys.PartitionKey, q.pk)
+	switch {
+	case q.lo != "":
+		cond = cond.And(expression.Key(keys.SortKey).Between(expression.Value(q.lo), expression.Value(q.hi)))
+	case q.skPrefix != "":
+		cond = cond.And(expression.Key(keys.SortKey).BeginsWith(q.skPrefix))
+	}
+	var attrs []string
+	if page.Attributes != nil {
+		attrs = append(keyAttrs(q.scope.Index), page.Attributes...)
+	}
+	if err := keyQuery(in, cond, attrs); err != nil {
+		return nil, err
+	}
+	if page.NextToken != "" {
+		start, err := s.tokens.Decode(q.scope, page.NextToken)
+		if err != nil {
+			return nil, err
+		}
+		if !q.holds(start) {
+			return nil, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
+		}
+		in.ExclusiveStartKey = start
+	}
+	out, err := s.api.Query(ctx, in)
+	if err != nil {
+		return nil, Fail(op, err)
+	}
+	return out, nil
 }
 
 // lastKey is the ExclusiveStartKey that resumes a query on index right after item.
