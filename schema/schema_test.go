@@ -23,7 +23,7 @@ func mustLoad(t *testing.T) *ast.Schema {
 func TestContractFields(t *testing.T) {
 	s := mustLoad(t)
 	want := map[string][]string{
-		"Query":              {"user", "post", "posts", "me", "feed"},
+		"Query":              {"user", "post", "posts", "me"},
 		"Mutation":           {"createUser", "updateUser", "createPost", "updatePost", "deletePost", "publishPost", "createComment", "deleteComment", "follow", "unfollow", "likePost", "unlikePost"},
 		"Subscription":       {"onCreateComment"},
 		"User":               {"id", "handle", "name", "email", "bio", "createdAt", "postCount", "followerCount", "followingCount", "posts", "comments", "following", "followers"},

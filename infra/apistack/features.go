@@ -1,6 +1,7 @@
 package apistack
 
 import (
+	"github.com/example/appsync-dynamo/lambda/feed"     // feature: feed
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 )
 
@@ -9,5 +10,6 @@ import (
 // feature's lines, marked with its name, and its folder under lambda/ to
 // deploy the API without it (docs/layout.md).
 var Wired = []Feature{
+	{SDL: feed.SDL, Routes: feed.Routes}, // feature: feed
 	{SDL: trending.SDL, Routes: trending.Routes, Consumer: &Consumer{ID: "Trending", Description: trending.Description, GaveUp: trending.GaveUp, Projection: trending.Projection, Actions: trending.TableActions, BatchSize: trending.StreamBatchSize, Retries: trending.StreamRetries, Filters: trending.StreamFilters, Window: trending.StreamWindow}}, // feature: trending
 }

@@ -18,7 +18,6 @@ func (h *Handler) routes() map[string]Field {
 		"Query.post":  Each(h.post),
 		"Query.posts": Each(h.posts),
 		"Query.me":    Each(h.me),
-		"Query.feed":  Each(h.feed),
 
 		"User.posts":     Each(h.userPosts),
 		"User.comments":  Each(h.userComments),
@@ -84,7 +83,6 @@ type pages interface {
 	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
 	Likes(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Like], error)
-	Feed(ctx context.Context, readerID string, page store.PageRequest) (store.Page[store.Post], error)
 }
 
 // Parent objects, as far as child resolvers read them from source.

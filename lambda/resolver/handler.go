@@ -51,8 +51,9 @@ type Handler struct {
 	writeBudget int
 	log         *slog.Logger
 	fields      map[string]Field
-	features    []Feature       // WithFeature
-	table       *routes.Table   // every routed field: the core's and the features'
+	features    []Feature     // WithFeature
+	table       *routes.Table // every routed field: the core's and the features'
+	resolving   map[string]*resolving
 	metrics     json.RawMessage // the EMF declaration of the cost line, encoded once
 	costs       io.Writer       // where the cost lines go (WithCostLog)
 	invoked     atomic.Bool     // false until the first invocation
@@ -135,6 +136,10 @@ func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 				panic("resolver: " + key + " has a resolver but is not routed")
 			}
 		}
+	}
+	h.resolving = map[string]*resolving{}
+	for _, r := range h.table.All() {
+		h.resolving[r.Key()] = &resolving{route: h.table.Entry(r.Key()), h: h}
 	}
 	return h
 }
@@ -239,8 +244,8 @@ func (h *Handler) safely(ctx context.Context, field string, fn Field, evs []*app
 			}
 		}
 	}()
-	if route := h.table.Entry(field); route != nil {
-		ctx = context.WithValue(ctx, routeKey{}, route)
+	if r := h.resolving[field]; r != nil {
+		ctx = context.WithValue(ctx, resolvingKey{}, r)
 	}
 	out = fn(ctx, evs)
 	if len(out) != len(evs) {
@@ -264,17 +269,32 @@ func (h *Handler) logError(field string, err error) {
 	h.log.Info("request refused", "field", field, "errorType", errs.KindOf(err).String(), "message", errs.PublicMessage(err))
 }
 
-// routeKey is the context key of the route of the field being resolved
-// (routeOf).
-type routeKey struct{}
+// resolving is what a Field finds in its context (one per route, made in
+// New): the route of the field it resolves, and the handler resolving it.
+type resolving struct {
+	route *routes.Route
+	h     *Handler
+}
+
+// resolvingKey is the context key of resolving.
+type resolvingKey struct{}
 
 // routeOf returns the route of the field ctx resolves, and whether it is
 // known (it is, within a Field the handler calls).
 func routeOf(ctx context.Context) (routes.Route, bool) {
-	if r, ok := ctx.Value(routeKey{}).(*routes.Route); ok {
-		return *r, true
+	if r, ok := ctx.Value(resolvingKey{}).(*resolving); ok {
+		return *r.route, true
 	}
 	return routes.Route{}, false
+}
+
+// handlerOf returns the handler resolving the field ctx resolves (nil
+// outside a Field the handler calls).
+func handlerOf(ctx context.Context) *Handler {
+	if r, ok := ctx.Value(resolvingKey{}).(*resolving); ok {
+		return r.h
+	}
+	return nil
 }
 
 // Feature is an optional feature's part of the API (lambda/trending's, for

@@ -32,7 +32,7 @@ func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.H
 func readingHandler(t *testing.T, r selection.Reading, data store.Dataset, opts ...store.Option) lambda.Handler {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data, opts...)
-	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(r)))
+	return lambda.NewHandler(resolver.New(s, quietLog(), append(wired(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(r))...))
 }
 
 // directHandler is newHandler with the replies direct Lambda resolvers get:

@@ -229,15 +229,21 @@ func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []Result 
 	return out
 }
 
-// feed resolves Query.feed: the caller's feed (store.Feed: its entries,
-// then their posts and the caller's follows of their authors, two round
-// trips), reading only the attributes of the posts the selection needs.
-// Callers without a user (an API key) are refused.
-func (h *Handler) feed(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
-	reader, err := caller(ev)
-	if err != nil {
-		return nil, err
-	}
-	args.attributes = h.itemAttributes(ev, "id", "authorId", "status")
-	return h.store.Feed(ctx, reader, args.request(ctx))
+// CallersPage makes the Field of a connection a feature serves to its
+// caller, a signed-in user (an API key is Unauthorized): read gets the
+// caller's ID and the page asked for, its limit and nextToken checked, its
+// attributes those of each item the selection needs (under the handler's
+// reading) plus required, its bytes the reply's budget (Query.feed's in
+// lambda/feed).
+func CallersPage[T any](read func(ctx context.Context, callerID string, page store.PageRequest) (T, error), required ...string) Field {
+	return Each(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
+		callerID, err := caller(ev)
+		if err != nil {
+			return nil, err
+		}
+		if h := handlerOf(ctx); h != nil {
+			args.attributes = h.itemAttributes(ev, required...)
+		}
+		return read(ctx, callerID, args.request(ctx))
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,10 +29,12 @@ type golden struct {
 	DynamoDB map[string]int `json:"dynamodb"`
 }
 
-// TestReplayEvents replays every events/*.json through the handler, each
+// TestReplayEvents replays every events/*.json, and every event of a wired
+// feature (lambda/<name>/events/*.json), through the handler, each
 // against a fresh table loaded with the sample data (with a fixed clock and
 // ID sequence, so writes are reproducible), and compares the result with
-// testdata/golden/<name>.json; and again through the handler reading
+// testdata/golden/<name>.json (a feature's: its events/golden/<name>.json);
+// and again through the handler reading
 // selections as the first occurrence's (the deployed default), whose replies
 // and requests are in testdata/golden/first-occurrence/<name>.json where
 // they differ, and must be the same where no such file is.
@@ -42,13 +45,21 @@ func TestReplayEvents(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no events found: %v", err)
 	}
-	for _, file := range files {
+	features, err := filepath.Glob("../*/events/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range append(files, features...) {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		goldens := filepath.Join("testdata", "golden")
+		if slices.Contains(features, file) {
+			goldens = filepath.Join(filepath.Dir(file), "golden")
+		}
 		t.Run(name, func(t *testing.T) {
-			every := filepath.Join("testdata", "golden", name+".json")
+			every := filepath.Join(goldens, name+".json")
 			got := replay(t, file, selection.EveryOccurrence)
 			checkGolden(t, file, every, got, nil)
-			first := filepath.Join("testdata", "golden", "first-occurrence", name+".json")
+			first := filepath.Join(goldens, "first-occurrence", name+".json")
 			checkGolden(t, file, first, replay(t, file, selection.FirstOccurrence), got)
 		})
 	}

@@ -127,14 +127,13 @@ const (
 )
 
 // Core lists the routed fields of the core API; a feature's are its own
-// (trending.Routes), and a Table joins them. Root fields (Query, Mutation)
+// (feed.Routes, trending.Routes), and a Table joins them. Root fields (Query, Mutation)
 // are never batched by AppSync.
 var Core = []Route{
 	{Type: "Query", Field: "user", Returns: "User"},
 	{Type: "Query", Field: "post", Returns: "Post"},
 	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
 	{Type: "Query", Field: "me", Returns: "User"},
-	{Type: "Query", Field: "feed", Returns: "Post", Shape: Connection},
 
 	{Type: "User", Field: "posts", MaxBatchSize: connectionBatch, Returns: "Post", Shape: Connection,
 		Defaults: map[string]any{"order": "NEWEST_FIRST", "status": "PUBLISHED"}},

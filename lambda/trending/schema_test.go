@@ -19,7 +19,7 @@ func TestTheFeaturesSchemaAndRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for typ, fields := range map[string][]string{
-		"Query":              {"user", "post", "posts", "me", "feed", "trending"},
+		"Query":              {"user", "post", "posts", "me", "trending"},
 		"TrendingConnection": {"items"},
 		"TrendingPost":       {"post", "score", "likeCount", "commentCount"},
 	} {

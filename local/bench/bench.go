@@ -34,6 +34,7 @@ import (
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/naive"
 	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -128,8 +129,9 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	handler := func(opts ...resolver.Option) lambda.Handler {
-		return lambda.NewHandler(resolver.New(s, quiet, append(opts, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))...))
+		return lambda.NewHandler(resolver.New(s, quiet, slices.Concat(wired.Options(s), opts, []resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)})...))
 	}
+	served := slices.Concat(routes.Core, wired.Routes)
 	clocks := make([]*billing, len(Layouts))
 	timed := func(i int, h executor.Invoker) executor.Invoker {
 		clocks[i] = &billing{Invoker: h}
@@ -137,9 +139,9 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	}
 	layouts := []*executor.Executor{
 		executor.New(sch, timed(0, naive.New(s)), naive.Routes(), executor.WithDirectResolvers()),
-		executor.New(sch, timed(1, handler(resolver.WithoutPrefetch(), resolver.WithoutAnswers())), routes.Core, executor.WithDirectResolvers()),
-		executor.New(sch, timed(2, handler(resolver.WithoutAnswers())), routes.Core, executor.WithDirectResolvers()),
-		executor.New(sch, timed(3, handler()), routes.Core),
+		executor.New(sch, timed(1, handler(resolver.WithoutPrefetch(), resolver.WithoutAnswers())), served, executor.WithDirectResolvers()),
+		executor.New(sch, timed(2, handler(resolver.WithoutAnswers())), served, executor.WithDirectResolvers()),
+		executor.New(sch, timed(3, handler()), served),
 	}
 	var rows []Row
 	for _, q := range Queries() {
@@ -156,7 +158,7 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 
 // open loads Data into a new table on the DynamoDB Local at endpoint.
 func open(ctx context.Context, endpoint string) (*store.Store, *ast.Schema, error) {
-	sch, err := schema.Load()
+	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		return nil, nil, err
 	}

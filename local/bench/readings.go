@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -19,6 +20,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/wired"
 )
 
 // Pairing is how AppSync writes a merged field's selection and how the
@@ -67,8 +69,8 @@ func Readings(ctx context.Context, endpoint string) ([]ReadingRow, error) {
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	execs := make([]*executor.Executor, len(Pairings))
 	for i, p := range Pairings {
-		h := lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(p.Lambda)))
-		execs[i] = executor.New(sch, h, routes.Core, executor.WithSelectionReading(p.AppSync))
+		h := lambda.NewHandler(resolver.New(s, quiet, append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(p.Lambda))...))
+		execs[i] = executor.New(sch, h, slices.Concat(routes.Core, wired.Routes), executor.WithSelectionReading(p.AppSync))
 	}
 	var rows []ReadingRow
 	for _, q := range ReadingQueries() {

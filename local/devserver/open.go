@@ -23,6 +23,7 @@ import (
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/realtime"
 	"github.com/example/appsync-dynamo/local/streams"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -72,9 +73,7 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	if err := s.Load(ctx, cfg.Data); err != nil {
 		return nil, fmt.Errorf("load sample data: %w", err)
 	}
-	sch, err := schema.Load(
-		trending.SDL, // feature: trending
-	)
+	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +87,7 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 		reading = *cfg.Reading
 	}
 	budget := cmp.Or(cfg.WritesPerMinute, routes.WritesPerMinute)
-	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading), resolver.WithWriteBudget(max(budget, 0)),
-		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
-	)
+	h := resolver.New(s, log, append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading), resolver.WithWriteBudget(max(budget, 0)))...)
 	if err := project(ctx, cfg, s, log); err != nil {
 		return nil, err
 	}

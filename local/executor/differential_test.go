@@ -26,6 +26,7 @@ import (
 	"github.com/example/appsync-dynamo/local/querygen"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -94,13 +95,14 @@ func newDifferential(tb testing.TB) *differential {
 			tb.Fatal(err)
 		}
 	}
-	sch, err := schema.Load()
+	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	served := slices.Concat(routes.Core, wired.Routes)
 	handler := func(opts ...resolver.Option) lambda.Handler {
 		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-		return lambda.NewHandler(resolver.New(s, log, append([]resolver.Option{resolver.WithCostLog(io.Discard)}, opts...)...))
+		return lambda.NewHandler(resolver.New(s, log, slices.Concat(wired.Options(s), []resolver.Option{resolver.WithCostLog(io.Discard)}, opts)...))
 	}
 	// The Lambda as told each reading, and the plainest layout: in the
 	// first-occurrence reading, which reads everything whatever it is given.
@@ -126,15 +128,15 @@ func newDifferential(tb testing.TB) *differential {
 			opts := append(slices.Clone(inputs.opts), bytesNotTime, executor.WithSelectionReading(r.appsync))
 			x.layouts = append(x.layouts, layout{
 				name:  fmt.Sprintf("%s, AppSync writing %s, the Lambda reading %s", inputs.name, r.appsync, r.lambda),
-				js:    executor.New(sch, deployed[r.lambda], routes.Core, opts...),
-				plain: executor.New(sch, plain, routes.Core, append(opts, executor.WithDirectResolvers())...),
+				js:    executor.New(sch, deployed[r.lambda], served, opts...),
+				plain: executor.New(sch, plain, served, append(opts, executor.WithDirectResolvers())...),
 			})
 		}
 		opts := append(slices.Clone(inputs.opts), bytesNotTime, executor.WithSelectionReading(selection.FirstOccurrence))
 		x.bet = append(x.bet, layout{
 			name:  inputs.name,
-			js:    executor.New(sch, deployed[selection.EveryOccurrence], routes.Core, opts...),
-			plain: executor.New(sch, plain, routes.Core, append(opts, executor.WithDirectResolvers())...),
+			js:    executor.New(sch, deployed[selection.EveryOccurrence], served, opts...),
+			plain: executor.New(sch, plain, served, append(opts, executor.WithDirectResolvers())...),
 		})
 	}
 	var posts []string
@@ -154,6 +156,8 @@ func newDifferential(tb testing.TB) *differential {
 				return "(id: " + pick(r, append(posts, `"01HZZZZZZZZZZZZZZZZZZZZZZZ"`)...) + ")", true
 			case "posts":
 				return "(ids: [" + pick(r, posts...) + ", " + pick(r, posts...) + `, "01HZZZZZZZZZZZZZZZZZZZZZZZ"])`, true
+			case "trending":
+				return pick(r, `(window: HOUR)`, `(window: WEEK, limit: 3)`), true
 			}
 			return "", true
 		},

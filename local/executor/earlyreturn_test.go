@@ -28,6 +28,7 @@ import (
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -234,11 +235,12 @@ func setupFaulty(t *testing.T, data store.Dataset, optFns func(*dynamodb.Options
 	t.Helper()
 	base, _ := storetest.NewStore(t, data)
 	s := store.New(storetest.Client(t, optFns), base.Table(), cursor.New(storetest.TokenKey))
-	sch, err := schema.Load()
+	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return executor.New(sch, lambda.NewHandler(resolver.New(s, testLog(t), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core, opts...)
+	h := resolver.New(s, testLog(t), append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))...)
+	return executor.New(sch, lambda.NewHandler(h), h.Routes().All(), opts...)
 }
 
 // DynamoDB failing while a parent answers its children: nothing is attached,

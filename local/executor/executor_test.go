@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +22,7 @@ import (
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -112,12 +114,12 @@ func (e *endingWriter) Write(p []byte) (int, error) {
 func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder, *store.Store) {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data)
-	sch, err := schema.Load()
+	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{h: lambda.NewHandler(resolver.New(s, testLog(t), append([]resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)}, hopts...)...))}
-	return executor.New(sch, rec, rs, opts...), rec, s
+	rec := &recorder{h: lambda.NewHandler(resolver.New(s, testLog(t), slices.Concat(wired.Options(s), []resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)}, hopts)...))}
+	return executor.New(sch, rec, slices.Concat(rs, wired.Routes), opts...), rec, s
 }
 
 func run(t *testing.T, e *executor.Executor, req executor.Request) (data map[string]any, resp executor.Response) {

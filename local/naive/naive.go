@@ -9,6 +9,7 @@ package naive
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 
@@ -16,11 +17,13 @@ import (
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/wired"
 )
 
-// Routes is the core's routes with batching turned off.
+// Routes is the routes served (the core's and the features') with
+// batching turned off.
 func Routes() []routes.Route {
-	rs := append([]routes.Route(nil), routes.Core...)
+	rs := slices.Concat(routes.Core, wired.Routes)
 	for i := range rs {
 		rs[i].MaxBatchSize = 0
 	}

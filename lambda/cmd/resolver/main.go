@@ -33,6 +33,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -76,6 +77,7 @@ func main() {
 	}
 	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithWriteBudget(budget),
 		resolver.WithSelectionReading(reading),
+		resolver.WithFeature(feed.Feature(s)),                          // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
 	))
 }

@@ -86,6 +86,8 @@ func TestIdentityUserID(t *testing.T) {
 // replayable event and on edge cases.
 func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	files, _ := filepath.Glob("../../../events/*.json")
+	features, _ := filepath.Glob("../../../lambda/*/events/*.json")
+	files = append(files, features...)
 	if len(files) == 0 {
 		t.Fatal("no events")
 	}

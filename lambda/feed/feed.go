@@ -1,0 +1,47 @@
+// Package feed is the feed feature's part of the API: Query.feed, the
+// published posts of the users the caller follows, newest first. Its
+// entries are written from the table's stream by the projector
+// (lambda/projector), and read, with the posts of the high-follower authors
+// the caller follows, by store.Feed (docs/table.md, "The feed").
+//
+// Wired in by resolver.WithFeature(feed.Feature(s)) in lambda/cmd/resolver,
+// its SDL and Routes in the stack (infra/apistack/features.go) and the local
+// tools (local/wired); docs/layout.md says how to leave it out. Its table
+// code (store's feed.go, feedentries.go, pull.go) and its stream handling
+// (lambda/projector) are still the core's: leaving the folder out removes
+// Query.feed from the API, and the projector goes on keeping the entries.
+package feed
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// SDL is the feature's part of the schema (schema.graphql): Query.feed,
+// merged into the core's where the feature is wired in.
+//
+//go:embed schema.graphql
+var SDL string
+
+// Routes are the feature's routed fields: Query.feed, a connection of posts.
+var Routes = []routes.Route{
+	{Type: "Query", Field: "feed", Returns: "Post", Shape: routes.Connection},
+}
+
+// Reader is what the feature reads of the table: a page of a reader's feed.
+type Reader interface {
+	Feed(ctx context.Context, readerID string, page store.PageRequest) (store.Page[store.Post], error)
+}
+
+// Feature is the feature's part of the Lambda: Query.feed, the caller's
+// feed read from r, reading of each post only what the selection needs
+// (and what tells whether it still belongs: its ID, author and status).
+func Feature(r Reader) resolver.Feature {
+	return resolver.Feature{Routes: Routes, Fields: map[string]resolver.Field{
+		"Query.feed": resolver.CallersPage(r.Feed, "id", "authorId", "status"),
+	}}
+}

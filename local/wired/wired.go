@@ -1,0 +1,36 @@
+// Package wired is the optional features the local tools serve, a line
+// each, as lambda/cmd/resolver and the stack (infra/apistack/features.go)
+// wire them: make dev's server, the local AppSync's tests, the benchmarks
+// and the naive layout take them from here. Leaving a feature out deletes
+// its lines here (marked with its name) with its folder (docs/layout.md).
+package wired
+
+import (
+	"slices"
+
+	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
+	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
+)
+
+// SDL are the features' parts of the schema, for schema.Load.
+var SDL = []string{
+	feed.SDL,     // feature: feed
+	trending.SDL, // feature: trending
+}
+
+// Routes are the features' routed fields (the core's are routes.Core).
+var Routes = slices.Concat[[]routes.Route](
+	feed.Routes,     // feature: feed
+	trending.Routes, // feature: trending
+)
+
+// Options wire the features into a resolver reading s.
+func Options(s *store.Store) []resolver.Option {
+	return []resolver.Option{
+		resolver.WithFeature(feed.Feature(s)),                          // feature: feed
+		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
+	}
+}
