@@ -10,8 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -26,6 +29,7 @@ type argSlot struct{ typ, op, field string }
 
 var argSlots = []argSlot{
 	{"ID!", `query%s { post(id: %s) { id } }`, "Query.post"},
+	{"ID!", `query%s { ...F } fragment F on Query { p: post(id: %s) { id } }`, "Query.post"}, // an alias in a fragment
 	{"[ID!]!", `query%s { posts(ids: %s) { id } }`, "Query.posts"},
 	{"Int", `query%s { post(id: "p") { comments(limit: %s) { items { id } } } }`, "Post.comments"},
 	{"SortOrder", `query%s { post(id: "p") { comments(order: %s) { items { id } } } }`, "Post.comments"},
@@ -52,7 +56,12 @@ var inputValues = [][2]string{
 	{`{"title":"t","body":"b","x":1}`, `{title: "t", body: "b", x: 1}`}, {`{"title":"t","body":null}`, `{title: "t", body: null}`},
 	{`{"id":"p","title":null}`, `{id: "p", title: null}`}, {`{"id":5}`, `{id: 5}`}, {`{"id":"p","tags":[]}`, `{id: "p", tags: []}`},
 	{`{"title":5,"body":"b"}`, `{title: 5, body: "b"}`},
+	{`"` + longest + `"`, `"` + longest + `"`}, {`{"title":"t","body":"` + longest + `"}`, `{title: "t", body: "` + longest + `"}`},
 }
+
+// longest is a body at the most the API accepts: 20,000 characters, of 4
+// bytes each in UTF-8.
+var longest = strings.Repeat("😀", 20000)
 
 // argCase is one generated request and the field whose arguments it checks.
 type argCase struct {
@@ -130,12 +139,17 @@ func TestInputsAreCoercedAsGraphQLJSCoercesThem(t *testing.T) {
 	}
 	refused, differ := 0, 0
 	for i, c := range cases {
-		rec := &argsRecorder{args: map[string]json.RawMessage{}}
-		e := executor.New(sch, rec, routes.Core, executor.WithDirectResolvers())
-		resp := e.Execute(t.Context(), executor.Request{Query: c.Query, Variables: c.Variables, Identity: signedIn("u")})
-		got := argOutcome{Refused: resp.Data == nil && rec.events == 0 && len(resp.Errors) > 0}
-		if raw, ok := rec.args[c.Field]; ok {
-			json.Unmarshal(raw, &got.Args)
+		got, resp := outcome(t, sch, c)
+		// Under AWS's documented inputs, no default is filled in: the same
+		// requests are refused, and what arguments there are are graphql-js's.
+		documented, _ := outcome(t, sch, c, executor.WithDocumentedInputs())
+		for name, v := range documented.Args {
+			if !within(v, want[i].Args[name]) {
+				t.Errorf("%s %v: documented inputs give %s %v, graphql-js %v", c.Query, c.Variables, name, v, want[i].Args[name])
+			}
+		}
+		if documented.Refused != got.Refused {
+			t.Errorf("%s %v: refused %v under documented inputs, %v under graphql-js's", c.Query, c.Variables, documented.Refused, got.Refused)
 		}
 		if got.Refused {
 			refused++
@@ -155,6 +169,36 @@ func TestInputsAreCoercedAsGraphQLJSCoercesThem(t *testing.T) {
 		t.Errorf("%d of %d refused: the generator no longer mixes valid and invalid inputs", refused, len(cases))
 	}
 	t.Logf("%d requests, %d refused, %d differ from graphql-js", len(cases), refused, differ)
+}
+
+// within reports whether got is want with defaults left out: an input
+// object's fields a subset of want's, each within its own.
+func within(got, want any) bool {
+	g, ok := got.(map[string]any)
+	w, ok2 := want.(map[string]any)
+	if !ok || !ok2 {
+		return reflect.DeepEqual(got, want)
+	}
+	for k, v := range g {
+		if !within(v, w[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// outcome runs c through a local AppSync whose Lambda records arguments.
+func outcome(t *testing.T, sch *ast.Schema, c argCase, opts ...executor.Option) (argOutcome, executor.Response) {
+	rec := &argsRecorder{args: map[string]json.RawMessage{}}
+	e := executor.New(sch, rec, routes.Core, append(opts, executor.WithDirectResolvers())...)
+	resp := e.Execute(t.Context(), executor.Request{Query: c.Query, Variables: c.Variables, Identity: signedIn("u")})
+	got := argOutcome{Refused: resp.Data == nil && rec.events == 0 && len(resp.Errors) > 0}
+	if raw, ok := rec.args[c.Field]; ok {
+		if err := json.Unmarshal(raw, &got.Args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return got, resp
 }
 
 // graphqlJS runs cases through graphql-js (testdata/coerce.cjs), over the

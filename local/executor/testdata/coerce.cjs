@@ -10,6 +10,7 @@
 const graphql = require(process.argv[2]);
 
 let input = '';
+process.stdin.setEncoding('utf8'); // a chunk may end within a character
 process.stdin.on('data', (d) => { input += d; });
 process.stdin.on('end', () => {
   const { sdl, cases } = JSON.parse(input);
