@@ -10,6 +10,6 @@ import (
 // feature's lines, marked with its name, and its folder under lambda/ to
 // deploy the API without it (docs/layout.md).
 var Wired = []Feature{
-	{SDL: feed.SDL, Routes: feed.Routes}, // feature: feed
+	{SDL: feed.SDL, Routes: feed.Routes, Projected: &Projected{Filters: feed.StreamFilters, Actions: feed.TableActions, IndexActions: feed.IndexActions}},                                                                                                                                                                                                // feature: feed
 	{SDL: trending.SDL, Routes: trending.Routes, Consumer: &Consumer{ID: "Trending", Description: trending.Description, GaveUp: trending.GaveUp, Projection: trending.Projection, Actions: trending.TableActions, BatchSize: trending.StreamBatchSize, Retries: trending.StreamRetries, Filters: trending.StreamFilters, Window: trending.StreamWindow}}, // feature: trending
 }

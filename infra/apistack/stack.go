@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -103,15 +104,6 @@ var Actions = []string{
 
 // IndexActions are what the Lambda does on the table's indexes: Query only.
 var IndexActions = []string{"dynamodb:Query"}
-
-// ProjectorActions and ProjectorIndexActions are what the feed's projector
-// does on the table and on its indexes (projector.TableActions and
-// IndexActions, which its tests record). Its stream reads are the event
-// source's grant.
-var (
-	ProjectorActions      = projector.TableActions
-	ProjectorIndexActions = projector.IndexActions
-)
 
 // The projector's event source: records older than MaxRecordAge (the
 // stream keeps 24 hours) go to the on-failure queue unapplied, as do those
@@ -343,24 +335,51 @@ type Consumer struct {
 
 // Feature is an optional feature's part of the stack: its part of the
 // schema (merged into schema/schema.graphql: schema.Merge), its routed
-// fields, and its consumer of the table's stream (nil: none).
+// fields, its consumer of the table's stream (nil: none), and its
+// projection applied by the projector (nil: none).
 type Feature struct {
-	SDL      string
-	Routes   []routes.Route
-	Consumer *Consumer
+	SDL       string
+	Routes    []routes.Route
+	Consumer  *Consumer
+	Projected *Projected
 }
 
-// feedConsumer is the feed's projector. With a feature's, the stream has
-// at most two consumers, the most a DynamoDB stream's shard should have.
-var feedConsumer = Consumer{ID: "Projector", Description: "Keeps the readers' feeds from the table's stream", Projection: "feed",
-	Actions: ProjectorActions, IndexActions: ProjectorIndexActions,
-	BatchSize: projector.StreamBatchSize, Retries: projector.StreamRetries, Filters: projector.StreamFilters,
-	GaveUp: "the projector gave up on stream records: they are in its on-failure queue, and the feeds miss them"}
+// Projected is what a feature's projection adds to the projector's event
+// source and role: the records it applies (its filters) and what it does
+// on the table and on its indexes (which its tests record).
+type Projected struct {
+	Filters               []map[string]any
+	Actions, IndexActions []string
+}
+
+// ProjectorConsumer is the projector (lambda/cmd/projector, its default
+// projection): the hot keys' tallies, and the projections of the features
+// (their filters first, in order, then its own; its role theirs and its
+// own). With a feature's, the stream has at most two consumers, the most a
+// DynamoDB stream's shard should have.
+func ProjectorConsumer(features []Feature) Consumer {
+	c := Consumer{ID: "Projector", Description: "Keeps the readers' feeds from the table's stream", Projection: "feed",
+		BatchSize: projector.StreamBatchSize, Retries: projector.StreamRetries,
+		GaveUp: "the projector gave up on stream records: they are in its on-failure queue, and the feeds miss them"}
+	for _, f := range features {
+		if f.Projected != nil {
+			c.Filters = append(c.Filters, f.Projected.Filters...)
+			c.Actions = append(c.Actions, f.Projected.Actions...)
+			c.IndexActions = append(c.IndexActions, f.Projected.IndexActions...)
+		}
+	}
+	c.Filters = append(c.Filters, projector.StreamFilters...)
+	c.Actions = append(c.Actions, projector.TableActions...)
+	slices.Sort(c.Actions)
+	slices.Sort(c.IndexActions)
+	c.Actions, c.IndexActions = slices.Compact(c.Actions), slices.Compact(c.IndexActions)
+	return c
+}
 
 // consumers are the stream's consumers: the feed's projector and each
 // feature's.
 func (p *Props) consumers() []Consumer {
-	cs := []Consumer{feedConsumer}
+	cs := []Consumer{ProjectorConsumer(p.Features)}
 	for _, f := range p.Features {
 		if f.Consumer != nil {
 			cs = append(cs, *f.Consumer)
@@ -486,7 +505,7 @@ func tableProps(removal awscdk.RemovalPolicy, protect bool) *awsdynamodb.TablePr
 		},
 		DeletionProtection:  jsii.Bool(protect),
 		RemovalPolicy:       removal,
-		TimeToLiveAttribute: jsii.String("ttl"), // the feed's entries (store.FeedTTL)
+		TimeToLiveAttribute: jsii.String("ttl"), // the feed's entries (feed.TTL)
 	}
 }
 

@@ -375,7 +375,7 @@ func TestLeastPrivilege(t *testing.T) {
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 	wants := map[string]grants{
 		"Resolver":  {table: apistack.Actions, indexes: apistack.IndexActions},
-		"Projector": {table: apistack.ProjectorActions, indexes: apistack.ProjectorIndexActions, stream: streamReads},
+		"Projector": {table: apistack.ProjectorConsumer(apistack.Wired).Actions, indexes: apistack.ProjectorConsumer(apistack.Wired).IndexActions, stream: streamReads},
 	}
 	for _, c := range wiredConsumers() {
 		wants[c.ID] = grants{table: c.Actions, indexes: c.IndexActions, stream: streamReads}
@@ -429,7 +429,7 @@ func TestStreamConsumers(t *testing.T) {
 		window         any // TumblingWindowInSeconds
 	}
 	want := map[string]consumer{
-		"Projector": {projector.StreamBatchSize, projector.StreamRetries, projector.StreamFilters, nil},
+		"Projector": {projector.StreamBatchSize, projector.StreamRetries, apistack.ProjectorConsumer(apistack.Wired).Filters, nil},
 	}
 	for _, c := range wiredConsumers() {
 		var window any

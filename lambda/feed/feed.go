@@ -1,15 +1,16 @@
-// Package feed is the feed feature's part of the API: Query.feed, the
-// published posts of the users the caller follows, newest first. Its
-// entries are written from the table's stream by the projector
-// (lambda/projector), and read, with the posts of the high-follower authors
-// the caller follows, by store.Feed (docs/table.md, "The feed").
+// Package feed is the feed feature: Query.feed, the published posts of the
+// users the caller follows, newest first, with hybrid fan-out. Its entries
+// are written from the table's stream by its Projection (project.go, which
+// the projector applies), and read, with the posts of the high-follower
+// authors the caller follows, by Table.Feed (read.go; docs/table.md, "The
+// feed"). Its items and keys are its own (table.go, pull.go, keys.go); the
+// posts, follows and counts it reads are the core's, through the store.
 //
-// Wired in by resolver.WithFeature(feed.Feature(s)) in lambda/cmd/resolver,
-// its SDL and Routes in the stack (infra/apistack/features.go) and the local
-// tools (local/wired); docs/layout.md says how to leave it out. Its table
-// code (store's feed.go, feedentries.go, pull.go) and its stream handling
-// (lambda/projector) are still the core's: leaving the folder out removes
-// Query.feed from the API, and the projector goes on keeping the entries.
+// Wired in by resolver.WithFeature(feed.Feature(feed.NewTable(s))) in
+// lambda/cmd/resolver and feed.NewProjection(s) in lambda/cmd/projector, its
+// SDL, Routes and projection's filters and role in the stack
+// (infra/apistack/features.go) and the local tools (local/wired);
+// docs/layout.md says how to leave it out.
 package feed
 
 import (

@@ -30,7 +30,7 @@ import (
 // exact for each user, and deleting it leaves nothing behind and takes no
 // like.
 func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	users, post := f.fansOfAPost(60)
 	likers := map[string]bool{}
@@ -171,7 +171,7 @@ func compare(a, b string) int {
 // at once (their transactions conflicting on the shard counters they
 // share, and retried), the projector's first three writes of counts fail.
 func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	users, post := f.fansOfAPost(40)
 	f.must(nil, f.s.MakeHot(ctx, post.ID))
@@ -185,14 +185,9 @@ func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	f.calls.mu.Lock()
-	f.calls.failUpdates = 3 // fewer than the poller's retries (3) plus the first attempt
-	f.calls.mu.Unlock()
+	f.calls.FailUpdates(3) // fewer than the poller's retries (3) plus the first attempt
 	f.drain()
-	f.calls.mu.Lock()
-	left := f.calls.failUpdates
-	f.calls.mu.Unlock()
-	if left != 0 {
+	if left := f.calls.UpdatesToFail(); left != 0 {
 		t.Fatalf("%d injected failures left: the projector wrote no counts", left)
 	}
 	p, err := f.s.Post(ctx, post.ID)
@@ -213,7 +208,7 @@ func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
 // first and in a time range with every comment once in order, the post's
 // prefetch holds none of them, and deleting it leaves nothing behind.
 func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	users, post := f.fansOfAPost(40)
 	comments := map[string]store.Comment{}
@@ -343,7 +338,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 // The comment that finds HotThreshold comments on a post's counter turns
 // the post hot and lands in a shard, counted.
 func TestTheThresholdsCommentTurnsAPostHot(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	post, err := f.s.CreatePost(ctx, sample.Alice, "soon hot", "h", false)
 	f.must(post, err)
@@ -371,7 +366,7 @@ func TestTheThresholdsCommentTurnsAPostHot(t *testing.T) {
 }
 
 // fansOfAPost loads n users and returns them with a new post of alice's.
-func (f *feedTest) fansOfAPost(n int) ([]store.User, store.Post) {
+func (f *streamTest) fansOfAPost(n int) ([]store.User, store.Post) {
 	f.t.Helper()
 	var users []store.User
 	for i := range n {
@@ -386,7 +381,7 @@ func (f *feedTest) fansOfAPost(n int) ([]store.User, store.Post) {
 }
 
 // itemsOf counts the items of a post in its partition and its shards.
-func (f *feedTest) itemsOf(postID string) int {
+func (f *streamTest) itemsOf(postID string) int {
 	f.t.Helper()
 	c := storetest.Client(f.t)
 	n := storetest.Count(f.t, c, f.s.Table(), "", "pk", store.PostPK(postID), "sk", "")
@@ -404,7 +399,7 @@ func (f *feedTest) itemsOf(postID string) int {
 // equals its followers, they page to the end in follower order with each
 // once, and the projector's own list of them (FollowerIDs) holds them all.
 func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	users, _ := f.fansOfAPost(40)
 	const star = "u_dave"
@@ -473,10 +468,10 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 		if slices.Sort(ids); !slices.Equal(ids, want) {
 			t.Errorf("%s: FollowerIDs %v, want %v", when, ids, want)
 		}
-		reach, err := fresh.Reach(ctx, star)
-		f.must(reach, err)
-		if reach.Followers != len(want) {
-			t.Errorf("%s: reach %d followers, want %d", when, reach.Followers, len(want))
+		u, err = fresh.User(ctx, star)
+		f.must(u, err)
+		if u.FollowerCount != len(want) {
+			t.Errorf("%s: followerCount %d, want %d", when, u.FollowerCount, len(want))
 		}
 		// Each count where its follows are: the user's own counter, of its own
 		// GSI2 partition (less the marker), and each shard's, of its shard.
@@ -509,7 +504,7 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 // The follow that finds HotThreshold followers on a user's counter turns
 // the user hot and lands in a GSI2 shard, counted.
 func TestTheThresholdsFollowTurnsAUserHot(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	_, err := storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.s.Table()),
 		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: store.UserPK("u_dave")}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
@@ -546,7 +541,7 @@ func retried[T any](write func() (T, error)) (T, error) {
 // a second store, as another Lambda instance that knows nothing of what is
 // hot, whose every fifth write DynamoDB refuses as throttled; it fails the
 // test if none was refused.
-func (f *feedTest) atOnceThrottled(users []store.User, write func(s *store.Store, user string)) {
+func (f *streamTest) atOnceThrottled(users []store.User, write func(s *store.Store, user string)) {
 	f.t.Helper()
 	throttled := &storetest.ThrottleWrites{API: storetest.Client(f.t), Every: 5}
 	other := store.New(throttled, f.s.Table(), cursor.New(storetest.TokenKey))
@@ -573,7 +568,7 @@ func (f *feedTest) atOnceThrottled(users []store.User, write func(s *store.Store
 // between its pages (the range leaves out the markers). Each resumed page
 // of a user or post not known hot reads the marker beside its Query.
 func TestAListingBegunBeforeItTurnedHotListsWhatCameAfter(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	users, post := f.fansOfAPost(6)
 	const star = "u_dave"

@@ -30,7 +30,7 @@ func postCounts(t *testing.T, s *store.Store, id string) counts {
 // while another environment keeps its page as it read it. Once the
 // projector has copied them, a new environment reads the same counts.
 func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
-	f := newFeedTest(t)
+	f := newStreamTest(t)
 	ctx := t.Context()
 	fans, post := f.fansOfAPost(20)
 	f.must(nil, f.s.MakeHot(ctx, post.ID))

@@ -26,14 +26,14 @@ import (
 // meanwhile returns a store of f's table whose first request that before
 // accepts waits for do to run first, and the wrapper that tells whether it
 // ran.
-func (f *feedTest) meanwhile(before func(any) bool, do func()) (*store.Store, *storetest.Meanwhile) {
+func (f *streamTest) meanwhile(before func(any) bool, do func()) (*store.Store, *storetest.Meanwhile) {
 	m := &storetest.Meanwhile{API: storetest.Client(f.t), Before: before, Do: do}
 	return store.New(m, f.s.Table(), cursor.New(storetest.TokenKey)), m
 }
 
 // setCount sets a count on the counter of partition pk, as that many
 // writes would (a thousand transactions each test would otherwise take).
-func (f *feedTest) setCount(pk, count string, n int) {
+func (f *streamTest) setCount(pk, count string, n int) {
 	f.t.Helper()
 	_, err := storetest.Client(f.t).UpdateItem(f.t.Context(), &dynamodb.UpdateItemInput{TableName: aws.String(f.s.Table()),
 		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
@@ -44,7 +44,7 @@ func (f *feedTest) setCount(pk, count string, n int) {
 
 // counted returns a count of the item pk, sk as it is in the table (0 when
 // absent).
-func (f *feedTest) counted(pk, sk, count string) int {
+func (f *streamTest) counted(pk, sk, count string) int {
 	f.t.Helper()
 	out, err := storetest.Client(f.t).GetItem(f.t.Context(), &dynamodb.GetItemInput{TableName: aws.String(f.s.Table()), ConsistentRead: aws.Bool(true),
 		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}})
@@ -60,7 +60,7 @@ func (f *feedTest) counted(pk, sk, count string) int {
 // comments and likes are: its own counter (less base, what setCount put on
 // it) against its own partition (less a hot post's markers), each shard's
 // against its shard. It returns the comments and likes in all of them.
-func (f *feedTest) checkPost(when, postID string, base map[string]int) (comments, likes int) {
+func (f *streamTest) checkPost(when, postID string, base map[string]int) (comments, likes int) {
 	f.t.Helper()
 	c := storetest.Client(f.t)
 	hot := f.counted(store.PostPK(postID), store.SKCount, "shards") > 0
@@ -95,7 +95,7 @@ func (f *feedTest) checkPost(when, postID string, base map[string]int) (comments
 // partitions (its own, less a hot user's marker, less base; each shard's),
 // and each follower's followingCount against its follows; it returns the
 // user's followers in all of them.
-func (f *feedTest) checkFollowed(when, userID string, base int, followers ...string) int {
+func (f *streamTest) checkFollowed(when, userID string, base int, followers ...string) int {
 	f.t.Helper()
 	c := storetest.Client(f.t)
 	own := storetest.Count(f.t, c, f.s.Table(), store.GSI2, "gsi2pk", store.FollowersPK(userID), "gsi2sk", "")
@@ -127,7 +127,7 @@ func (f *feedTest) checkFollowed(when, userID string, base int, followers ...str
 func TestAWriteThatMeetsAnotherStoresHotTargetGoesToItsShards(t *testing.T) {
 	ctx := t.Context()
 	t.Run("a comment past the threshold", func(t *testing.T) {
-		f := newFeedTest(t)
+		f := newStreamTest(t)
 		post, err := f.s.CreatePost(ctx, sample.Alice, "soon hot", "h", false)
 		f.must(post, err)
 		f.setCount(store.PostPK(post.ID), "commentCount", store.HotThreshold)
@@ -148,7 +148,7 @@ func TestAWriteThatMeetsAnotherStoresHotTargetGoesToItsShards(t *testing.T) {
 		}
 	})
 	t.Run("a follow past the threshold", func(t *testing.T) {
-		f := newFeedTest(t)
+		f := newStreamTest(t)
 		f.setCount(store.UserPK("u_dave"), "followerCount", store.HotThreshold)
 		other, m := f.meanwhile(storetest.GetOf(store.UserPK("u_dave"), store.SKCount), func() { f.must(nil, f.s.MakeUserHot(ctx, "u_dave")) })
 		if _, err := other.Follow(ctx, sample.Bob, "u_dave"); err != nil || !m.Ran() {
@@ -160,7 +160,7 @@ func TestAWriteThatMeetsAnotherStoresHotTargetGoesToItsShards(t *testing.T) {
 		}
 	})
 	t.Run("a like of a post turned hot meanwhile", func(t *testing.T) {
-		f := newFeedTest(t)
+		f := newStreamTest(t)
 		post, err := f.s.CreatePost(ctx, sample.Alice, "soon hot", "h", false)
 		f.must(post, err)
 		other, m := f.meanwhile(storetest.TransactionOn(store.PostPK(post.ID), store.SKCount), func() { f.must(nil, f.s.MakeHot(ctx, post.ID)) })
@@ -181,7 +181,7 @@ func TestAWriteThatMeetsAnotherStoresHotTargetGoesToItsShards(t *testing.T) {
 func TestTwoStoresRacingTheThresholds(t *testing.T) {
 	ctx := t.Context()
 	const writers, below = 40, 10
-	storm := func(f *feedTest, users []store.User, write func(s *store.Store, user string) error) {
+	storm := func(f *streamTest, users []store.User, write func(s *store.Store, user string) error) {
 		t.Helper()
 		other, _ := storetest.StoreOn(t, f.s.Table())
 		var wg sync.WaitGroup
@@ -216,7 +216,7 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 			func(_, likes int) int { return likes }, func(p store.Post) int { return p.LikeCount }},
 	} {
 		t.Run(c.kind, func(t *testing.T) {
-			f := newFeedTest(t)
+			f := newStreamTest(t)
 			users, post := f.fansOfAPost(writers)
 			f.setCount(store.PostPK(post.ID), c.counter, store.HotThreshold-below)
 			storm(f, users, func(s *store.Store, u string) error { return c.write(s, u, post.ID) })
@@ -230,7 +230,7 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 		})
 	}
 	t.Run("follows", func(t *testing.T) {
-		f := newFeedTest(t)
+		f := newStreamTest(t)
 		users, _ := f.fansOfAPost(writers)
 		f.setCount(store.UserPK("u_dave"), "followerCount", store.HotThreshold-below)
 		storm(f, users, func(s *store.Store, u string) error { _, err := s.Follow(ctx, u, "u_dave"); return err })
@@ -259,7 +259,7 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 	// again stays.
 	for _, hot := range []bool{false, true} {
 		t.Run(fmt.Sprintf("an unfollow, the user turned hot meanwhile: %v", hot), func(t *testing.T) {
-			f := newFeedTest(t)
+			f := newStreamTest(t)
 			_, err := f.s.Follow(ctx, sample.Bob, "u_dave")
 			f.must(nil, err)
 			other, m := f.meanwhile(storetest.TransactionOn(store.UserPK(sample.Bob), store.FollowsSK("u_dave")), func() {
@@ -285,7 +285,7 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 		})
 	}
 	t.Run("an unlike, the post liked again meanwhile", func(t *testing.T) {
-		f := newFeedTest(t)
+		f := newStreamTest(t)
 		post, err := f.s.CreatePost(ctx, sample.Alice, "liked", "l", false)
 		f.must(post, err)
 		_, err = f.s.LikePost(ctx, sample.Bob, post.ID, nil)
@@ -306,7 +306,7 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 		}
 	})
 	t.Run("a comment's deletion, deleted meanwhile", func(t *testing.T) {
-		f := newFeedTest(t)
+		f := newStreamTest(t)
 		post, err := f.s.CreatePost(ctx, sample.Alice, "commented", "c", false)
 		f.must(post, err)
 		c, err := f.s.CreateComment(ctx, sample.Bob, post.ID, "once")
@@ -324,7 +324,7 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 	})
 	for _, op := range []string{"publishPost", "deletePost"} {
 		t.Run(op+", the post edited meanwhile", func(t *testing.T) {
-			f := newFeedTest(t)
+			f := newStreamTest(t)
 			base := f.counted(store.UserPK(sample.Alice), store.SKCount, "postCount") // the sample's count, of no post here
 			post, err := f.s.CreatePost(ctx, sample.Alice, "before", "b", op == "publishPost")
 			f.must(post, err)

@@ -13,21 +13,12 @@ const (
 	StreamRetries   = 5
 )
 
-// StreamFilters are the event source's filter criteria, as Lambda's event
-// filtering reads them (one pattern per filter; a record matching any is
-// delivered): a post's own item, a follow, and a hot post's or user's shard
-// counter. The rest (comments, likes, counters, profiles, the feed's own
-// entries and their TTL deletions) never invoke the projector.
+// StreamFilters are the projector's own filter criteria, as Lambda's event
+// filtering reads them: a hot post's or user's shard counter, its counts to
+// copy (store's hot.go). The event source's filters are its projections'
+// (feed.StreamFilters), then these; no other record invokes it.
 var StreamFilters = []map[string]any{
 	{"dynamodb": map[string]any{"Keys": map[string]any{
-		store.AttrPK: map[string]any{"S": []any{map[string]any{"prefix": store.PostPK("")}}},
-		store.AttrSK: map[string]any{"S": []any{store.SKMetadata}},
-	}}},
-	{"dynamodb": map[string]any{"Keys": map[string]any{
-		store.AttrPK: map[string]any{"S": []any{map[string]any{"prefix": store.UserPK("")}}},
-		store.AttrSK: map[string]any{"S": []any{map[string]any{"prefix": store.FollowsPrefix}}},
-	}}},
-	{"dynamodb": map[string]any{"Keys": map[string]any{ // a hot post's or user's shard counter: its counts to copy (store's hot.go)
 		store.AttrSK: map[string]any{"S": []any{store.SKShard}},
 	}}},
 }

@@ -11,6 +11,6 @@ import (
 // replay beside the core's, and go with their folder and line.
 func wired(s *store.Store) []resolver.Option {
 	return []resolver.Option{
-		resolver.WithFeature(feed.Feature(s)), // feature: feed
+		resolver.WithFeature(feed.Feature(feed.NewTable(s))), // feature: feed
 	}
 }

@@ -129,7 +129,7 @@ func (s *Store) batchGetChunk(ctx context.Context, op string, keys []Key, attrs 
 		request.Keys[i] = k.Attributes()
 	}
 	if attrs != nil {
-		expr, err := expression.NewBuilder().WithProjection(namesList(append([]string{AttrPK, AttrSK}, withTallies(attrs)...))).Build()
+		expr, err := expression.NewBuilder().WithProjection(namesList(append([]string{AttrPK, AttrSK}, CountedAttrs(attrs)...))).Build()
 		if err != nil {
 			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
 		}

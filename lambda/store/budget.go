@@ -32,7 +32,7 @@ const budgetTTL = time.Hour
 // written unless it was counted.
 func (s *Store) ChargeWrite(ctx context.Context, callerID string, perMinute int) error {
 	const op = "store.ChargeWrite"
-	if err := checkIDs(op, callerID); err != nil {
+	if err := CheckIDs(op, callerID); err != nil {
 		return err
 	}
 	minute := s.now().UTC().Truncate(time.Minute)

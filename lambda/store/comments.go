@@ -24,7 +24,7 @@ import (
 func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
 	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.CreateComment"
-	if err := checkIDs(op, authorID, postID); err != nil {
+	if err := CheckIDs(op, authorID, postID); err != nil {
 		return Comment{}, err
 	}
 	now := s.now()
@@ -72,7 +72,7 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) (Comment, error) {
 	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.DeleteComment"
-	if err := checkIDs(op, callerID, postID, id); err != nil {
+	if err := CheckIDs(op, callerID, postID, id); err != nil {
 		return Comment{}, err
 	}
 	// In the post's own partition, or (a hot post's) in its shard.

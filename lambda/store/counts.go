@@ -127,7 +127,7 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 // one of them (SelectsCount).
 var (
 	UserCounts = []string{"postCount", "followerCount", "followingCount"}
-	postCounts = []string{"commentCount", "likeCount"}
+	PostCounts = []string{"commentCount", "likeCount"}
 )
 
 // SelectsCount reports whether a read of attrs (nil: everything) reads one
@@ -136,9 +136,9 @@ func SelectsCount(attrs []string, counts []string) bool {
 	return attrs == nil || slices.ContainsFunc(attrs, func(a string) bool { return slices.Contains(counts, a) })
 }
 
-// addCounters reads the counter items of the posts and adds their counts:
+// AddCounters reads the counter items of the posts and adds their counts:
 // one BatchGetItem per 100 posts, of the counts only.
-func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error {
+func (s *Store) AddCounters(ctx context.Context, op string, posts []Post) error {
 	if len(posts) == 0 {
 		return nil
 	}
@@ -146,7 +146,7 @@ func (s *Store) addCounters(ctx context.Context, op string, posts []Post) error 
 	for i, p := range posts {
 		keys[i] = Key{PostPK(p.ID), SKCount}
 	}
-	items, err := s.BatchGet(ctx, op, keys, postCounts)
+	items, err := s.BatchGet(ctx, op, keys, PostCounts)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 		} else {
 			cond = cond.And(expression.Name("status").Equal(expression.Value(p.Status)))
 		}
-		counter, counts = newPostCounter(p), postCounts
+		counter, counts = newPostCounter(p), PostCounts
 	} else {
 		var u User
 		if err := attributevalue.UnmarshalMap(out.Item, &u); err != nil {

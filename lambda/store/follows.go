@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"errors"
+	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
@@ -22,7 +25,7 @@ var errExists = errors.New("item exists")
 func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Follow, error) {
 	defer s.pages.dropAuthor(followerID, followedID) // its own environment sees the counts at once
 	const op = "store.Follow"
-	if err := checkIDs(op, followerID, followedID); err != nil {
+	if err := CheckIDs(op, followerID, followedID); err != nil {
 		return Follow{}, err
 	}
 	if followerID == followedID {
@@ -81,7 +84,7 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*Follow, error) {
 	defer s.pages.dropAuthor(followerID, followedID) // its own environment sees the counts at once
 	const op = "store.Unfollow"
-	if err := checkIDs(op, followerID, followedID); err != nil {
+	if err := CheckIDs(op, followerID, followedID); err != nil {
 		return nil, err
 	}
 	var item followItem
@@ -125,4 +128,69 @@ func (s *Store) followCounts(op, followerID, followedID string, delta int) []txA
 		s.addCount(followerPK, SKCount, "followingCount", delta, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
 		s.addCount(followedPK, SKCount, "followerCount", delta, onCounter(followedPK, errs.E(op, errs.NotFound, "user not found"), nil)),
 	}
+}
+
+// FollowerIDs returns every follower of the user: Query pages of GSI2's
+// keys, of its shards too when it is hot (its marker, read first, says so).
+func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error) {
+	const op = "store.FollowerIDs"
+	if err := CheckIDs(op, userID); err != nil {
+		return nil, err
+	}
+	var ids []string
+	shards := 0
+	for n := -1; n < shards; n++ {
+		pk := FollowersPK(userID)
+		if n >= 0 {
+			pk = FollowersShardPK(userID, n)
+		}
+		in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI2)}
+		if err := keyQuery(in, partition(AttrGSI2PK, pk), []string{AttrGSI2SK}); err != nil {
+			return nil, err
+		}
+		err := s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+			switch sk := stringAttr(item, AttrGSI2SK); {
+			case sk == hotFollowerSK:
+				shards = HotShards
+			case sk != "":
+				ids = append(ids, strings.TrimPrefix(sk, prefixFollower))
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// queryAll runs in page after page, handing each item to each until each
+// returns false or the range ends.
+func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) error {
+	for {
+		out, err := s.api.Query(ctx, in)
+		if err != nil {
+			return Fail(op, err)
+		}
+		for _, item := range out.Items {
+			if !each(item) {
+				return nil
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// Follows reports whether followerID follows followedID (strongly
+// consistent GetItem).
+func (s *Store) Follows(ctx context.Context, followerID, followedID string) (bool, error) {
+	const op = "store.Follows"
+	if err := CheckIDs(op, followerID, followedID); err != nil {
+		return false, err
+	}
+	var f Follow
+	return s.GetConsistent(ctx, op, Key{UserPK(followerID), FollowsSK(followedID)}, &f)
 }

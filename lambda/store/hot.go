@@ -92,7 +92,7 @@ func notHot(a txAction) txAction {
 // counters) is left as it is.
 func (s *Store) MakeHot(ctx context.Context, postID string) error {
 	const op = "store.MakeHot"
-	if err := checkIDs(op, postID); err != nil {
+	if err := CheckIDs(op, postID); err != nil {
 		return err
 	}
 	var c Post

@@ -152,10 +152,7 @@ func (s *Store) hotComments(ctx context.Context, postID string, page PageRequest
 	for i := range out.Items {
 		readOnly(&out.Items[i], page.Attributes)
 	}
-	if page.MaxBytes > 0 && len(out.Items) > 0 {
-		return out.Cut(max(fitBytes(out.Items, page.MaxBytes), 1))
-	}
-	return out, nil
+	return out.Fit(page.MaxBytes)
 }
 
 // HotAuthors returns the users with the given IDs, as Users does, for the

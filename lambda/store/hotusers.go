@@ -31,7 +31,7 @@ import (
 // (older than counters) is left as it is.
 func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 	const op = "store.MakeUserHot"
-	if err := checkIDs(op, userID); err != nil {
+	if err := CheckIDs(op, userID); err != nil {
 		return err
 	}
 	var c User

@@ -39,9 +39,6 @@ const (
 	prefixDraft     = "DRAFT#"
 	prefixLike      = "LIKE#"
 	prefixLiked     = "LIKED#"
-	prefixFeed      = "FEED#"
-	prefixPull      = "#PULL#"
-	prefixCounted   = "COUNT#"
 
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
@@ -169,26 +166,6 @@ func LikeSK(id string) string { return prefixLike + id }
 // "LIKED#<postId>".
 func LikedSK(postID string) string { return prefixLiked + postID }
 
-// FeedPK is the partition of a reader's feed: "FEED#<readerId>". An entry's
-// sort key is its post's GSI1 sort key (PublishedSK: "POST#<ULID of its
-// publication>"), so a feed lists newest first, and an entry is found again
-// from its post.
-func FeedPK(readerID string) string { return prefixFeed + readerID }
-
-// PullSK is the sort key, in a reader's feed, of the marker that the reader
-// follows an author whose posts the feed reads at read time (a
-// high-follower author, not fanned out): "#PULL#<authorId>". It sorts
-// before the entries.
-func PullSK(authorID string) string { return prefixPull + authorID }
-
-// CountedSK is the GSI1 sort key, under its author (AuthorPK), of the
-// counter item of a published post by a high-follower author:
-// "COUNT#<ULID of its place>", so the counters sort like their posts, in a
-// range of their own. Only the projector writes it (IndexCounters): the
-// counters of other posts carry no GSI1 key, and their comments and likes
-// write no index.
-func CountedSK(place string) string { return prefixCounted + strings.TrimPrefix(place, prefixPost) }
-
 // Sort-key prefixes for begins_with conditions.
 const (
 	CommentPrefix = prefixComment
@@ -196,7 +173,6 @@ const (
 	DraftPrefix   = prefixDraft
 	FollowsPrefix = prefixFollows
 	LikePrefix    = prefixLike
-	countedPrefix = prefixCounted
 )
 
 // maxIDLength is the longest ID accepted.

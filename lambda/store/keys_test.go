@@ -20,7 +20,6 @@ func TestKeyFormats(t *testing.T) {
 		{store.FollowerSK("u_alice"), "FOLLOWER#u_alice"},
 		{store.AuthorPK("u_alice"), "USER#u_alice"},
 		{store.PublishedSK("01HW"), "POST#01HW"},
-		{store.CountedSK(store.PublishedSK("01HW")), "COUNT#01HW"},
 		{store.DraftSK("01HW"), "DRAFT#01HW"},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,7 @@ import (
 func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []string) (Post, error) {
 	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.LikePost"
-	if err := checkIDs(op, userID, postID); err != nil {
+	if err := CheckIDs(op, userID, postID); err != nil {
 		return Post{}, err
 	}
 	now := s.now()
@@ -75,7 +75,7 @@ func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []str
 func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []string) (Post, error) {
 	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.UnlikePost"
-	if err := checkIDs(op, userID, postID); err != nil {
+	if err := CheckIDs(op, userID, postID); err != nil {
 		return Post{}, err
 	}
 	var l Like
@@ -163,7 +163,7 @@ func isPostAttribute(name string) bool {
 // that a caller who just liked a post reads it liked.
 func (s *Store) LikedBy(ctx context.Context, userID string, postIDs []string) (map[string]bool, error) {
 	const op = "store.LikedBy"
-	if err := checkIDs(op, append([]string{userID}, postIDs...)...); err != nil {
+	if err := CheckIDs(op, append([]string{userID}, postIDs...)...); err != nil {
 		return nil, err
 	}
 	keys := make([]Key, len(postIDs))

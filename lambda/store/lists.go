@@ -20,8 +20,8 @@ func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool,
 		status = "status=" + StatusDraft
 	}
 	p, err := queryPage[Post](ctx, s, postsByAuthor(authorID, drafts).shaped(page, status), page)
-	if err == nil && SelectsCount(page.Attributes, postCounts) {
-		err = s.addCounters(ctx, "store.User.posts", p.Items)
+	if err == nil && SelectsCount(page.Attributes, PostCounts) {
+		err = s.AddCounters(ctx, "store.User.posts", p.Items)
 	}
 	return p, err
 }

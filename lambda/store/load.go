@@ -22,7 +22,9 @@ type Dataset struct {
 	Comments []Comment
 	Follows  []Follow
 	Likes    []Like
-	Feed     []FeedEntry // entries as the projector writes them
+	// Items are written as they are (marshalled with attributevalue): a
+	// feature's own, such as the feed's entries (feed.Entry.Item).
+	Items []any
 }
 
 // maxBatchWrite is the most put requests one BatchWriteItem takes.
@@ -51,9 +53,7 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 	for _, l := range d.Likes {
 		items = append(items, newLikeItem(l), newLikedItem(l))
 	}
-	for _, e := range d.Feed {
-		items = append(items, feedItem{PK: FeedPK(e.Reader), SK: e.Place, FeedEntry: e}) // a Place of PullSK is a marker
-	}
+	items = append(items, d.Items...)
 	writes := make([]types.WriteRequest, len(items))
 	for i, it := range items {
 		av, err := marshal(op, it)
@@ -62,7 +62,7 @@ func (s *Store) Load(ctx context.Context, d Dataset) error {
 		}
 		writes[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
 	}
-	return s.batchWrite(ctx, op, writes)
+	return s.BatchWrite(ctx, op, writes)
 }
 
 // writeReserve is the least time before the deadline in which a BatchWriteItem
@@ -72,11 +72,11 @@ const writeReserve = 200 * time.Millisecond
 // maxConcurrentWrites bounds the BatchWriteItem requests in flight at once.
 const maxConcurrentWrites = 8
 
-// batchWrite sends writes with BatchWriteItem, 25 a request and up to
+// BatchWrite sends writes with BatchWriteItem, 25 a request and up to
 // maxConcurrentWrites requests at a time, retrying UnprocessedItems with
 // jittered backoff until every write is done or the context's deadline is
 // near (Throttled then: the writes not done are not done).
-func (s *Store) batchWrite(ctx context.Context, op string, writes []types.WriteRequest) error {
+func (s *Store) BatchWrite(ctx context.Context, op string, writes []types.WriteRequest) error {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(noDeadlineLimit)

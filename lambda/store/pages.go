@@ -107,6 +107,23 @@ func (p Page[T]) Cut(n int) (Page[T], error) {
 	return p, nil
 }
 
+// NewPage is a page of items: next is its token (nil on the last page),
+// and after(i) the token that resumes after items[i], with which Cut and
+// Fit end it early.
+func NewPage[T any](items []T, next *string, after func(i int) (string, error)) Page[T] {
+	return Page[T]{Items: items, NextToken: next, after: after}
+}
+
+// Fit returns the page cut to its first items that take at most maxBytes
+// encoded as the Lambda sends them, and at least one (the page itself when
+// maxBytes is not positive or they all fit).
+func (p Page[T]) Fit(maxBytes int) (Page[T], error) {
+	if maxBytes <= 0 {
+		return p, nil
+	}
+	return p.Cut(max(fitBytes(p.Items, maxBytes), 1))
+}
+
 // fitBytes returns how many of the first items (perhaps none) take at most
 // budget bytes encoded as the Lambda sends them, a comma each.
 func fitBytes[T any](items []T, budget int) int {

@@ -19,7 +19,7 @@ import (
 // NotFound.
 func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, draft bool) (Post, error) {
 	const op = "store.CreatePost"
-	if err := checkIDs(op, authorID); err != nil {
+	if err := CheckIDs(op, authorID); err != nil {
 		return Post{}, err
 	}
 	now := s.now()
@@ -83,7 +83,7 @@ var errEdited = errors.New("the post was edited meanwhile")
 // read it (its version): an edit meanwhile makes it errEdited.
 func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, error) {
 	const op = "store.PublishPost"
-	if err := checkIDs(op, callerID, id); err != nil {
+	if err := CheckIDs(op, callerID, id); err != nil {
 		return Post{}, err
 	}
 	var p Post
@@ -140,7 +140,7 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
 	defer s.pages.drop(id) // its own environment sees the write at once
 	const op = "store.UpdatePost"
-	if err := checkIDs(op, callerID, id); err != nil {
+	if err := CheckIDs(op, callerID, id); err != nil {
 		return Post{}, err
 	}
 	upd := changes{}
@@ -183,7 +183,7 @@ var errStatusChanged = errors.New("the post's status changed")
 
 func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int) (Post, error) {
 	const op = "store.DeletePost"
-	if err := checkIDs(op, callerID, id); err != nil {
+	if err := CheckIDs(op, callerID, id); err != nil {
 		return Post{}, err
 	}
 	var p Post
@@ -248,4 +248,22 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		return p, errors.Join(ErrSweepUnfinished, err)
 	}
 	return p, nil
+}
+
+// PublishedPost reports whether the post exists and is published (strongly
+// consistent GetItem of its counter, or of its own item for a post older
+// than counters).
+func (s *Store) PublishedPost(ctx context.Context, postID string) (bool, error) {
+	const op = "store.PublishedPost"
+	if err := CheckIDs(op, postID); err != nil {
+		return false, err
+	}
+	var c postCounterItem
+	found, err := s.GetConsistent(ctx, op, Key{PostPK(postID), SKCount}, &c)
+	if err != nil || found {
+		return found && c.Status != StatusDraft, err
+	}
+	var p Post
+	found, err = s.GetConsistent(ctx, op, Key{PostPK(postID), SKMetadata}, &p)
+	return found && p.Published(), err
 }

@@ -123,7 +123,7 @@ func (s *Store) UserWithFollowing(ctx context.Context, id string, limit, maxByte
 // at the same time, for a connection whose range does not start at its
 // parent.
 func apart[T any](ctx context.Context, s *Store, op string, q partitionQuery, first PageRequest, maxBytes int, parent any, readParent func(context.Context) error) (Prefetch[T], error) {
-	if err := checkIDs(op, q.scope.Parent); err != nil {
+	if err := CheckIDs(op, q.scope.Parent); err != nil {
 		return Prefetch[T]{}, err
 	}
 	var (
@@ -168,7 +168,7 @@ const prefetchEnvelope = 200
 // read.
 func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op string, q partitionQuery, limit, maxBytes int, parent PP, notFound string) (Prefetch[T], error) {
 	id := q.scope.Parent
-	if err := checkIDs(op, id); err != nil {
+	if err := CheckIDs(op, id); err != nil {
 		return Prefetch[T]{}, err
 	}
 	if limit < 1 || limit > MaxLimit {

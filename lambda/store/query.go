@@ -197,10 +197,7 @@ func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page Page
 		}
 		result.NextToken = &token
 	}
-	if page.MaxBytes > 0 {
-		return result.Cut(max(fitBytes(result.Items, page.MaxBytes), 1)) // a page holds at least one item
-	}
-	return result, nil
+	return result.Fit(page.MaxBytes)
 }
 
 // queryItems checks page and sends queryPage's Query: its limit one more
@@ -209,7 +206,7 @@ func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page Page
 // each item type queryPage is instantiated with.
 func queryItems(ctx context.Context, s *Store, q partitionQuery, page PageRequest) (*dynamodb.QueryOutput, error) {
 	op := "store." + q.scope.Query
-	if err := checkIDs(op, q.scope.Parent); err != nil {
+	if err := CheckIDs(op, q.scope.Parent); err != nil {
 		return nil, err
 	}
 	if page.Limit < 1 || page.Limit > MaxLimit {
@@ -268,8 +265,8 @@ func lastKey(item map[string]types.AttributeValue, index string) map[string]type
 // keyQuery fills in's key condition, and its projection of attrs (nil for
 // every attribute), as the SDK's expression builder writes them: a
 // placeholder for every name and value, so reserved words such as "name"
-// are safe. Every Query of the store's access patterns is built here (the
-// projector's reads of keys build their own: feedentries.go).
+// are safe. Every Query of the store's access patterns is built here (a
+// feature's own, such as lambda/feed's, are the feature's).
 func keyQuery(in *dynamodb.QueryInput, cond expression.KeyConditionBuilder, attrs []string) error {
 	b := expression.NewBuilder().WithKeyCondition(cond)
 	if attrs != nil {

@@ -37,7 +37,7 @@ func (s *Store) Post(ctx context.Context, id string) (Post, error) {
 // getCounted reads the entity of partition pk(id), counts included, into v
 // after validating id.
 func getCounted[T any, PT counted[T]](ctx context.Context, s *Store, op string, pk func(string) string, id, notFound string, v PT) error {
-	if err := checkIDs(op, id); err != nil {
+	if err := CheckIDs(op, id); err != nil {
 		return err
 	}
 	found, err := readCounted(ctx, s, op, pk(id), false, v)
@@ -98,7 +98,7 @@ func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[s
 	if attrs != nil {
 		attrs = append([]string{"id"}, attrs...)
 	}
-	return getMany(ctx, s, "store.Posts", ids, attrs, SelectsCount(attrs, postCounts), PostPK, func(p Post) string { return p.ID })
+	return getMany(ctx, s, "store.Posts", ids, attrs, SelectsCount(attrs, PostCounts), PostPK, func(p Post) string { return p.ID })
 }
 
 // PostsExist reports which of the posts exist: one BatchGetItem of their
@@ -107,7 +107,7 @@ func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[s
 // since), one of their own items' keys.
 func (s *Store) PostsExist(ctx context.Context, ids []string) (map[string]bool, error) {
 	const op = "store.PostsExist"
-	if err := checkIDs(op, ids...); err != nil {
+	if err := CheckIDs(op, ids...); err != nil {
 		return nil, err
 	}
 	exist := make(map[string]bool, len(ids))
@@ -135,7 +135,7 @@ func (s *Store) PostsExist(ctx context.Context, ids []string) (map[string]bool, 
 // getMany reads the entities of partitions pk(id) by BatchGetItem, with
 // their counter items when counts is true.
 func getMany[T any, PT counted[T]](ctx context.Context, s *Store, op string, ids, attrs []string, counts bool, pk func(string) string, idOf func(T) string) (map[string]T, error) {
-	if err := checkIDs(op, ids...); err != nil {
+	if err := CheckIDs(op, ids...); err != nil {
 		return nil, err
 	}
 	keys := make([]Key, 0, 2*len(ids))

@@ -311,10 +311,7 @@ func mergeParts[T any](s *Store, sp spreadOver, parts []part[T], page PageReques
 		}
 		out.NextToken = &t
 	}
-	if page.MaxBytes > 0 && len(out.Items) > 0 {
-		return out.Cut(max(fitBytes(out.Items, page.MaxBytes), 1))
-	}
-	return out, nil
+	return out.Fit(page.MaxBytes)
 }
 
 // hotKeys is what a store knows of which posts (or users) are hot, and

@@ -128,8 +128,8 @@ func Fail(op string, err error) error {
 	return errs.Wrap(op, errs.Internal, "internal error", err)
 }
 
-// checkIDs returns a Validation error naming the first invalid ID.
-func checkIDs(op string, ids ...string) error {
+// CheckIDs returns a Validation error naming the first invalid ID.
+func CheckIDs(op string, ids ...string) error {
 	for _, id := range ids {
 		if !ValidID(id) {
 			return errs.E(op, errs.Validation, "invalid ID: must be 1-64 characters of A-Z, a-z, 0-9, _ and -")

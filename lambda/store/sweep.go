@@ -57,7 +57,7 @@ func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) erro
 			}
 			deletes = append(deletes, deleteRequest(key))
 		}
-		if err := s.batchWrite(ctx, op, deletes); errs.Is(err, errs.Throttled) {
+		if err := s.BatchWrite(ctx, op, deletes); errs.Is(err, errs.Throttled) {
 			return remain
 		} else if err != nil {
 			return err

@@ -99,10 +99,10 @@ func (s *Store) hotCounterItem(ctx context.Context, op, postID string) (Post, bo
 	return c, true, nil
 }
 
-// withTallies adds to attrs, a projection, the attributes a hot post's or
+// CountedAttrs adds to attrs, a projection, the attributes a hot post's or
 // user's counter holds its shards' counts in, when attrs reads counts.
-func withTallies(attrs []string) []string {
-	if attrs == nil || !SelectsCount(attrs, postCounts) && !SelectsCount(attrs, UserCounts) {
+func CountedAttrs(attrs []string) []string {
+	if attrs == nil || !SelectsCount(attrs, PostCounts) && !SelectsCount(attrs, UserCounts) {
 		return attrs
 	}
 	return append(slices.Clone(attrs), "shards", "hot")

@@ -16,7 +16,7 @@ import (
 // handle already taken is a Conflict; nothing is written then.
 func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 	const op = "store.CreateUser"
-	if err := checkIDs(op, u.ID); err != nil {
+	if err := CheckIDs(op, u.ID); err != nil {
 		return User{}, err
 	}
 	if !ValidHandle(u.Handle) {
@@ -58,7 +58,7 @@ func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (User, error) {
 	defer s.pages.dropAuthor(id)
 	const op = "store.UpdateUser"
-	if err := checkIDs(op, id); err != nil {
+	if err := CheckIDs(op, id); err != nil {
 		return User{}, err
 	}
 	upd := changes{}

@@ -32,6 +32,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/feedtest"
 	"github.com/example/appsync-dynamo/local/naive"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/wired"
@@ -81,7 +82,7 @@ const (
 // follows alice, her feed holding alice's posts.
 func Data() store.Dataset {
 	d := sample.Blog(50, 20, 30)
-	sample.FollowWithFeed(&d, sample.Carol, sample.Alice, feedExpiresAt)
+	feedtest.FollowWithFeed(&d, sample.Carol, sample.Alice, feedExpiresAt)
 	return d
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -67,7 +68,7 @@ func FanOuts(ctx context.Context, endpoint string, followers ...int) ([]FanOut, 
 		mctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		mctx, m := cost.WithMeter(mctx)
 		start := time.Now()
-		resp, err := projector.New(s, slog.New(slog.NewTextHandler(io.Discard, nil))).Handle(mctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}})
+		resp, err := projector.New(s, slog.New(slog.NewTextHandler(io.Discard, nil)), feed.NewProjection(s)).Handle(mctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}})
 		took := time.Since(start)
 		cancel()
 		drop()
@@ -109,7 +110,7 @@ func FeedPages(ctx context.Context, endpoint string, authors, posts int) ([]Feed
 			at := start.Add(time.Duration(p*authors+a) * time.Second)
 			pid := store.NewULID(at)
 			d.Posts = append(d.Posts, store.Post{ID: pid, AuthorID: id, Title: "Title", Body: "A post of a hundred characters or so, as most are.", CreatedAt: at.Format(time.RFC3339), UpdatedAt: at.Format(time.RFC3339), Status: store.StatusPublished})
-			d.Feed = append(d.Feed, store.FeedEntry{Reader: reader, Place: store.PublishedSK(pid), PostID: pid, AuthorID: id, Expires: at.Add(store.FeedTTL).Unix()})
+			d.Items = append(d.Items, feed.Entry{Reader: reader, Place: store.PublishedSK(pid), PostID: pid, AuthorID: id, Expires: at.Add(feed.TTL).Unix()}.Item())
 		}
 	}
 	if err := s.Load(ctx, d); err != nil {
@@ -126,8 +127,8 @@ func FeedPages(ctx context.Context, endpoint string, authors, posts int) ([]Feed
 		}
 		return FeedPage{Way: way, Requests: n, RoundTrips: m.RoundTrips(), Read: sum.Read}, err
 	}
-	feed, err := measure("Query.feed", func(ctx context.Context) error {
-		p, err := s.Feed(ctx, reader, page)
+	plain, err := measure("Query.feed", func(ctx context.Context) error {
+		p, err := feed.NewTable(s).Feed(ctx, reader, page)
 		if err == nil && len(p.Items) != 20 {
 			err = fmt.Errorf("a page of %d posts", len(p.Items))
 		}
@@ -154,7 +155,7 @@ func FeedPages(ctx context.Context, endpoint string, authors, posts int) ([]Feed
 		}
 		return nil
 	})
-	return []FeedPage{feed, merged}, err
+	return []FeedPage{plain, merged}, err
 }
 
 // benchStore is a store on a new table without its stream (the figures are

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
@@ -191,7 +192,7 @@ func (w *writes) run() {
 		if post, err = w.s.CreatePost(w.ctx, author, "Title", strings.Repeat("b", smallBody), false); err != nil {
 			return err
 		}
-		return w.s.IndexCounters(w.ctx, author, []store.FeedEntry{{Place: store.PublishedSK(post.ID), PostID: post.ID}})
+		return feed.NewTable(w.s).IndexCounters(w.ctx, author, []feed.Entry{{Place: store.PublishedSK(post.ID), PostID: post.ID}})
 	})
 	w.measure("createComment", pulled, func(ctx context.Context) error {
 		_, err := w.s.CreateComment(ctx, reader.ID, post.ID, "A comment.")

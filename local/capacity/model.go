@@ -17,6 +17,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -28,6 +29,7 @@ import (
 	"github.com/example/appsync-dynamo/local/prices"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/streams"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -190,8 +192,8 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	fn := lambda.NewHandler(projector.New(s, quiet).Handle)
-	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
+	fn := lambda.NewHandler(projector.New(s, quiet, wired.Projections(s)...).Handle)
+	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(wired.ProjectorFilters)}, &streams.Checkpoints{})
 	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(trending.NewBuckets(s), quiet).Handle),
 		streams.Config{BatchSize: trending.StreamBatchSize, Filter: streams.Matches(trending.StreamFilters), Window: 24 * time.Hour}, &streams.Checkpoints{})
 	uncached := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }), store.WithShardsFrom(0), store.WithHotPageTTL(0))
@@ -234,7 +236,7 @@ func Workloads() []Workload {
 		if err := e.Store.MakeUserHot(ctx, user); err != nil {
 			return err
 		}
-		return e.Store.MarkPulled(ctx, user)
+		return feed.NewTable(e.Store).MarkPulled(ctx, user)
 	}
 	makeHot := func(ctx context.Context, e *Env, post string) error { return e.Store.MakeHot(ctx, post) }
 	return []Workload{

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/feedtest"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -73,7 +74,7 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Fatalf("GraphiQL is not installed (make test installs it and links local/console/node_modules): %v", err)
 	}
 	data := sample.Blog(2, 3, 3)
-	sample.FollowWithFeed(&data, sample.Carol, sample.Alice, 4102444800)
+	feedtest.FollowWithFeed(&data, sample.Carol, sample.Alice, 4102444800)
 	api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: endpoint,
 		Table: fmt.Sprintf("console-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: data, Console: modules})
 	if err != nil {

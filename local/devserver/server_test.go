@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/devserver"
@@ -363,7 +364,7 @@ func TestEveryCallerOfMakeDevHasAFeed(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if f.FollowerID == "u_"+who && p.AuthorID == f.FollowedID && p.Published() && time.Since(created) < store.FeedTTL {
+				if f.FollowerID == "u_"+who && p.AuthorID == f.FollowedID && p.Published() && time.Since(created) < feed.TTL {
 					want++
 				}
 			}

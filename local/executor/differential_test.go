@@ -18,11 +18,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/feedtest"
 	"github.com/example/appsync-dynamo/local/querygen"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -61,9 +63,9 @@ func newDifferential(tb testing.TB) *differential {
 	d := sample.Blog(3, 6, 3)
 	// Feeds (fixed expiry, far ahead): carol's holds alice's posts and the
 	// entry of a post deleted since; alice follows carol, who posts nothing.
-	sample.FollowWithFeed(&d, sample.Carol, sample.Alice, 4102444800)
-	d.Feed = append(d.Feed, store.FeedEntry{Reader: sample.Carol, Place: store.PublishedSK("01HZZZZZZZZZZZZZZZZZZZZZZZ"),
-		PostID: "01HZZZZZZZZZZZZZZZZZZZZZZZ", AuthorID: sample.Alice, Expires: 4102444800})
+	feedtest.FollowWithFeed(&d, sample.Carol, sample.Alice, 4102444800)
+	d.Items = append(d.Items, feed.Entry{Reader: sample.Carol, Place: store.PublishedSK("01HZZZZZZZZZZZZZZZZZZZZZZZ"),
+		PostID: "01HZZZZZZZZZZZZZZZZZZZZZZZ", AuthorID: sample.Alice, Expires: 4102444800}.Item())
 	s, _ := storetest.NewStore(tb, d)
 	// A hot post: two likes in its own partition, then four in its shards
 	// (pages of its likes merge them), and comments in both.

@@ -10,10 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/feedtest"
 	"github.com/example/appsync-dynamo/local/sample"
 )
 
@@ -22,7 +24,7 @@ import (
 // from now (the blog's posts are older than the feed's window).
 func feedData() store.Dataset {
 	d := sample.Blog(12, 2, 3)
-	sample.FollowWithFeed(&d, sample.Carol, sample.Alice, time.Now().Add(store.FeedTTL).Unix())
+	feedtest.FollowWithFeed(&d, sample.Carol, sample.Alice, time.Now().Add(feed.TTL).Unix())
 	return d
 }
 
@@ -54,8 +56,8 @@ func TestFeedPagesInTwoRoundTrips(t *testing.T) {
 		}
 		token = next
 	}
-	if len(seen) != len(d.Feed) {
-		t.Errorf("%d posts in the feed, want %d", len(seen), len(d.Feed))
+	if len(seen) != len(d.Items) {
+		t.Errorf("%d posts in the feed, want %d", len(seen), len(d.Items))
 	}
 	for i := 1; i < len(seen); i++ {
 		if seen[i] >= seen[i-1] {
@@ -88,7 +90,7 @@ func TestAFeedOfTheLargestPostsPagesWithinThePayload(t *testing.T) {
 		d.Posts = append(d.Posts, store.Post{ID: store.NewULID(at), AuthorID: "u_writer", Title: title, Body: body,
 			CreatedAt: at.Format(time.RFC3339), UpdatedAt: at.Format(time.RFC3339), Status: store.StatusPublished})
 	}
-	sample.FollowWithFeed(&d, sample.Carol, "u_writer", time.Now().Add(store.FeedTTL).Unix())
+	feedtest.FollowWithFeed(&d, sample.Carol, "u_writer", time.Now().Add(feed.TTL).Unix())
 	e, _ := setup(t, d, routes.Core, bytesNotTime)
 	q := `query F($n: Int, $t: String) { feed(limit: $n, nextToken: $t) { items { ...P } nextToken } }
 	fragment P on Post { id title body commentCount likeCount likedByMe author { name } }`

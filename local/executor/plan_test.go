@@ -7,6 +7,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/feedtest"
 	"github.com/example/appsync-dynamo/local/sample"
 )
 
@@ -16,7 +17,7 @@ import (
 // resolved by an early return or by one invocation whose batch counts it.
 func TestAPlansTotalsAreItsCosts(t *testing.T) {
 	d := sample.Blog(3, 4, 3)
-	sample.FollowWithFeed(&d, sample.Carol, sample.Alice, 4102444800)
+	feedtest.FollowWithFeed(&d, sample.Carol, sample.Alice, 4102444800)
 	deployed, _, _ := setupStore(t, d, routes.Core, nil, nil)
 	direct, _, _ := setupStore(t, d, routes.Core, []executor.Option{executor.WithDirectResolvers()}, []resolver.Option{resolver.WithoutAnswers()})
 	for name, e := range map[string]*executor.Executor{"deployed": deployed, "direct": direct} {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/wired"
@@ -94,7 +95,7 @@ func (h *Handler) resolve(ctx context.Context, field string, a args, src source,
 		if caller == "" {
 			return nil, errs.E("naive", errs.Unauthorized, "the feed needs a signed-in user")
 		}
-		return h.s.Feed(ctx, caller, a.page())
+		return feed.NewTable(h.s).Feed(ctx, caller, a.page())
 	case "Query.user":
 		if a.Handle != nil {
 			return h.s.UserByHandle(ctx, *a.Handle)

@@ -7,7 +7,7 @@ import (
 )
 
 // devDays is how many days before make dev starts its busier blog begins:
-// within the feed's window (store.FeedTTL), so that every feed is full.
+// within the feed's window (feed.TTL), so that every feed is full.
 const devDays = 3
 
 // Dev is the data make dev serves, started at now: the seed's entities as

@@ -77,17 +77,9 @@ type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
-// FollowWithFeed makes reader follow author in d (the counts kept) and gives
-// reader's feed the entries the projector would write for author's posts,
-// expiring at expires (seconds since the epoch): the feed of a test, without
-// a stream.
-func FollowWithFeed(d *store.Dataset, reader, author string, expires int64) {
+// Follow makes reader follow author in d, the counts kept.
+func Follow(d *store.Dataset, reader, author string) {
 	d.Follows = append(d.Follows, store.Follow{FollowerID: reader, FollowedID: author, CreatedAt: "2024-05-01T00:00:00.000Z"})
 	count(d, reader, func(u *store.User) { u.FollowingCount++ })
 	count(d, author, func(u *store.User) { u.FollowerCount++ })
-	for _, p := range d.Posts {
-		if p.AuthorID == author && p.Published() {
-			d.Feed = append(d.Feed, store.FeedEntry{Reader: reader, Place: store.PublishedSK(p.ID), PostID: p.ID, AuthorID: author, Expires: expires})
-		}
-	}
 }

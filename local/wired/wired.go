@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -30,7 +31,22 @@ var Routes = slices.Concat[[]routes.Route](
 // Options wire the features into a resolver reading s.
 func Options(s *store.Store) []resolver.Option {
 	return []resolver.Option{
-		resolver.WithFeature(feed.Feature(s)),                          // feature: feed
+		resolver.WithFeature(feed.Feature(feed.NewTable(s))),           // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
 	}
 }
+
+// Projections are the features' projections of s's stream, which the
+// projector applies after its own tallies.
+func Projections(s *store.Store) []projector.Projection {
+	return []projector.Projection{
+		feed.NewProjection(s), // feature: feed
+	}
+}
+
+// ProjectorFilters are the projector's event source filters: the
+// features' projections' (as the stack orders them), then its own.
+var ProjectorFilters = slices.Concat(
+	feed.StreamFilters, // feature: feed
+	projector.StreamFilters,
+)

@@ -1,12 +1,13 @@
-// Command projector is the Lambda function of the table's stream: it keeps
-// the readers' feeds (package projector), with partial batch responses
-// (ReportBatchItemFailures), or runs the consumer a feature wired in below
-// names (PROJECTION=trending: the likes and comments of Query.trending,
-// counted on a tumbling window; package trending). Build it as `bootstrap`
-// for provided.al2023.
+// Command projector is the Lambda function of the table's stream: it copies
+// hot keys' shard counts and applies the projections wired in below (the
+// readers' feeds: package feed), with partial batch responses
+// (ReportBatchItemFailures; package projector), or runs the consumer a
+// feature wired in below names (PROJECTION=trending: the likes and comments
+// of Query.trending, counted on a tumbling window; package trending). Build
+// it as `bootstrap` for provided.al2023.
 //
-// Environment: TABLE_NAME (required); PROJECTION ("feed", the default, or a
-// wired feature's); AWS_REGION and the execution role's credentials
+// Environment: TABLE_NAME (required); PROJECTION ("feed", the default: the
+// projector, whatever its projections; or a wired feature's); AWS_REGION and the execution role's credentials
 // (package awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
 package main
 
@@ -24,6 +25,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
@@ -48,7 +50,9 @@ func main() {
 	})
 	// The projector signs no pagination token: any key will do.
 	s := store.New(client, table, cursor.New([]byte(rand.Text())))
-	projections := map[string]any{"feed": projector.New(s, log).Handle}
+	var applied []projector.Projection
+	applied = append(applied, feed.NewProjection(s)) // feature: feed
+	projections := map[string]any{"feed": projector.New(s, log, applied...).Handle}
 	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
 	handler, ok := projections[cmp.Or(os.Getenv("PROJECTION"), "feed")]
 	if !ok {

@@ -77,7 +77,7 @@ func main() {
 	}
 	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithWriteBudget(budget),
 		resolver.WithSelectionReading(reading),
-		resolver.WithFeature(feed.Feature(s)),                          // feature: feed
+		resolver.WithFeature(feed.Feature(feed.NewTable(s))),           // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
 	))
 }

@@ -1,4 +1,4 @@
-package projector_test
+package feed_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -46,7 +47,7 @@ func TestFaultsAndTheCostLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	p := projector.New(s, slog.New(slog.NewJSONHandler(&logs, nil)))
+	p := projector.New(s, slog.New(slog.NewJSONHandler(&logs, nil)), feed.NewProjection(s))
 	place := store.PublishedSK(post.ID)
 	resp, err := p.Handle(t.Context(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
 		postRecord("1", "INSERT", post.ID, place, false),
@@ -56,7 +57,7 @@ func TestFaultsAndTheCostLine(t *testing.T) {
 	if err != nil || len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != "2" {
 		t.Fatalf("response %+v, %v; want record 2 reported", resp, err)
 	}
-	if n := storetest.Count(t, client, s.Table(), "", "pk", store.FeedPK(sample.Carol), "sk", ""); n != 1 {
+	if n := storetest.Count(t, client, s.Table(), "", "pk", feed.PK(sample.Carol), "sk", ""); n != 1 {
 		t.Errorf("%d entries in carol's feed; want the first record's, the third not applied", n)
 	}
 	var line map[string]any
@@ -73,7 +74,7 @@ func TestFaultsAndTheCostLine(t *testing.T) {
 	if resp, err := p.Handle(t.Context(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{ttl}}); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("a TTL deletion: %+v, %v", resp, err)
 	}
-	if n := storetest.Count(t, client, s.Table(), "", "pk", store.FeedPK(sample.Carol), "sk", ""); n != 1 {
+	if n := storetest.Count(t, client, s.Table(), "", "pk", feed.PK(sample.Carol), "sk", ""); n != 1 {
 		t.Errorf("a TTL deletion changed carol's feed: %d entries", n)
 	}
 }

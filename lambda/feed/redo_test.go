@@ -1,4 +1,4 @@
-package projector_test
+package feed_test
 
 import (
 	"cmp"
@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -156,7 +157,7 @@ func feedState(t *testing.T, s *store.Store, client *dynamodb.Client, titles map
 	for _, r := range readers {
 		items, err := client.Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(s.Table()), ConsistentRead: aws.Bool(true),
 			KeyConditionExpression:    aws.String("pk = :pk"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: store.FeedPK(r)}}})
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: feed.PK(r)}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func feedState(t *testing.T, s *store.Store, client *dynamodb.Client, titles map
 			}
 		}
 		slices.Sort(held)
-		page, err := s.Feed(t.Context(), r, store.PageRequest{Limit: 100})
+		page, err := feed.NewTable(s).Feed(t.Context(), r, store.PageRequest{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +196,8 @@ func TestAProjectionRedoneAtAnyCutPointIsExact(t *testing.T) {
 		s, client := storetest.NewStreamStore(t, store.Dataset{Users: historyUsers})
 		k.API = client
 		newProjector := func() *projector.Projector { // a new process: nothing of the killed one's memory
-			return projector.New(store.New(k, s.Table(), cursor.New(storetest.TokenKey)), slog.New(slog.DiscardHandler), projector.WithPullThreshold(pullAt))
+			ps := store.New(k, s.Table(), cursor.New(storetest.TokenKey))
+			return projector.New(ps, slog.New(slog.DiscardHandler), feed.NewProjection(ps, feed.WithPullThreshold(pullAt)))
 		}
 		read := &streams.Checkpoints{}
 		project := func() {
@@ -312,7 +314,7 @@ func projectorRecords(t *testing.T, s *store.Store, client *dynamodb.Client, rea
 	}
 	var got []events.DynamoDBEventRecord
 	fn := lambda.NewHandler(func(ev events.DynamoDBEvent) error { got = append(got, ev.Records...); return nil })
-	p := streams.New(ddblocal.StreamsClient(storetest.Endpoint(t)), arn, fn, streams.Config{BatchSize: 1000, Filter: streams.Matches(projector.StreamFilters)}, read)
+	p := streams.New(ddblocal.StreamsClient(storetest.Endpoint(t)), arn, fn, streams.Config{BatchSize: 1000, Filter: streams.Matches(filters)}, read)
 	if _, err := p.Poll(t.Context()); err != nil {
 		t.Fatal(err)
 	}

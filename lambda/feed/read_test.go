@@ -1,4 +1,4 @@
-package store_test
+package feed_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -23,7 +24,7 @@ func TestAFeedWithHighFollowerAuthorsPagesToTheEnd(t *testing.T) {
 	d := store.Dataset{Users: []store.User{{ID: reader, Handle: "reader", Name: "R", CreatedAt: "2026-01-01T00:00:00.000Z"}}}
 	var want []string // post IDs, newest first at the end
 	counts := map[string][2]int{}
-	stars := map[string][]store.FeedEntry{} // the stars' posts, as the projector indexes their counters
+	stars := map[string][]feed.Entry{} // the stars' posts, as the projector indexes their counters
 	post := func(author string, at time.Time) string {
 		id, n := store.NewULID(at), len(d.Posts)
 		d.Posts = append(d.Posts, store.Post{ID: id, AuthorID: author, Title: "t", Body: "b", CreatedAt: at.Format(time.RFC3339), UpdatedAt: at.Format(time.RFC3339), Status: store.StatusPublished,
@@ -37,16 +38,16 @@ func TestAFeedWithHighFollowerAuthorsPagesToTheEnd(t *testing.T) {
 		d.Follows = append(d.Follows, store.Follow{FollowerID: reader, FollowedID: a})
 		at := now.Add(time.Duration(i) * 500 * time.Millisecond)
 		id := post(a, at)
-		d.Feed = append(d.Feed, store.FeedEntry{Reader: reader, Place: store.PublishedSK(id), PostID: id, AuthorID: a, Expires: at.Add(store.FeedTTL).Unix()})
+		d.Items = append(d.Items, feed.Entry{Reader: reader, Place: store.PublishedSK(id), PostID: id, AuthorID: a, Expires: at.Add(feed.TTL).Unix()}.Item())
 	}
 	for i := range 20 {
 		a := fmt.Sprintf("u_star%02d", i)
 		d.Follows = append(d.Follows, store.Follow{FollowerID: reader, FollowedID: a})
 		for p := range 5 {
 			id := post(a, now.Add(time.Duration(p*977+i*113)*time.Second))
-			stars[a] = append(stars[a], store.FeedEntry{Place: store.PublishedSK(id), PostID: id})
+			stars[a] = append(stars[a], feed.Entry{Place: store.PublishedSK(id), PostID: id})
 		}
-		d.Feed = append(d.Feed, store.FeedEntry{Reader: reader, Place: store.PullSK(a), AuthorID: a}) // the marker, as the projector writes it
+		d.Items = append(d.Items, feed.Entry{Reader: reader, Place: feed.PullSK(a), AuthorID: a}.Item()) // the marker, as the projector writes it
 	}
 	for i := range 99999 { // the first star's other followers
 		d.Follows = append(d.Follows, store.Follow{FollowerID: fmt.Sprintf("u_fan%05d", i), FollowedID: "u_star00"})
@@ -58,7 +59,7 @@ func TestAFeedWithHighFollowerAuthorsPagesToTheEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for a, posts := range stars {
-		if err := s.IndexCounters(ctx, a, posts); err != nil {
+		if err := feed.NewTable(s).IndexCounters(ctx, a, posts); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +70,7 @@ func TestAFeedWithHighFollowerAuthorsPagesToTheEnd(t *testing.T) {
 	req := store.PageRequest{Limit: 100, Attributes: []string{"id", "title", "commentCount", "likeCount"}}
 	for pages := 0; ; pages++ {
 		mctx, m := cost.WithMeter(ctx)
-		page, err := s.Feed(mctx, reader, req)
+		page, err := feed.NewTable(s).Feed(mctx, reader, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,16 +135,16 @@ func TestAMixedFeedPageCountsEachPostOnce(t *testing.T) {
 	}
 	must(s.LikePost(ctx, reader, pulled.ID, []string{"id"}))
 	// The projector's writes: the fanned-out entry, the star's marker.
-	if err := s.PutFeedEntries(ctx, []store.FeedEntry{{Reader: reader, Place: store.PublishedSK(fanned.ID), PostID: fanned.ID, AuthorID: fan, Expires: time.Now().Add(time.Hour).Unix()}}); err != nil {
+	if err := feed.NewTable(s).PutEntries(ctx, []feed.Entry{{Reader: reader, Place: store.PublishedSK(fanned.ID), PostID: fanned.ID, AuthorID: fan, Expires: time.Now().Add(time.Hour).Unix()}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutPullMarkers(ctx, star, []string{reader}); err != nil {
+	if err := feed.NewTable(s).PutPullMarkers(ctx, star, []string{reader}); err != nil {
 		t.Fatal(err)
 	}
 	read := func(wantTrips int) {
 		t.Helper()
 		mctx, m := cost.WithMeter(ctx)
-		page, err := s.Feed(mctx, reader, store.PageRequest{Limit: 10, Attributes: []string{"id", "commentCount", "likeCount"}})
+		page, err := feed.NewTable(s).Feed(mctx, reader, store.PageRequest{Limit: 10, Attributes: []string{"id", "commentCount", "likeCount"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +165,7 @@ func TestAMixedFeedPageCountsEachPostOnce(t *testing.T) {
 		}
 	}
 	read(3) // the star's counters not on GSI1 yet: a third round trip reads them
-	if err := s.IndexCounters(ctx, star, []store.FeedEntry{{Place: store.PublishedSK(pulled.ID), PostID: pulled.ID}}); err != nil {
+	if err := feed.NewTable(s).IndexCounters(ctx, star, []feed.Entry{{Place: store.PublishedSK(pulled.ID), PostID: pulled.ID}}); err != nil {
 		t.Fatal(err)
 	}
 	read(2)
