@@ -106,12 +106,12 @@ type postCounterItem struct {
 // newUserItem is the profile's item, without counts (they are its counter's).
 func newUserItem(u User) userItem {
 	u.PostCount, u.FollowerCount, u.FollowingCount = 0, 0, 0
-	return userItem{PK: UserPK(u.ID), SK: SKMetadata, GSI1PK: HandlePK(u.Handle), GSI1SK: UserPK(u.ID), User: u}
+	return userItem{PK: UserPK(u.ID), SK: SKMetadata, GSI1PK: handlePK(u.Handle), GSI1SK: UserPK(u.ID), User: u}
 }
 
 // newUserCounter is the counter item holding u's counts.
 func newUserCounter(u User) userCounterItem {
-	return userCounterItem{PK: UserPK(u.ID), SK: SKCount, GSI1PK: HandlePK(u.Handle), GSI1SK: SKCount,
+	return userCounterItem{PK: UserPK(u.ID), SK: SKCount, GSI1PK: handlePK(u.Handle), GSI1SK: SKCount,
 		PostCount: u.PostCount, FollowerCount: u.FollowerCount, FollowingCount: u.FollowingCount}
 }
 
@@ -150,17 +150,17 @@ func (p *Post) add(c Post) {
 }
 
 func newHandleItem(u User) handleItem {
-	return handleItem{PK: HandlePK(u.Handle), SK: SKHandle, UserID: u.ID}
+	return handleItem{PK: handlePK(u.Handle), SK: skHandle, UserID: u.ID}
 }
 
 // newPostItem is the item of a new post, without counts: a draft under
-// DraftSK, a published post under PublishedSK(its ID), its creation being
+// draftSK, a published post under PublishedSK(its ID), its creation being
 // its publication.
 func newPostItem(p Post) postItem {
 	p.CommentCount, p.LikeCount = 0, 0 // the counter's
 	sk := PublishedSK(p.ID)
 	if !p.Published() {
-		sk = DraftSK(p.ID)
+		sk = draftSK(p.ID)
 	}
 	return postItem{PK: PostPK(p.ID), SK: SKMetadata, GSI1PK: AuthorPK(p.AuthorID), GSI1SK: sk, Post: p}
 }
@@ -170,5 +170,5 @@ func newCommentItem(c Comment) commentItem {
 }
 
 func newFollowItem(f Follow) followItem {
-	return followItem{PK: UserPK(f.FollowerID), SK: FollowsSK(f.FollowedID), GSI2PK: FollowersPK(f.FollowedID), GSI2SK: FollowerSK(f.FollowerID), Follow: f}
+	return followItem{PK: UserPK(f.FollowerID), SK: FollowsSK(f.FollowedID), GSI2PK: FollowersPK(f.FollowedID), GSI2SK: followerSK(f.FollowerID), Follow: f}
 }

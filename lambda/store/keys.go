@@ -43,8 +43,8 @@ const (
 	// SKMetadata is the sort key of a user's or a post's own item. "#" sorts
 	// before letters, so it comes first in its partition.
 	SKMetadata = "#METADATA"
-	// SKHandle is the sort key of a handle's uniqueness guard item.
-	SKHandle = "#HANDLE"
+	// skHandle is the sort key of a handle's uniqueness guard item.
+	skHandle = "#HANDLE"
 	// SKCount is the sort key of a user's or a post's counter item, which
 	// holds its counts apart from its own item: a count changes without
 	// rewriting a 20,000-character body. It sorts before SKMetadata, so the
@@ -132,9 +132,9 @@ func writesSK(minute time.Time) string { return "~WRITES#" + minute.UTC().Format
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }
 
-// HandlePK is the partition of a handle's guard item, and the GSI1 partition
+// handlePK is the partition of a handle's guard item, and the GSI1 partition
 // key that finds a user by handle: "HANDLE#<handle>".
-func HandlePK(handle string) string { return prefixHandle + handle }
+func handlePK(handle string) string { return prefixHandle + handle }
 
 // FollowsSK is a follow's sort key in the follower's partition: "FOLLOWS#<followedId>".
 func FollowsSK(followedID string) string { return prefixFollows + followedID }
@@ -142,8 +142,8 @@ func FollowsSK(followedID string) string { return prefixFollows + followedID }
 // FollowersPK is the GSI2 partition of everyone following a user: "FOLLOWERS#<followedId>".
 func FollowersPK(followedID string) string { return prefixFollowers + followedID }
 
-// FollowerSK is a follow's GSI2 sort key: "FOLLOWER#<followerId>".
-func FollowerSK(followerID string) string { return prefixFollower + followerID }
+// followerSK is a follow's GSI2 sort key: "FOLLOWER#<followerId>".
+func followerSK(followerID string) string { return prefixFollower + followerID }
 
 // AuthorPK is the GSI1 partition holding an author's posts and comments: "USER#<id>".
 func AuthorPK(authorID string) string { return UserPK(authorID) }
@@ -153,9 +153,9 @@ func AuthorPK(authorID string) string { return UserPK(authorID) }
 // a post published when created, as every post written before drafts was).
 func PublishedSK(place string) string { return prefixPost + place }
 
-// DraftSK is a draft's GSI1 sort key under its author: "DRAFT#<id>". Drafts
+// draftSK is a draft's GSI1 sort key under its author: "DRAFT#<id>". Drafts
 // sort apart from published posts, so each list is one key range.
-func DraftSK(id string) string { return prefixDraft + id }
+func draftSK(id string) string { return prefixDraft + id }
 
 // LikeSK is a like's sort key in its post's partition: "LIKE#<likeId>", a
 // ULID of its time, so a post's likes sort newest last.
@@ -170,7 +170,6 @@ func LikedSK(postID string) string { return prefixLiked + postID }
 const (
 	CommentPrefix = prefixComment
 	PostPrefix    = prefixPost
-	DraftPrefix   = prefixDraft
 	FollowsPrefix = prefixFollows
 	LikePrefix    = prefixLike
 )

@@ -30,7 +30,7 @@ type PageRequest struct {
 	// items, encoded as the Lambda sends them, would take more bytes. A page
 	// always holds at least one item when one remains.
 	MaxBytes int
-	// Order is the order of the items, DefaultOrder for the connection's own.
+	// Order is the order of the items, defaultOrder for the connection's own.
 	Order Order
 	// After and Before, when not zero, are exclusive bounds on the items'
 	// creation time (a post's publication time): only the items strictly
@@ -43,7 +43,7 @@ type PageRequest struct {
 type Order int
 
 const (
-	DefaultOrder Order = iota // the connection's own
+	defaultOrder Order = iota // the connection's own
 	OldestFirst
 	NewestFirst
 )
@@ -64,7 +64,7 @@ func (o Order) String() string {
 // arguments stay valid.
 func (r PageRequest) args(extra string) string {
 	var parts []string
-	if r.Order != DefaultOrder {
+	if r.Order != defaultOrder {
 		parts = append(parts, "order="+r.Order.String())
 	}
 	if !r.After.IsZero() {

@@ -36,7 +36,7 @@ type partitionQuery struct {
 // becomes a key condition on sort keys that are ULIDs of the creation time.
 func (q partitionQuery) shaped(page PageRequest, extraArgs string) partitionQuery {
 	if (page.Order == NewestFirst) == q.newestFirst {
-		page.Order = DefaultOrder // the query's own order, however it was asked for
+		page.Order = defaultOrder // the query's own order, however it was asked for
 	}
 	switch page.Order {
 	case OldestFirst:
@@ -114,7 +114,7 @@ func (q partitionQuery) holds(key map[string]types.AttributeValue) bool {
 func postsByAuthor(authorID string, drafts bool) partitionQuery {
 	prefix := PostPrefix
 	if drafts {
-		prefix = DraftPrefix
+		prefix = prefixDraft
 	}
 	return partitionQuery{scope: cursor.Scope{Query: "User.posts", Parent: authorID, Index: GSI1},
 		pk: AuthorPK(authorID), skPrefix: prefix, newestFirst: true}

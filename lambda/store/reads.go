@@ -57,7 +57,7 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 		return User{}, errs.E(op, errs.Validation, "invalid handle: "+HandleRule)
 	}
 	in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI1), Limit: aws.Int32(2)}
-	if err := keyQuery(in, partition(AttrGSI1PK, HandlePK(handle)), nil); err != nil {
+	if err := keyQuery(in, partition(AttrGSI1PK, handlePK(handle)), nil); err != nil {
 		return User{}, err
 	}
 	out, err := s.api.Query(ctx, in)
