@@ -16,7 +16,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -109,10 +108,6 @@ var IndexActions = []string{"dynamodb:Query"}
 // stream keeps 24 hours) go to the on-failure queue unapplied, as do those
 // of a batch that failed past its retries.
 const MaxRecordAge = 6 * time.Hour
-
-// WritesPerMinute is each caller's mutations a minute past which the
-// function refuses them (routes.WritesPerMinute).
-const WritesPerMinute = routes.WritesPerMinute
 
 // New defines the stack.
 func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
@@ -228,7 +223,6 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 			"NEXT_TOKEN_SECRET_ARN": tokenKey.SecretArn(),
 			// The cost metrics of two stacks in one account do not mix.
 			"METRICS_NAMESPACE": stack.StackName(),
-			"WRITES_PER_MINUTE": jsii.String(strconv.Itoa(WritesPerMinute)),
 			"SELECTION_READING": jsii.String(props.SelectionReading.String()),
 			// Declared empty, for `sam local invoke` (make sam-invoke) to
 			// override: SAM passes only the variables the template declares.
@@ -237,6 +231,11 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 			"NEXT_TOKEN_KEY":            jsii.String(""),
 		},
 	})
+	for _, f := range props.Features {
+		for name, value := range f.Environment {
+			fn.AddEnvironment(jsii.String(name), jsii.String(value), nil)
+		}
+	}
 	tokenKey.GrantRead(fn, nil) // GetSecretValue and DescribeSecret on this one secret
 	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions:   jsii.Strings(Actions...),
@@ -335,13 +334,15 @@ type Consumer struct {
 
 // Feature is an optional feature's part of the stack: its part of the
 // schema (merged into schema/schema.graphql: schema.Merge), its routed
-// fields, its consumer of the table's stream (nil: none), and its
-// projection applied by the projector (nil: none).
+// fields, its consumer of the table's stream (nil: none), its projection
+// applied by the projector (nil: none), and the environment it sets on
+// the resolver's function.
 type Feature struct {
-	SDL       string
-	Routes    []routes.Route
-	Consumer  *Consumer
-	Projected *Projected
+	SDL         string
+	Routes      []routes.Route
+	Consumer    *Consumer
+	Projected   *Projected
+	Environment map[string]string
 }
 
 // Projected is what a feature's projection adds to the projector's event

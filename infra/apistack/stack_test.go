@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -293,8 +292,12 @@ func TestFunction(t *testing.T) {
 	if ns := env["METRICS_NAMESPACE"]; ns != "TestStack" {
 		t.Errorf("METRICS_NAMESPACE = %v, want the stack's name", ns)
 	}
-	if budget := env["WRITES_PER_MINUTE"]; budget != strconv.Itoa(apistack.WritesPerMinute) {
-		t.Errorf("WRITES_PER_MINUTE = %v, want %d", budget, apistack.WritesPerMinute)
+	for _, f := range apistack.Wired {
+		for name, value := range f.Environment {
+			if env[name] != value {
+				t.Errorf("%s = %v, want %s (a feature's)", name, env[name], value)
+			}
+		}
 	}
 	// By default the function reads a merged field's selection as AppSync's
 	// first occurrence's: right however AppSync writes it.

@@ -5,15 +5,13 @@ package resolver
 
 import (
 	"context"
-	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// routes maps every field of the core (routes.Core) to its resolver; every
-// mutation's is charged against its caller's write budget first (budgeted).
+// routes maps every field of the core (routes.Core) to its resolver.
 func (h *Handler) routes() map[string]Field {
-	fields := map[string]Field{
+	return map[string]Field{
 		"Query.user":  Each(h.user),
 		"Query.post":  Each(h.post),
 		"Query.posts": Each(h.posts),
@@ -50,12 +48,6 @@ func (h *Handler) routes() map[string]Field {
 		"Mutation.likePost":      mutation(h.likePost),
 		"Mutation.unlikePost":    mutation(h.unlikePost),
 	}
-	for key, resolve := range fields {
-		if strings.HasPrefix(key, "Mutation.") {
-			fields[key] = h.budgeted(resolve)
-		}
-	}
-	return fields
 }
 
 // reads is what the read fields need of the table to look items up: by key

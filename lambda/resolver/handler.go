@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -38,25 +39,21 @@ type Store interface {
 	pages
 	prefetches
 	writes
-	budgets
 }
 
 var _ Store = (*store.Store)(nil)
 
 // Handler is the Lambda handler. It implements lambda.Handler.
 type Handler struct {
-	store Store
-	// writeBudget is each caller's writes a minute (WithWriteBudget); 0 for
-	// none.
-	writeBudget int
-	log         *slog.Logger
-	fields      map[string]Field
-	features    []Feature     // WithFeature
-	table       *routes.Table // every routed field: the core's and the features'
-	resolving   map[string]*resolving
-	metrics     json.RawMessage // the EMF declaration of the cost line, encoded once
-	costs       io.Writer       // where the cost lines go (WithCostLog)
-	invoked     atomic.Bool     // false until the first invocation
+	store     Store
+	log       *slog.Logger
+	fields    map[string]Field
+	features  []Feature     // WithFeature
+	table     *routes.Table // every routed field: the core's and the features'
+	resolving map[string]*resolving
+	metrics   json.RawMessage // the EMF declaration of the cost line, encoded once
+	costs     io.Writer       // where the cost lines go (WithCostLog)
+	invoked   atomic.Bool     // false until the first invocation
 	// noPrefetch and noAnswers turn the pattern's two parts off, for the
 	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
 	noPrefetch, noAnswers bool
@@ -100,12 +97,6 @@ func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
 // occurrence's selection (make smoke tells; docs/deploying.md).
 func WithSelectionReading(r selection.Reading) Option { return func(h *Handler) { h.reading = r } }
 
-// WithWriteBudget refuses a caller's mutations past perMinute a minute
-// (Throttled, nothing written), counting each before it writes
-// (store.ChargeWrite: one more write unit and round trip a mutation).
-// perMinute 0 counts nothing.
-func WithWriteBudget(perMinute int) Option { return func(h *Handler) { h.writeBudget = perMinute } }
-
 // New returns a Handler reading from s and logging to log, serving the
 // core's fields (routes.Core) and those of the features wired in
 // (WithFeature). It panics if a routed field has no resolver, a resolver no
@@ -122,6 +113,13 @@ func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 		featureRoutes = append(featureRoutes, f.Routes)
 		for key, field := range f.Fields {
 			h.fields[key] = field
+		}
+	}
+	for _, f := range h.features {
+		for key, field := range h.fields {
+			if f.Mutations != nil && strings.HasPrefix(key, "Mutation.") {
+				h.fields[key] = f.Mutations(field)
+			}
 		}
 	}
 	h.table = routes.NewTable(featureRoutes...)
@@ -298,10 +296,14 @@ func handlerOf(ctx context.Context) *Handler {
 }
 
 // Feature is an optional feature's part of the API (lambda/trending's, for
-// one): its routed fields and their resolvers, keyed "Type.field".
+// one): its routed fields and their resolvers, keyed "Type.field"; and
+// what it wraps every mutation's resolver in (the core's and every
+// feature's, in the order the features are wired; nil: nothing), as
+// lambda/budget charges each caller's writes first.
 type Feature struct {
-	Routes []routes.Route
-	Fields map[string]Field
+	Routes    []routes.Route
+	Fields    map[string]Field
+	Mutations func(Field) Field
 }
 
 // WithFeature serves the feature's fields beside the core's (a field

@@ -33,40 +33,6 @@ type writes interface {
 	UnlikePost(ctx context.Context, userID, postID string, attrs []string) (store.Post, error)
 }
 
-// budgets counts callers' writes (WithWriteBudget).
-type budgets interface {
-	ChargeWrite(ctx context.Context, callerID string, perMinute int) error
-}
-
-// budgeted is resolve with each event's caller charged one write of its
-// budget first: an event past it fails Throttled and is not resolved. An
-// event without a user goes on (its mutation refuses it, Unauthorized).
-func (h *Handler) budgeted(resolve Field) Field {
-	if h.writeBudget <= 0 {
-		return resolve
-	}
-	return func(ctx context.Context, evs []*appsync.Event) []Result {
-		out := make([]Result, len(evs))
-		var pass []*appsync.Event
-		var at []int
-		for i, ev := range evs {
-			if id := ev.Identity.UserID(); id != "" {
-				if err := h.store.ChargeWrite(ctx, id, h.writeBudget); err != nil {
-					out[i] = Result{Err: err}
-					continue
-				}
-			}
-			pass, at = append(pass, ev), append(at, i)
-		}
-		if len(pass) > 0 {
-			for k, r := range resolve(ctx, pass) {
-				out[at[k]] = r
-			}
-		}
-		return out
-	}
-}
-
 // caller returns the signed-in user's ID, or an Unauthorized error for API-key
 // and IAM callers without a user.
 func caller(ev *appsync.Event) (string, error) {

@@ -45,13 +45,6 @@ const (
 // AppSync can report.
 const FunctionTimeout = 10 * time.Second
 
-// WritesPerMinute is each caller's mutations a minute past which the
-// function refuses them (Throttled, nothing written), as the stack sets it
-// (WRITES_PER_MINUTE) and make dev applies it: a person writes far fewer,
-// and one request of 5,000 aliased mutations is cut to this many writes
-// (docs/limits.md).
-const WritesPerMinute = 120
-
 // Route is a field resolved by the Lambda.
 type Route struct {
 	Type  string // parent type name, such as "Post"

@@ -2,7 +2,6 @@ package store
 
 import (
 	"strings"
-	"time"
 )
 
 // This file is the one place that knows the table's key formats
@@ -122,12 +121,6 @@ func ShardParent(pk string) (string, bool) {
 	}
 	return "", false
 }
-
-// writesSK is the sort key, in a caller's partition (UserPK), of its count
-// of writes in the minute that starts at minute (ChargeWrite):
-// "~WRITES#<YYYYMMDDHHMM>". "~" sorts after every other item of the
-// partition, outside every range read there.
-func writesSK(minute time.Time) string { return "~WRITES#" + minute.UTC().Format("200601021504") }
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/example/appsync-dynamo/lambda/budget"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -119,9 +120,9 @@ func (w *writes) run() {
 	w.measure("follow", hotUser, func(ctx context.Context) error { _, err := w.s.Follow(ctx, reader.ID, largest); return err })
 	w.measure("unfollow", hotUser, func(ctx context.Context) error { _, err := w.s.Unfollow(ctx, reader.ID, largest); return err })
 	// What the deployed function adds to every mutation: its caller's count
-	// of writes (store.ChargeWrite, routes.WritesPerMinute).
+	// of writes (budget.Charge, budget.WritesPerMinute).
 	w.measure("(any mutation's write budget)", "the caller's count of writes this minute", func(ctx context.Context) error {
-		return w.s.ChargeWrite(ctx, reader.ID, 120)
+		return budget.New(w.s, budget.WritesPerMinute).Charge(ctx, reader.ID)
 	})
 
 	author := profiles[0].user.ID

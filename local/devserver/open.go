@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
@@ -43,8 +44,8 @@ type Config struct {
 	// resolver.WithSelectionReading); the zero value is make dev's:
 	// selection.EveryOccurrence.
 	Reading *selection.Reading
-	// WritesPerMinute is each caller's write budget (resolver.WithWriteBudget):
-	// 0 is the stack's, routes.WritesPerMinute; a negative number, none.
+	// WritesPerMinute is each caller's write budget (package budget): 0 is
+	// the stack's, budget.WritesPerMinute; a negative number, none.
 	WritesPerMinute int
 	// TrendingWindow is the tumbling window of the trending aggregator's
 	// poller: 0 is the stack's, trending.StreamWindow (a minute), which make dev
@@ -86,8 +87,9 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	if cfg.Reading != nil {
 		reading = *cfg.Reading
 	}
-	budget := cmp.Or(cfg.WritesPerMinute, routes.WritesPerMinute)
-	h := resolver.New(s, log, append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading), resolver.WithWriteBudget(max(budget, 0)))...)
+	opts := append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading))
+	opts = append(opts, resolver.WithFeature(budget.New(s, budget.Setting(cfg.WritesPerMinute)).Feature())) // feature: budget
+	h := resolver.New(s, log, opts...)
 	if err := project(ctx, cfg, s, log); err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/budget"
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -390,7 +390,7 @@ func TestEveryCallerOfMakeDevHasAFeed(t *testing.T) {
 	}
 }
 
-// make dev applies the stack's write budget (routes.WritesPerMinute): a
+// make dev applies the stack's write budget (budget.WritesPerMinute): a
 // caller's mutations past it in a minute are refused Throttled with nothing
 // written, and each mutation pays for the budget's count as deployed. The
 // budget counts calendar minutes, so twice the budget and one more are sent:
@@ -404,7 +404,7 @@ func TestMakeDevAppliesTheWriteBudget(t *testing.T) {
 	}
 	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()
-	budget, sent := routes.WritesPerMinute, 2*routes.WritesPerMinute+1
+	perMinute, sent := budget.WritesPerMinute, 2*budget.WritesPerMinute+1
 	var q strings.Builder
 	q.WriteString("mutation {")
 	for i := range sent {
@@ -426,8 +426,8 @@ func TestMakeDevAppliesTheWriteBudget(t *testing.T) {
 	switch {
 	case throttled != len(r.Errors):
 		t.Fatalf("errors other than Throttled: %+v", r.Errors)
-	case minutes == 1 && accepted != budget, accepted > minutes*budget, throttled != 1:
-		t.Fatalf("%d mutations by one caller over %d calendar minutes: %d accepted, %d refused; the budget is %d a minute", sent, minutes, accepted, throttled, budget)
+	case minutes == 1 && accepted != perMinute, accepted > minutes*perMinute, throttled != 1:
+		t.Fatalf("%d mutations by one caller over %d calendar minutes: %d accepted, %d refused; the budget is %d a minute", sent, minutes, accepted, throttled, perMinute)
 	}
 	one := post(t, srv.URL+"/graphql", devserver.Token("bob"), `mutation { updateUser(input: {bio: "b"}) { bio } }`)
 	if len(one.Errors) > 0 || one.Extensions.Cost.DynamoDB["UpdateItem"]+one.Extensions.Cost.DynamoDB["TransactWriteItems"] < 2 {

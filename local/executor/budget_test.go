@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/budget"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -32,8 +33,10 @@ func aliased(n int, post string) string {
 // refusal, against 200 comments' without it (the figures are logged).
 func TestACallersWriteBudget(t *testing.T) {
 	d := sample.Data()
-	const budget = 50
-	budgeted, _, s := setupStore(t, d, routes.Core, nil, []resolver.Option{resolver.WithWriteBudget(budget)})
+	const perMinute = 50
+	budgeted, _, s := setupStore(t, d, routes.Core, nil, nil, func(s *store.Store) resolver.Option {
+		return resolver.WithFeature(budget.New(s, perMinute).Feature())
+	})
 	unbudgeted, _, _ := setupStore(t, d, routes.Core, nil, nil)
 	count := func(s *store.Store) int {
 		return storetest.Count(t, storetest.Client(t), s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
@@ -47,15 +50,15 @@ func TestACallersWriteBudget(t *testing.T) {
 	minutes := int(time.Now().UTC().Truncate(time.Minute).Sub(start)/time.Minute) + 1
 	written, refused := count(s)-before, 0
 	for _, e := range resp.Errors {
-		if e.ErrorType == "Throttled" && strings.Contains(e.Message, fmt.Sprintf("more than %d writes a minute", budget)) {
+		if e.ErrorType == "Throttled" && strings.Contains(e.Message, fmt.Sprintf("more than %d writes a minute", perMinute)) {
 			refused++
 		}
 	}
 	// The budget counts calendar minutes: a request that spans two may
 	// write up to the budget in each.
 	ran := resp.Extensions["cost"].(executor.Cost).LambdaInvocations
-	if refused != 1 || ran != written+1 || written < budget || written > minutes*budget || minutes == 1 && written != budget {
-		t.Errorf("%d comments written, %d refused, %d invocations over %d calendar minutes; want %d a minute, then one refused and nothing after it", written, refused, ran, minutes, budget)
+	if refused != 1 || ran != written+1 || written < perMinute || written > minutes*perMinute || minutes == 1 && written != perMinute {
+		t.Errorf("%d comments written, %d refused, %d invocations over %d calendar minutes; want %d a minute, then one refused and nothing after it", written, refused, ran, minutes, perMinute)
 	}
 	if _, other := run(t, budgeted, executor.Request{Identity: signedIn(sample.Bob), Query: aliased(1, sample.HelloPost)}); len(other.Errors) > 0 {
 		t.Errorf("another caller's comment: %v", other.Errors)
@@ -66,5 +69,5 @@ func TestACallersWriteBudget(t *testing.T) {
 		t.Errorf("with the budget %v write units, without %v (errors %v)", with.WriteCapacityUnits, without.WriteCapacityUnits, plain.Errors)
 	}
 	t.Logf("200 aliased createComment, budget %d: %d invocations, %v write units (DynamoDB Local's), %v requests; without a budget: %d invocations, %v write units, %v requests",
-		budget, with.LambdaInvocations, with.WriteCapacityUnits, with.DynamoDB, without.LambdaInvocations, without.WriteCapacityUnits, without.DynamoDB)
+		perMinute, with.LambdaInvocations, with.WriteCapacityUnits, with.DynamoDB, without.LambdaInvocations, without.WriteCapacityUnits, without.DynamoDB)
 }

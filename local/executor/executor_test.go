@@ -111,9 +111,12 @@ func (e *endingWriter) Write(p []byte) (int, error) {
 }
 
 // setupStore is setupWith, returning the store too.
-func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder, *store.Store) {
+func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option, onStore ...func(*store.Store) resolver.Option) (*executor.Executor, *recorder, *store.Store) {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data)
+	for _, o := range onStore {
+		hopts = append(hopts, o(s))
+	}
 	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		t.Fatal(err)

@@ -12,8 +12,8 @@
 // development key is used, with a warning, when both are unset;
 // METRICS_NAMESPACE, the CloudWatch namespace of the cost metrics (the stack
 // sets its name); WRITES_PER_MINUTE, each caller's mutations a minute past
-// which they are refused (resolver.WithWriteBudget; unset or 0: no budget;
-// the stack sets routes.WritesPerMinute); SELECTION_READING, how AppSync
+// which they are refused (package budget, wired in below; unset or 0: no
+// budget; the stack sets budget.WritesPerMinute); SELECTION_READING, how AppSync
 // writes a merged field's selection (resolver.WithSelectionReading:
 // first-occurrence, the default, or every-occurrence).
 //
@@ -26,12 +26,12 @@ import (
 	"cmp"
 	"log/slog"
 	"os"
-	"strconv"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
+	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
 	"github.com/example/appsync-dynamo/lambda/resolver"
@@ -65,19 +65,22 @@ func main() {
 	})
 	s := store.New(client, table, tokens)
 	namespace := cmp.Or(os.Getenv("METRICS_NAMESPACE"), resolver.DefaultMetricsNamespace)
-	budget := 0
-	if v := os.Getenv("WRITES_PER_MINUTE"); v != "" {
-		if budget, err = strconv.Atoi(v); err != nil || budget < 0 {
-			refuse("WRITES_PER_MINUTE is not a count of writes: " + v)
-		}
-	}
 	reading, err := selection.ParseReading(os.Getenv("SELECTION_READING"))
 	if err != nil {
 		refuse(err.Error())
 	}
-	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithWriteBudget(budget),
-		resolver.WithSelectionReading(reading),
-		resolver.WithFeature(feed.Feature(feed.NewTable(s))),           // feature: feed
-		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
+	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithSelectionReading(reading),
+		resolver.WithFeature(must(budget.FromEnvironment(s, os.Getenv)).Feature()), // feature: budget
+		resolver.WithFeature(feed.Feature(feed.NewTable(s))),                       // feature: feed
+		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))),             // feature: trending
 	))
+}
+
+// must returns v, or refuses to start with err (as main's refuse does).
+func must[T any](v T, err error) T {
+	if err != nil {
+		slog.New(slog.NewJSONHandler(os.Stdout, nil)).Error("refusing to start: " + err.Error())
+		os.Exit(1)
+	}
+	return v
 }
