@@ -107,8 +107,10 @@ func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []s
 	return s.postAfterWrite(ctx, op, userID, postID, attrs)
 }
 
-// onCounterItem are the post's attributes its counter item holds as well.
-var onCounterItem = []string{"id", "authorId", "status", "commentCount", "likeCount"}
+// onCounterItem are the post's attributes its counter item holds as well:
+// its ID (in the item's key), and those of postCounterItem's attributes
+// that are the post's.
+var onCounterItem = append([]string{"id"}, slices.DeleteFunc(tagNames[postCounterItem]("dynamodbav"), func(a string) bool { return !isPostAttribute(a) })...)
 
 // postAfterWrite reads the post a write on its counter answers with,
 // strongly consistent: only its counter item (one GetItem under 1 KB,
@@ -149,14 +151,10 @@ func (s *Store) postAfterWrite(ctx context.Context, op, caller, id string, attrs
 }
 
 // isPostAttribute reports whether name is an attribute of a post's item
-// (the schema's fields that are not resolved).
-func isPostAttribute(name string) bool {
-	switch name {
-	case "id", "authorId", "title", "body", "createdAt", "updatedAt", "commentCount", "likeCount", "status":
-		return true
-	}
-	return false
-}
+// that is one of the schema's fields (schemaAttributes).
+func isPostAttribute(name string) bool { return slices.Contains(postAttributes, name) }
+
+var postAttributes = schemaAttributes[Post]()
 
 // LikedBy reports which of the posts userID likes: one BatchGetItem of the
 // guards' keys per 100 posts, strongly consistent (one read unit each), so

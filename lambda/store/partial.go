@@ -1,7 +1,9 @@
 package store
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/payload"
 )
@@ -9,6 +11,28 @@ import (
 // Entities read in part (a projection): what was read, and their JSON
 // written with what was read alone, so that an attribute not read is never
 // answered as its zero value.
+
+// schemaAttributes are the names of T's fields that the Lambda answers:
+// those encoded in JSON (a tag other than "-"), the schema's fields and
+// what a child's resolver reads of its source, each named as its item
+// attribute (its dynamodbav tag), since a projection of the selection
+// reads the attributes named as the selected fields
+// (TestEachFieldIsItsAttribute).
+func schemaAttributes[T any]() []string { return tagNames[T]("json") }
+
+// tagNames are the names T's fields take in tag (those without one, or
+// named "-", left out).
+func tagNames[T any](tag string) []string {
+	var names []string
+	t := reflect.TypeFor[T]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get(tag), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
 
 // attributes are the attributes read of an item by a projection; nil when
 // every attribute was read.
