@@ -122,7 +122,7 @@ func checkGolden(t *testing.T, file, path string, got, same []byte) {
 		t.Fatalf("no golden file (run with -update to create it): %v", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("replay of %s differs from %s (- golden, + got):\n%s", file, path, lineDiff(string(want), string(got)))
+		t.Errorf("replay of %s differs from %s (- golden, + got; after a deliberate change, go test ./lambda/resolver -run TestReplayEvents -update rewrites it):\n%s", file, path, lineDiff(string(want), string(got)))
 	}
 }
 
