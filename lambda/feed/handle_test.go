@@ -42,7 +42,7 @@ func TestFaultsAndTheCostLine(t *testing.T) {
 	if _, err := s.Follow(t.Context(), sample.Carol, sample.Alice); err != nil {
 		t.Fatal(err)
 	}
-	post, err := s.CreatePost(t.Context(), sample.Alice, "now", "b", false)
+	post, err := s.CreatePost(t.Context(), sample.Alice, store.NewPost{Title: "now", Body: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}

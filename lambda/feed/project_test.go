@@ -3,8 +3,6 @@ package feed_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -13,18 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
-	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 	"github.com/example/appsync-dynamo/local/streams"
@@ -35,32 +30,11 @@ import (
 var filters = slices.Concat(feed.StreamFilters, projector.StreamFilters)
 
 // feedTest is a table with its stream, and the projector with the feed's
-// projection applying what drain reads of it.
-type feedTest struct {
-	t      *testing.T
-	s      *store.Store
-	poller *streams.Poller
-	api    streams.API
-	arn    string
-	fn     streams.Function
-	calls  *storetest.Recorder // what the projector asked of DynamoDB
-	done   *streams.Checkpoints
-}
+// projection applying what Drain reads of it.
+type feedTest struct{ *storetest.Projected }
 
 func newFeedTest(t *testing.T, opts ...feed.Option) *feedTest {
-	s, client := storetest.NewStreamStore(t, store.Dataset{Users: append(sample.Data().Users,
-		store.User{ID: "u_dave", Handle: "dave", Name: "Dave", CreatedAt: "2024-05-01T00:00:00.000Z"})})
-	arn, err := ddblocal.StreamARN(t.Context(), client, s.Table())
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := storetest.NewRecorder(client)
-	ps := store.New(calls, s.Table(), cursor.New(storetest.TokenKey))
-	fn := lambda.NewHandler(projector.New(ps, slog.New(slog.NewJSONHandler(io.Discard, nil)), feed.NewProjection(ps, opts...)).Handle)
-	api := ddblocal.StreamsClient(storetest.Endpoint(t))
-	done := &streams.Checkpoints{}
-	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(filters)}, done)
-	return &feedTest{t: t, s: s, poller: p, api: api, arn: arn, fn: fn, calls: calls, done: done}
+	return &feedTest{storetest.NewProjected(t, filters, func(ps *store.Store) projector.Projection { return feed.NewProjection(ps, opts...) })}
 }
 
 // The projector with the feed's projection asks DynamoDB for exactly what
@@ -71,19 +45,19 @@ func newFeedTest(t *testing.T, opts ...feed.Option) *feedTest {
 func TestTheProjectorDoesWhatItsRoleGrants(t *testing.T) {
 	f := newFeedTest(t, feed.WithPullThreshold(2))
 	ctx := t.Context()
-	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
-	gone, err := f.s.CreatePost(ctx, sample.Alice, "gone", "g", false)
-	f.must(gone, err)
-	draft, err := f.s.CreatePost(ctx, sample.Alice, "draft", "d", true)
-	f.must(draft, err)
-	f.must(f.s.PublishPost(ctx, sample.Alice, draft.ID))
-	f.must(f.s.DeletePost(ctx, sample.Alice, gone.ID))
-	f.must(f.s.Unfollow(ctx, sample.Carol, sample.Alice))
-	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
-	f.must(f.s.Follow(ctx, sample.Bob, sample.Alice)) // past the threshold
-	f.drain()
-	f.must(f.s.CreatePost(ctx, sample.Alice, "after", "a", false))
-	f.drain()
+	f.Must(f.S.Follow(ctx, sample.Carol, sample.Alice))
+	gone, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "gone", Body: "g"})
+	f.Must(gone, err)
+	draft, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "draft", Body: "d", Draft: true})
+	f.Must(draft, err)
+	f.Must(f.S.PublishPost(ctx, sample.Alice, draft.ID))
+	f.Must(f.S.DeletePost(ctx, sample.Alice, gone.ID))
+	f.Must(f.S.Unfollow(ctx, sample.Carol, sample.Alice))
+	f.Must(f.S.Follow(ctx, sample.Carol, sample.Alice))
+	f.Must(f.S.Follow(ctx, sample.Bob, sample.Alice)) // past the threshold
+	f.Drain()
+	f.Must(f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "after", Body: "a"}))
+	f.Drain()
 	f.want(sample.Carol, "after", "draft")
 
 	var want []string
@@ -96,28 +70,20 @@ func TestTheProjectorDoesWhatItsRoleGrants(t *testing.T) {
 		want = append(want, "index "+a)
 	}
 	slices.Sort(want)
-	if got := f.calls.Actions(); !slices.Equal(got, want) {
+	if got := f.Calls.Actions(); !slices.Equal(got, want) {
 		t.Errorf("the projector asked for %q; its role grants %q", got, want)
-	}
-}
-
-// drain applies everything written so far.
-func (f *feedTest) drain() {
-	f.t.Helper()
-	if _, err := f.poller.Poll(f.t.Context()); err != nil {
-		f.t.Fatal(err)
 	}
 }
 
 // feed returns the titles of the reader's whole feed, page after page.
 func (f *feedTest) feed(reader string) []string {
-	f.t.Helper()
+	f.T.Helper()
 	var titles []string
 	req := store.PageRequest{Limit: 2}
 	for {
-		page, err := feed.NewTable(f.s).Feed(f.t.Context(), reader, req)
+		page, err := feed.NewTable(f.S).Feed(f.T.Context(), reader, req)
 		if err != nil {
-			f.t.Fatal(err)
+			f.T.Fatal(err)
 		}
 		for _, p := range page.Items {
 			titles = append(titles, p.Title)
@@ -129,17 +95,10 @@ func (f *feedTest) feed(reader string) []string {
 	}
 }
 
-func (f *feedTest) must(_ any, err error) {
-	f.t.Helper()
-	if err != nil {
-		f.t.Fatal(err)
-	}
-}
-
 func (f *feedTest) want(reader string, titles ...string) {
-	f.t.Helper()
+	f.T.Helper()
 	if got := f.feed(reader); !slices.Equal(got, titles) {
-		f.t.Errorf("%s's feed: %q, want %q", reader, got, titles)
+		f.T.Errorf("%s's feed: %q, want %q", reader, got, titles)
 	}
 }
 
@@ -150,39 +109,39 @@ func (f *feedTest) want(reader string, titles ...string) {
 func TestTheFeedFollowsTheTable(t *testing.T) {
 	f := newFeedTest(t)
 	ctx := t.Context()
-	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
-	f.must(f.s.Follow(ctx, sample.Carol, sample.Bob))
-	f.drain()
-	f.must(f.s.CreatePost(ctx, sample.Alice, "alice 1", "a", false))
-	draft, err := f.s.CreatePost(ctx, sample.Bob, "bob's draft", "b", true)
+	f.Must(f.S.Follow(ctx, sample.Carol, sample.Alice))
+	f.Must(f.S.Follow(ctx, sample.Carol, sample.Bob))
+	f.Drain()
+	f.Must(f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "alice 1", Body: "a"}))
+	draft, err := f.S.CreatePost(ctx, sample.Bob, store.NewPost{Title: "bob's draft", Body: "b", Draft: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.must(f.s.CreatePost(ctx, sample.Alice, "alice 2", "a", false))
-	f.drain()
+	f.Must(f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "alice 2", Body: "a"}))
+	f.Drain()
 	f.want(sample.Carol, "alice 2", "alice 1")
-	f.must(f.s.PublishPost(ctx, sample.Bob, draft.ID))
-	f.drain()
+	f.Must(f.S.PublishPost(ctx, sample.Bob, draft.ID))
+	f.Drain()
 	f.want(sample.Carol, "bob's draft", "alice 2", "alice 1")
 	f.want(sample.Alice) // she follows nobody
-	f.must(f.s.DeletePost(ctx, sample.Bob, draft.ID))
+	f.Must(f.S.DeletePost(ctx, sample.Bob, draft.ID))
 	f.want(sample.Carol, "alice 2", "alice 1") // at once
-	f.must(f.s.Unfollow(ctx, sample.Carol, sample.Alice))
+	f.Must(f.S.Unfollow(ctx, sample.Carol, sample.Alice))
 	f.want(sample.Carol) // at once
-	f.drain()
+	f.Drain()
 	f.want(sample.Carol)
 	if n := entries(t, f, sample.Carol); n != 0 {
 		t.Errorf("%d entries left in carol's feed", n)
 	}
-	f.must(f.s.Follow(ctx, "u_dave", sample.Alice))
-	f.drain()
+	f.Must(f.S.Follow(ctx, "u_dave", sample.Alice))
+	f.Drain()
 	f.want("u_dave", "alice 2", "alice 1")
 
 	// The whole stream applied again (a redelivery, a new poller without
 	// checkpoints) brings nothing back and writes nothing new.
 	before := map[string]int{sample.Carol: entries(t, f, sample.Carol), "u_dave": entries(t, f, "u_dave"), sample.Alice: entries(t, f, sample.Alice)}
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(filters)}, &streams.Checkpoints{})
-	f.drain()
+	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(filters)}, &streams.Checkpoints{})
+	f.Drain()
 	for reader, n := range before {
 		if got := entries(t, f, reader); got != n {
 			t.Errorf("%s: %d entries after the stream was applied again, %d before", reader, got, n)
@@ -217,22 +176,22 @@ func (b *between) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 func TestAnEntryOfAPostDeletedWhileUnfollowedGoes(t *testing.T) {
 	f := newFeedTest(t)
 	ctx := t.Context()
-	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
-	gone, err := f.s.CreatePost(ctx, sample.Alice, "gone", "g", false)
-	f.must(gone, err)
-	f.must(f.s.CreatePost(ctx, sample.Alice, "kept", "k", false))
-	f.drain()
-	f.must(f.s.DeletePost(ctx, sample.Alice, gone.ID))
-	f.must(f.s.Unfollow(ctx, sample.Carol, sample.Alice))
+	f.Must(f.S.Follow(ctx, sample.Carol, sample.Alice))
+	gone, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "gone", Body: "g"})
+	f.Must(gone, err)
+	f.Must(f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "kept", Body: "k"}))
+	f.Drain()
+	f.Must(f.S.DeletePost(ctx, sample.Alice, gone.ID))
+	f.Must(f.S.Unfollow(ctx, sample.Carol, sample.Alice))
 	// One record an invocation: once the deletion is applied (to nobody:
 	// carol follows no more), carol follows again, before her unfollow is read.
-	fn := &between{Function: f.fn, mark: gone.ID, then: func() { f.must(f.s.Follow(ctx, sample.Carol, sample.Alice)) }}
-	f.poller = streams.New(f.api, f.arn, fn, streams.Config{BatchSize: 1, Filter: streams.Matches(filters)}, f.done)
-	f.drain()
+	fn := &between{Function: f.Fn, mark: gone.ID, then: func() { f.Must(f.S.Follow(ctx, sample.Carol, sample.Alice)) }}
+	f.Poller = streams.New(f.API, f.ARN, fn, streams.Config{BatchSize: 1, Filter: streams.Matches(filters)}, f.Done)
+	f.Drain()
 	if fn.then != nil {
 		t.Fatal("the deletion's record was never delivered")
 	}
-	f.drain()
+	f.Drain()
 	if got := feedEntries(t, f, sample.Carol); len(got) != 1 {
 		t.Errorf("carol's feed holds %d entries, want 1 (the kept post's)", len(got))
 	}
@@ -240,7 +199,7 @@ func TestAnEntryOfAPostDeletedWhileUnfollowedGoes(t *testing.T) {
 }
 
 func entries(t *testing.T, f *feedTest, reader string) int {
-	return storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", feed.PK(reader), "sk", "")
+	return storetest.Count(t, storetest.Client(t), f.S.Table(), "", "pk", feed.PK(reader), "sk", "")
 }
 
 // Comments, likes and counts never invoke the projector: for a mixed
@@ -248,25 +207,25 @@ func entries(t *testing.T, f *feedTest, reader string) int {
 func TestOnlyPostsAndFollowsReachTheProjector(t *testing.T) {
 	f := newFeedTest(t)
 	ctx := t.Context()
-	f.drain()
-	start := f.poller.Delivered
-	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))             // 1 follow (and 2 counters)
-	post, err := f.s.CreatePost(ctx, sample.Alice, "p", "b", false) // 1 post (its counter, the author's)
+	f.Drain()
+	start := f.Poller.Delivered
+	f.Must(f.S.Follow(ctx, sample.Carol, sample.Alice))                                  // 1 follow (and 2 counters)
+	post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "p", Body: "b"}) // 1 post (its counter, the author's)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 10 {
-		f.must(f.s.CreateComment(ctx, sample.Bob, post.ID, "c")) // 10 comments (and 10 counter updates)
+		f.Must(f.S.CreateComment(ctx, sample.Bob, post.ID, "c")) // 10 comments (and 10 counter updates)
 	}
-	f.must(f.s.LikePost(ctx, sample.Bob, post.ID, nil)) // a like, its guard, the counter
-	read, err := f.poller.Poll(ctx)
+	f.Must(f.S.LikePost(ctx, sample.Bob, post.ID, nil)) // a like, its guard, the counter
+	read, err := f.Poller.Poll(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := f.poller.Delivered - start; got != 2 {
+	if got := f.Poller.Delivered - start; got != 2 {
 		t.Errorf("%d records delivered of %d written; want 2 (the follow, the post)", got, read)
 	}
-	t.Logf("%d records in the stream, %d delivered", read, f.poller.Delivered-start)
+	t.Logf("%d records in the stream, %d delivered", read, f.Poller.Delivered-start)
 }
 
 // After a concurrent mixed workload (posts, drafts published, deletes,
@@ -281,7 +240,7 @@ func TestFeedsConvergeToTheTable(t *testing.T) {
 	users := []string{sample.Alice, sample.Bob, sample.Carol, "u_dave"}
 	running, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
-	go func() { f.poller.Run(running, 5*time.Millisecond); close(done) }()
+	go func() { f.Poller.Run(running, 5*time.Millisecond); close(done) }()
 	var wg sync.WaitGroup
 	for w := range 8 {
 		r := rand.New(rand.NewPCG(uint64(w), 9))
@@ -293,17 +252,17 @@ func TestFeedsConvergeToTheTable(t *testing.T) {
 				var err error
 				switch op := r.IntN(10); {
 				case op < 3 && other != me:
-					_, err = f.s.Follow(ctx, me, other)
+					_, err = f.S.Follow(ctx, me, other)
 				case op < 5 && other != me:
-					_, err = f.s.Unfollow(ctx, me, other)
+					_, err = f.S.Unfollow(ctx, me, other)
 				case op < 7:
 					var p store.Post
-					p, err = f.s.CreatePost(ctx, me, fmt.Sprint(me, " ", r.Uint32()), "b", op == 6)
+					p, err = f.S.CreatePost(ctx, me, store.NewPost{Title: fmt.Sprint(me, " ", r.Uint32()), Body: "b", Draft: op == 6})
 					mine = append(mine, p.ID)
 				case op < 8 && len(mine) > 0:
-					_, err = f.s.PublishPost(ctx, me, mine[r.IntN(len(mine))])
+					_, err = f.S.PublishPost(ctx, me, mine[r.IntN(len(mine))])
 				case op < 10 && len(mine) > 0:
-					_, err = f.s.DeletePost(ctx, me, mine[r.IntN(len(mine))])
+					_, err = f.S.DeletePost(ctx, me, mine[r.IntN(len(mine))])
 				}
 				if err != nil && !errs.Is(err, errs.NotFound) && !errs.Is(err, errs.Conflict) {
 					t.Errorf("%s: %v", me, err)
@@ -314,17 +273,17 @@ func TestFeedsConvergeToTheTable(t *testing.T) {
 	wg.Wait()
 	stop()
 	<-done
-	f.drain()
+	f.Drain()
 	for _, reader := range users {
 		var want []string
-		following, err := f.s.Following(ctx, reader, store.PageRequest{Limit: 100})
+		following, err := f.S.Following(ctx, reader, store.PageRequest{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
 		type placed struct{ place, title string }
 		var posts []placed
 		for _, fl := range following.Items {
-			page, err := f.s.PostsByAuthor(ctx, fl.FollowedID, false, store.PageRequest{Limit: 100})
+			page, err := f.S.PostsByAuthor(ctx, fl.FollowedID, false, store.PageRequest{Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -356,7 +315,7 @@ func TestFeedsConvergeToTheTable(t *testing.T) {
 // reads them (newest first).
 func feedEntries(t *testing.T, f *feedTest, reader string) []string {
 	t.Helper()
-	out, err := storetest.Client(t).Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(f.s.Table()), ConsistentRead: aws.Bool(true),
+	out, err := storetest.Client(t).Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(f.S.Table()), ConsistentRead: aws.Bool(true),
 		ScanIndexForward: aws.Bool(false), KeyConditionExpression: aws.String("pk = :r"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":r": &types.AttributeValueMemberS{Value: feed.PK(reader)}}})
 	if err != nil {
@@ -377,18 +336,18 @@ func feedEntries(t *testing.T, f *feedTest, reader string) []string {
 func TestPastTheThresholdTheFeedsReadTheAuthor(t *testing.T) {
 	f := newFeedTest(t, feed.WithPullThreshold(2))
 	ctx := t.Context()
-	f.must(f.s.Follow(ctx, sample.Carol, sample.Alice))
-	before, err := f.s.CreatePost(ctx, sample.Alice, "before", "b", false)
-	f.must(before, err)
-	draft, err := f.s.CreatePost(ctx, sample.Alice, "draft", "d", true)
-	f.must(draft, err)
-	f.drain()
-	f.must(f.s.Follow(ctx, sample.Bob, sample.Alice)) // the second follower: past the threshold
-	f.drain()
-	after, err := f.s.CreatePost(ctx, sample.Alice, "after", "a", false)
-	f.must(after, err)
-	f.must(f.s.PublishPost(ctx, sample.Alice, draft.ID))
-	f.drain()
+	f.Must(f.S.Follow(ctx, sample.Carol, sample.Alice))
+	before, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "before", Body: "b"})
+	f.Must(before, err)
+	draft, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "draft", Body: "d", Draft: true})
+	f.Must(draft, err)
+	f.Drain()
+	f.Must(f.S.Follow(ctx, sample.Bob, sample.Alice)) // the second follower: past the threshold
+	f.Drain()
+	after, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "after", Body: "a"})
+	f.Must(after, err)
+	f.Must(f.S.PublishPost(ctx, sample.Alice, draft.ID))
+	f.Drain()
 	if n := entries(t, f, sample.Carol); n != 2 { // "before", and alice's marker
 		t.Errorf("carol's feed holds %d items; want the entry from before and the marker", n)
 	}
@@ -398,13 +357,13 @@ func TestPastTheThresholdTheFeedsReadTheAuthor(t *testing.T) {
 	// posts from before the mark, and of those published since), read in
 	// the page's second round trip.
 	for i, id := range []string{before.ID, after.ID, after.ID, draft.ID, draft.ID, draft.ID} {
-		f.must(f.s.CreateComment(ctx, []string{sample.Alice, sample.Bob, sample.Carol}[i%3], id, "c"))
+		f.Must(f.S.CreateComment(ctx, []string{sample.Alice, sample.Bob, sample.Carol}[i%3], id, "c"))
 	}
 	counts := func(reader string) {
 		t.Helper()
 		mctx, m := cost.WithMeter(ctx)
-		page, err := feed.NewTable(f.s).Feed(mctx, reader, store.PageRequest{Limit: 10, Attributes: []string{"title", "commentCount"}})
-		f.must(page, err)
+		page, err := feed.NewTable(f.S).Feed(mctx, reader, store.PageRequest{Limit: 10, Attributes: []string{"title", "commentCount"}})
+		f.Must(page, err)
 		got := map[string]int{}
 		for _, p := range page.Items {
 			got[p.Title] = p.CommentCount
@@ -418,13 +377,13 @@ func TestPastTheThresholdTheFeedsReadTheAuthor(t *testing.T) {
 	}
 	counts(sample.Carol)
 	counts(sample.Bob)
-	f.must(f.s.Follow(ctx, "u_dave", sample.Alice))
-	f.drain()
+	f.Must(f.S.Follow(ctx, "u_dave", sample.Alice))
+	f.Drain()
 	f.want("u_dave", "draft", "after", "before") // no entry: all three read at read time
 	counts("u_dave")
-	f.must(f.s.Unfollow(ctx, sample.Bob, sample.Alice))
+	f.Must(f.S.Unfollow(ctx, sample.Bob, sample.Alice))
 	f.want(sample.Bob) // at once
-	f.drain()
+	f.Drain()
 	if n := entries(t, f, sample.Bob); n != 0 {
 		t.Errorf("%d items left in bob's feed after the unfollow", n)
 	}

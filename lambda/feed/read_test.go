@@ -123,9 +123,9 @@ func TestAMixedFeedPageCountsEachPostOnce(t *testing.T) {
 	}
 	must(s.Follow(ctx, reader, fan))
 	must(s.Follow(ctx, reader, star))
-	fanned, err := s.CreatePost(ctx, fan, "fanned", "b", false)
+	fanned, err := s.CreatePost(ctx, fan, store.NewPost{Title: "fanned", Body: "b"})
 	must(fanned, err)
-	pulled, err := s.CreatePost(ctx, star, "pulled", "b", false)
+	pulled, err := s.CreatePost(ctx, star, store.NewPost{Title: "pulled", Body: "b"})
 	must(pulled, err)
 	comments := map[string]int{fanned.ID: 3, pulled.ID: 2}
 	for id, n := range comments {

@@ -106,7 +106,7 @@ func feedHistory(t *testing.T, s *store.Store, projected func()) map[string]stri
 	}
 	post := func(author, title string, draft bool) store.Post {
 		t.Helper()
-		p, err := s.CreatePost(ctx, author, title, "b", draft)
+		p, err := s.CreatePost(ctx, author, store.NewPost{Title: title, Body: "b", Draft: draft})
 		must(p, err)
 		titles[p.ID] = title
 		return p

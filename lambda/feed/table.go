@@ -87,26 +87,6 @@ func deleteRequest(k store.Key) types.WriteRequest {
 	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: k.Attributes()}}
 }
 
-// queryAll runs in page after page, handing each item to each until each
-// returns false or the range ends.
-func (t *Table) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) error {
-	for {
-		out, err := t.api.Query(ctx, in)
-		if err != nil {
-			return store.Fail(op, err)
-		}
-		for _, item := range out.Items {
-			if !each(item) {
-				return nil
-			}
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
-}
-
 // PublishedSince returns the places (GSI1 sort keys) and IDs of the author's
 // posts published after since, newest first, at most limit (0: all).
 func (t *Table) PublishedSince(ctx context.Context, authorID string, since time.Time, limit int) ([]Entry, error) {
@@ -125,7 +105,7 @@ func (t *Table) PublishedSince(ctx context.Context, authorID string, since time.
 	}
 	var out []Entry
 	var bad error
-	err := t.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+	err := t.s.QueryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
 		var p struct {
 			Place string `dynamodbav:"gsi1sk"`
 			ID    string `dynamodbav:"id"`
@@ -157,7 +137,7 @@ func (t *Table) EntriesBy(ctx context.Context, readerID, authorID string) ([]Ent
 	in := &dynamodb.QueryInput{TableName: aws.String(t.table), KeyConditionExpression: expr.KeyCondition(), FilterExpression: expr.Filter(),
 		ProjectionExpression: expr.Projection(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}
 	var out []Entry
-	err = t.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+	err = t.s.QueryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
 		if sk := stringAttr(item, store.AttrSK); sk != "" {
 			out = append(out, Entry{Reader: readerID, Place: sk, PostID: stringAttr(item, "postId"), AuthorID: authorID})
 		}

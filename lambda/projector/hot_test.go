@@ -35,12 +35,12 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	users, post := f.fansOfAPost(60)
 	likers := map[string]bool{}
 	like := func(u string) {
-		if _, err := f.s.LikePost(ctx, u, post.ID, []string{"id", "likeCount"}); err != nil {
+		if _, err := f.S.LikePost(ctx, u, post.ID, []string{"id", "likeCount"}); err != nil {
 			t.Error(err)
 		}
 	}
 	unlike := func(u string) {
-		if _, err := f.s.UnlikePost(ctx, u, post.ID, []string{"id", "likeCount"}); err != nil {
+		if _, err := f.S.UnlikePost(ctx, u, post.ID, []string{"id", "likeCount"}); err != nil {
 			t.Error(err)
 		}
 	}
@@ -50,17 +50,17 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	}
 	unlike(users[0].ID)
 	delete(likers, users[0].ID)
-	f.must(nil, f.s.MakeHot(ctx, post.ID))
-	f.must(nil, f.s.MakeHot(ctx, post.ID)) // once hot, it changes nothing
+	f.Must(nil, f.S.MakeHot(ctx, post.ID))
+	f.Must(nil, f.S.MakeHot(ctx, post.ID)) // once hot, it changes nothing
 
 	// A second store, as another Lambda instance, that does not know the
 	// post is hot: its likes find out from the failed condition.
-	other, _ := storetest.StoreOn(t, f.s.Table())
+	other, _ := storetest.StoreOn(t, f.S.Table())
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, u := range users[10:] {
 		wg.Go(func() {
-			s := f.s
+			s := f.S
 			if i%3 == 0 {
 				s = other
 			}
@@ -80,11 +80,11 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	}
 	like(users[20].ID) // liked again, into a shard
 	likers[users[20].ID] = true
-	f.drain()
+	f.Drain()
 
 	check := func(when string) {
 		t.Helper()
-		p, err := f.s.Post(ctx, post.ID)
+		p, err := f.S.Post(ctx, post.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 		var sks []string
 		req := store.PageRequest{Limit: 7}
 		for pages := 0; pages < 50; pages++ {
-			page, err := f.s.Likes(ctx, post.ID, req)
+			page, err := f.S.Likes(ctx, post.ID, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 			t.Errorf("%s: likes not newest first", when)
 		}
 		// The largest page the API takes holds them all, and says so.
-		whole, err := f.s.Likes(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit})
+		whole, err := f.S.Likes(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,21 +136,21 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	check("drained")
 
 	// The whole stream again, as redelivered: nothing counts twice.
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
-	f.drain()
+	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
+	f.Drain()
 	check("read again")
 	// An older tally (a record delivered after a newer one) changes nothing:
 	// every shard's creation (version 0) was copied already.
-	f.must(nil, f.s.ApplyTallies(ctx, store.PostPK(post.ID), map[int]store.ShardTally{0: {Likes: 1000, Version: 0}, 1: {Likes: 1000, Version: 0}}))
+	f.Must(nil, f.S.ApplyTallies(ctx, store.PostPK(post.ID), map[int]store.ShardTally{0: {Likes: 1000, Version: 0}, 1: {Likes: 1000, Version: 0}}))
 	check("an older tally applied")
 
-	if _, err := f.s.DeletePost(ctx, sample.Alice, post.ID); err != nil {
+	if _, err := f.S.DeletePost(ctx, sample.Alice, post.ID); err != nil {
 		t.Fatal(err)
 	}
 	if left := f.itemsOf(post.ID); left != 0 {
 		t.Errorf("%d items left of the deleted hot post", left)
 	}
-	if _, err := f.s.LikePost(ctx, users[5].ID, post.ID, nil); !errs.Is(err, errs.NotFound) {
+	if _, err := f.S.LikePost(ctx, users[5].ID, post.ID, nil); !errs.Is(err, errs.NotFound) {
 		t.Errorf("a like of the deleted hot post: %v, want NotFound", err)
 	}
 }
@@ -174,23 +174,23 @@ func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
 	f := newStreamTest(t)
 	ctx := t.Context()
 	users, post := f.fansOfAPost(40)
-	f.must(nil, f.s.MakeHot(ctx, post.ID))
-	f.drain()
+	f.Must(nil, f.S.MakeHot(ctx, post.ID))
+	f.Drain()
 	var wg sync.WaitGroup
 	for _, u := range users {
 		wg.Go(func() {
-			if _, err := f.s.LikePost(ctx, u.ID, post.ID, nil); err != nil {
+			if _, err := f.S.LikePost(ctx, u.ID, post.ID, nil); err != nil {
 				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	f.calls.FailUpdates(3) // fewer than the poller's retries (3) plus the first attempt
-	f.drain()
-	if left := f.calls.UpdatesToFail(); left != 0 {
+	f.Calls.FailUpdates(3) // fewer than the poller's retries (3) plus the first attempt
+	f.Drain()
+	if left := f.Calls.UpdatesToFail(); left != 0 {
 		t.Fatalf("%d injected failures left: the projector wrote no counts", left)
 	}
-	p, err := f.s.Post(ctx, post.ID)
+	p, err := f.S.Post(ctx, post.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,19 +225,19 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		mu.Unlock()
 	}
 	uncomment := func(caller string, c store.Comment) {
-		if _, err := f.s.DeleteComment(ctx, caller, post.ID, c.ID); err != nil {
+		if _, err := f.S.DeleteComment(ctx, caller, post.ID, c.ID); err != nil {
 			t.Error(err)
 		}
 		delete(comments, c.ID)
 	}
 	for _, u := range users[:5] { // before: in the post's own partition
-		comment(f.s, u.ID)
+		comment(f.S, u.ID)
 	}
 	before := slices.Collect(maps.Values(comments))
-	f.must(nil, f.s.MakeHot(ctx, post.ID))
+	f.Must(nil, f.S.MakeHot(ctx, post.ID))
 
 	f.atOnceThrottled(users[5:], comment)
-	if n := storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.PostPK(post.ID), "sk", store.CommentPrefix); n != len(before)+2 {
+	if n := storetest.Count(t, storetest.Client(t), f.S.Table(), "", "pk", store.PostPK(post.ID), "sk", store.CommentPrefix); n != len(before)+2 {
 		t.Errorf("%d items under COMMENT# in the post's own partition, want its %d comments from before and 2 markers", n, len(before))
 	}
 	var after []store.Comment
@@ -257,10 +257,10 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 	// left by another: map order once made it users[39]'s own).
 	stranger := users[39].ID
 	others := slices.DeleteFunc(slices.Clone(after[2:]), func(c store.Comment) bool { return c.AuthorID == stranger })
-	if _, err := f.s.DeleteComment(ctx, stranger, post.ID, others[0].ID); !errs.Is(err, errs.Unauthorized) {
+	if _, err := f.S.DeleteComment(ctx, stranger, post.ID, others[0].ID); !errs.Is(err, errs.Unauthorized) {
 		t.Errorf("someone else deleting a comment in a shard: %v, want Unauthorized", err)
 	}
-	f.drain()
+	f.Drain()
 
 	pageAll := func(s *store.Store, req store.PageRequest) []string {
 		t.Helper()
@@ -269,10 +269,10 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		},
 			req, func(c store.Comment) string { return c.ID })
 	}
-	freshStore := func() *store.Store { s, _ := storetest.StoreOn(t, f.s.Table()); return s } // knows nothing of the post
+	freshStore := func() *store.Store { s, _ := storetest.StoreOn(t, f.S.Table()); return s } // knows nothing of the post
 	check := func(when string) {
 		t.Helper()
-		p, err := f.s.Post(ctx, post.ID)
+		p, err := f.S.Post(ctx, post.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +281,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		}
 		want := slices.Sorted(maps.Keys(comments)) // ULIDs: oldest first
 		fresh := freshStore()
-		for _, s := range []*store.Store{fresh, f.s} {
+		for _, s := range []*store.Store{fresh, f.S} {
 			if got := pageAll(s, store.PageRequest{Limit: 7}); !slices.Equal(got, want) {
 				t.Errorf("%s: oldest first, listed %d comments %v, want %d %v", when, len(got), got, len(want), want)
 			}
@@ -307,30 +307,30 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := f.s.CommentsFromPrefetch(pre, store.PageRequest{Limit: 20}); ok {
+		if _, ok := f.S.CommentsFromPrefetch(pre, store.PageRequest{Limit: 20}); ok {
 			t.Errorf("%s: the hot post's prefetch answers its comments", when)
 		}
 	}
 	check("drained")
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
-	f.drain()
+	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
+	f.Drain()
 	check("read again")
 	// One shard DynamoDB throttles: a page fails, Throttled, rather than end
 	// short of that shard's comments.
-	failing := store.New(&storetest.ThrottleQueriesOf{API: storetest.Client(t), PK: store.ShardPK(post.ID, 3)}, f.s.Table(), cursor.New(storetest.TokenKey))
+	failing := store.New(&storetest.ThrottleQueriesOf{API: storetest.Client(t), PK: store.ShardPK(post.ID, 3)}, f.S.Table(), cursor.New(storetest.TokenKey))
 	for _, order := range []store.Order{store.OldestFirst, store.NewestFirst} {
 		if page, err := failing.CommentsOnPost(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit, Order: order}); !errs.Is(err, errs.Throttled) {
 			t.Errorf("a page with a throttled shard: %d comments, error %v; want Throttled", len(page.Items), err)
 		}
 	}
 
-	if _, err := f.s.DeletePost(ctx, sample.Alice, post.ID); err != nil {
+	if _, err := f.S.DeletePost(ctx, sample.Alice, post.ID); err != nil {
 		t.Fatal(err)
 	}
 	if left := f.itemsOf(post.ID); left != 0 {
 		t.Errorf("%d items left of the deleted hot post", left)
 	}
-	if _, err := f.s.CreateComment(ctx, users[5].ID, post.ID, "late"); !errs.Is(err, errs.NotFound) {
+	if _, err := f.S.CreateComment(ctx, users[5].ID, post.ID, "late"); !errs.Is(err, errs.NotFound) {
 		t.Errorf("a comment on the deleted hot post: %v, want NotFound", err)
 	}
 }
@@ -340,26 +340,26 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 func TestTheThresholdsCommentTurnsAPostHot(t *testing.T) {
 	f := newStreamTest(t)
 	ctx := t.Context()
-	post, err := f.s.CreatePost(ctx, sample.Alice, "soon hot", "h", false)
-	f.must(post, err)
+	post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "soon hot", Body: "h"})
+	f.Must(post, err)
 	// HotThreshold comments, as their count: the comments themselves would
 	// take a thousand transactions.
-	_, err = storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.s.Table()),
+	_, err = storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.S.Table()),
 		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: store.PostPK(post.ID)}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
 		UpdateExpression: aws.String("SET commentCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(store.HotThreshold)}}})
-	f.must(nil, err)
-	c, err := f.s.CreateComment(ctx, sample.Bob, post.ID, "the one past")
-	f.must(c, err)
+	f.Must(nil, err)
+	c, err := f.S.CreateComment(ctx, sample.Bob, post.ID, "the one past")
+	f.Must(c, err)
 	shards := 0
 	for n := range store.HotShards {
-		shards += storetest.Count(t, storetest.Client(t), f.s.Table(), "", "pk", store.ShardPK(post.ID, n), "sk", store.CommentPrefix)
+		shards += storetest.Count(t, storetest.Client(t), f.S.Table(), "", "pk", store.ShardPK(post.ID, n), "sk", store.CommentPrefix)
 	}
 	if shards != 1 {
 		t.Errorf("%d comments in the post's shards, want 1", shards)
 	}
-	f.drain()
-	p, err := f.s.Post(ctx, post.ID)
-	f.must(p, err)
+	f.Drain()
+	p, err := f.S.Post(ctx, post.ID)
+	f.Must(p, err)
 	if p.Shards == 0 || p.CommentCount != store.HotThreshold+1 {
 		t.Errorf("shards %d, commentCount %d; want hot and %d", p.Shards, p.CommentCount, store.HotThreshold+1)
 	}
@@ -367,26 +367,26 @@ func TestTheThresholdsCommentTurnsAPostHot(t *testing.T) {
 
 // fansOfAPost loads n users and returns them with a new post of alice's.
 func (f *streamTest) fansOfAPost(n int) ([]store.User, store.Post) {
-	f.t.Helper()
+	f.T.Helper()
 	var users []store.User
 	for i := range n {
 		users = append(users, store.User{ID: fmt.Sprintf("u_fan%02d", i), Handle: fmt.Sprintf("fan%02d", i), Name: "Fan", CreatedAt: "2024-05-01T00:00:00.000Z"})
 	}
-	if err := f.s.Load(f.t.Context(), store.Dataset{Users: users}); err != nil {
-		f.t.Fatal(err)
+	if err := f.S.Load(f.T.Context(), store.Dataset{Users: users}); err != nil {
+		f.T.Fatal(err)
 	}
-	post, err := f.s.CreatePost(f.t.Context(), sample.Alice, "hot", "h", false)
-	f.must(post, err)
+	post, err := f.S.CreatePost(f.T.Context(), sample.Alice, store.NewPost{Title: "hot", Body: "h"})
+	f.Must(post, err)
 	return users, post
 }
 
 // itemsOf counts the items of a post in its partition and its shards.
 func (f *streamTest) itemsOf(postID string) int {
-	f.t.Helper()
-	c := storetest.Client(f.t)
-	n := storetest.Count(f.t, c, f.s.Table(), "", "pk", store.PostPK(postID), "sk", "")
+	f.T.Helper()
+	c := storetest.Client(f.T)
+	n := storetest.Count(f.T, c, f.S.Table(), "", "pk", store.PostPK(postID), "sk", "")
 	for shard := range store.HotShards {
-		n += storetest.Count(f.t, c, f.s.Table(), "", "pk", store.ShardPK(postID, shard), "sk", "")
+		n += storetest.Count(f.T, c, f.S.Table(), "", "pk", store.ShardPK(postID, shard), "sk", "")
 	}
 	return n
 }
@@ -415,27 +415,27 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 		mu.Unlock()
 	}
 	unfollow := func(u string) {
-		if _, err := f.s.Unfollow(ctx, u, star); err != nil {
+		if _, err := f.S.Unfollow(ctx, u, star); err != nil {
 			t.Error(err)
 		}
 		delete(followers, u)
 	}
 	for _, u := range users[:10] { // before: in its own GSI2 partition
-		follow(f.s, u.ID)
+		follow(f.S, u.ID)
 	}
-	f.must(nil, f.s.MakeUserHot(ctx, star))
-	f.must(nil, f.s.MakeUserHot(ctx, star)) // once hot, it changes nothing
+	f.Must(nil, f.S.MakeUserHot(ctx, star))
+	f.Must(nil, f.S.MakeUserHot(ctx, star)) // once hot, it changes nothing
 	f.atOnceThrottled(users[10:], follow)
-	if n := storetest.Count(t, storetest.Client(t), f.s.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", ""); n != 11 {
+	if n := storetest.Count(t, storetest.Client(t), f.S.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", ""); n != 11 {
 		t.Errorf("%d entries in the user's own GSI2 partition, want its 10 followers from before and the marker", n)
 	}
 	for _, u := range []string{users[1].ID, users[20].ID, users[33].ID} { // one from before, two in shards
 		unfollow(u)
 	}
-	unknowing, _ := storetest.StoreOn(t, f.s.Table())
+	unknowing, _ := storetest.StoreOn(t, f.S.Table())
 	follow(unknowing, users[20].ID) // followed again, into a shard, by a store that finds out
-	follow(f.s, users[5].ID)        // again while following: changes nothing
-	f.drain()
+	follow(f.S, users[5].ID)        // again while following: changes nothing
+	f.Drain()
 
 	pageAll := func(s *store.Store) []string {
 		t.Helper()
@@ -445,31 +445,31 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		want := slices.Sorted(maps.Keys(followers)) // GSI2 sorts by the follower's ID
-		fresh, _ := storetest.StoreOn(t, f.s.Table())
+		fresh, _ := storetest.StoreOn(t, f.S.Table())
 		u, err := fresh.User(ctx, star)
-		f.must(u, err)
+		f.Must(u, err)
 		byHandle, err := fresh.UserByHandle(ctx, "dave")
-		f.must(byHandle, err)
+		f.Must(byHandle, err)
 		if u.FollowerCount != len(want) || byHandle.FollowerCount != len(want) {
 			t.Errorf("%s: followerCount %d (by handle %d), want %d", when, u.FollowerCount, byHandle.FollowerCount, len(want))
 		}
-		for _, s := range []*store.Store{fresh, f.s} {
+		for _, s := range []*store.Store{fresh, f.S} {
 			if got := pageAll(s); !slices.Equal(got, want) {
 				t.Errorf("%s: listed %d followers %v, want %d %v", when, len(got), got, len(want), want)
 			}
 		}
 		whole, err := fresh.Followers(ctx, star, store.PageRequest{Limit: store.MaxLimit})
-		f.must(whole, err)
+		f.Must(whole, err)
 		if len(whole.Items) != len(want) || whole.NextToken != nil {
 			t.Errorf("%s: a page of %d holds %d followers (nextToken %v), want %d and none", when, store.MaxLimit, len(whole.Items), whole.NextToken != nil, len(want))
 		}
 		ids, err := fresh.FollowerIDs(ctx, star)
-		f.must(ids, err)
+		f.Must(ids, err)
 		if slices.Sort(ids); !slices.Equal(ids, want) {
 			t.Errorf("%s: FollowerIDs %v, want %v", when, ids, want)
 		}
 		u, err = fresh.User(ctx, star)
-		f.must(u, err)
+		f.Must(u, err)
 		if u.FollowerCount != len(want) {
 			t.Errorf("%s: followerCount %d, want %d", when, u.FollowerCount, len(want))
 		}
@@ -477,27 +477,27 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 		// GSI2 partition (less the marker), and each shard's, of its shard.
 		c := storetest.Client(t)
 		count := func(pk string) int {
-			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(f.s.Table()), Key: map[string]types.AttributeValue{
+			out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(f.S.Table()), Key: map[string]types.AttributeValue{
 				"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: map[bool]string{true: store.SKCount, false: store.SKShard}[pk == store.UserPK(star)]}}})
-			f.must(out, err)
+			f.Must(out, err)
 			n := 0
 			if v, ok := out.Item["followerCount"].(*types.AttributeValueMemberN); ok {
 				n, _ = strconv.Atoi(v.Value)
 			}
 			return n
 		}
-		if got, want := count(store.UserPK(star)), storetest.Count(t, c, f.s.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", "")-1; got != want {
+		if got, want := count(store.UserPK(star)), storetest.Count(t, c, f.S.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", "")-1; got != want {
 			t.Errorf("%s: the user's own counter counts %d, its own GSI2 partition holds %d", when, got, want)
 		}
 		for n := range store.HotShards {
-			if got, want := count(store.UserShardPK(star, n)), storetest.Count(t, c, f.s.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK(star, n), "gsi2sk", ""); got != want {
+			if got, want := count(store.UserShardPK(star, n)), storetest.Count(t, c, f.S.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK(star, n), "gsi2sk", ""); got != want {
 				t.Errorf("%s: shard %d counts %d, holds %d", when, n, got, want)
 			}
 		}
 	}
 	check("drained")
-	f.poller = streams.New(f.api, f.arn, f.fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
-	f.drain()
+	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
+	f.Drain()
 	check("read again")
 }
 
@@ -506,22 +506,22 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 func TestTheThresholdsFollowTurnsAUserHot(t *testing.T) {
 	f := newStreamTest(t)
 	ctx := t.Context()
-	_, err := storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.s.Table()),
+	_, err := storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.S.Table()),
 		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: store.UserPK("u_dave")}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
 		UpdateExpression: aws.String("SET followerCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(store.HotThreshold)}}})
-	f.must(nil, err)
-	_, err = f.s.Follow(ctx, sample.Bob, "u_dave")
-	f.must(nil, err)
+	f.Must(nil, err)
+	_, err = f.S.Follow(ctx, sample.Bob, "u_dave")
+	f.Must(nil, err)
 	shards := 0
 	for n := range store.HotShards {
-		shards += storetest.Count(t, storetest.Client(t), f.s.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK("u_dave", n), "gsi2sk", "")
+		shards += storetest.Count(t, storetest.Client(t), f.S.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK("u_dave", n), "gsi2sk", "")
 	}
 	if shards != 1 {
 		t.Errorf("%d follows in the user's GSI2 shards, want 1", shards)
 	}
-	f.drain()
-	u, err := f.s.User(ctx, "u_dave")
-	f.must(u, err)
+	f.Drain()
+	u, err := f.S.User(ctx, "u_dave")
+	f.Must(u, err)
 	if u.Shards == 0 || u.FollowerCount != store.HotThreshold+1 {
 		t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, store.HotThreshold+1)
 	}
@@ -542,13 +542,13 @@ func retried[T any](write func() (T, error)) (T, error) {
 // hot, whose every fifth write DynamoDB refuses as throttled; it fails the
 // test if none was refused.
 func (f *streamTest) atOnceThrottled(users []store.User, write func(s *store.Store, user string)) {
-	f.t.Helper()
-	throttled := &storetest.ThrottleWrites{API: storetest.Client(f.t), Every: 5}
-	other := store.New(throttled, f.s.Table(), cursor.New(storetest.TokenKey))
+	f.T.Helper()
+	throttled := &storetest.ThrottleWrites{API: storetest.Client(f.T), Every: 5}
+	other := store.New(throttled, f.S.Table(), cursor.New(storetest.TokenKey))
 	var wg sync.WaitGroup
 	for i, u := range users {
 		wg.Go(func() {
-			s := f.s
+			s := f.S
 			if i%2 == 0 {
 				s = other
 			}
@@ -557,7 +557,7 @@ func (f *streamTest) atOnceThrottled(users []store.User, write func(s *store.Sto
 	}
 	wg.Wait()
 	if throttled.Refused == 0 {
-		f.t.Fatal("no write was refused")
+		f.T.Fatal("no write was refused")
 	}
 }
 
@@ -573,43 +573,43 @@ func TestAListingBegunBeforeItTurnedHotListsWhatCameAfter(t *testing.T) {
 	users, post := f.fansOfAPost(6)
 	const star = "u_dave"
 	for _, u := range users[:4] {
-		_, err := f.s.Follow(ctx, u.ID, star)
-		f.must(nil, err)
+		_, err := f.S.Follow(ctx, u.ID, star)
+		f.Must(nil, err)
 	}
 	for i := range 3 {
-		_, err := f.s.CreateComment(ctx, users[i].ID, post.ID, "before")
-		f.must(nil, err)
+		_, err := f.S.CreateComment(ctx, users[i].ID, post.ID, "before")
+		f.Must(nil, err)
 	}
-	begun, _ := storetest.StoreOn(t, f.s.Table())
+	begun, _ := storetest.StoreOn(t, f.S.Table())
 	followers, err := begun.Followers(ctx, star, store.PageRequest{Limit: 1})
-	f.must(followers, err)
+	f.Must(followers, err)
 	ranged := store.PageRequest{Limit: 1, After: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Before: time.Now().Add(time.Hour)}
 	comments, err := begun.CommentsOnPost(ctx, post.ID, ranged)
-	f.must(comments, err)
+	f.Must(comments, err)
 	if followers.NextToken == nil || comments.NextToken == nil {
 		t.Fatal("a first page was the last")
 	}
 
-	f.must(nil, f.s.MakeUserHot(ctx, star))
-	f.must(nil, f.s.MakeHot(ctx, post.ID))
+	f.Must(nil, f.S.MakeUserHot(ctx, star))
+	f.Must(nil, f.S.MakeHot(ctx, post.ID))
 	for _, u := range users[4:] { // u_fan04, u_fan05: after the token's u_fan00, in shards
-		_, err := f.s.Follow(ctx, u.ID, star)
-		f.must(nil, err)
+		_, err := f.S.Follow(ctx, u.ID, star)
+		f.Must(nil, err)
 	}
 	var after []string
 	for i := 3; i < 5; i++ {
-		c, err := f.s.CreateComment(ctx, users[i].ID, post.ID, "after")
-		f.must(c, err)
+		c, err := f.S.CreateComment(ctx, users[i].ID, post.ID, "after")
+		f.Must(c, err)
 		after = append(after, c.ID)
 	}
 
-	fresh, _ := storetest.StoreOn(t, f.s.Table())
+	fresh, _ := storetest.StoreOn(t, f.S.Table())
 	rest := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Follow], error) { return fresh.Followers(ctx, star, r) },
 		store.PageRequest{Limit: 1, NextToken: *followers.NextToken}, func(f store.Follow) string { return f.FollowerID })
 	if want := []string{"u_fan01", "u_fan02", "u_fan03", "u_fan04", "u_fan05"}; !slices.Equal(rest, want) {
 		t.Errorf("followers after the first page: %v, want %v", rest, want)
 	}
-	fresh, _ = storetest.StoreOn(t, f.s.Table())
+	fresh, _ = storetest.StoreOn(t, f.S.Table())
 	ranged.NextToken = *comments.NextToken
 	got := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
 		return fresh.CommentsOnPost(ctx, post.ID, r)

@@ -33,11 +33,11 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	f := newStreamTest(t)
 	ctx := t.Context()
 	fans, post := f.fansOfAPost(20)
-	f.must(nil, f.s.MakeHot(ctx, post.ID))
-	f.must(nil, f.s.MakeUserHot(ctx, sample.Bob))
-	f.drain()
-	writer, _ := storetest.StoreOn(t, f.s.Table()) // pages kept HotPageTTL, as deployed
-	other, _ := storetest.StoreOn(t, f.s.Table())
+	f.Must(nil, f.S.MakeHot(ctx, post.ID))
+	f.Must(nil, f.S.MakeUserHot(ctx, sample.Bob))
+	f.Drain()
+	writer, _ := storetest.StoreOn(t, f.S.Table()) // pages kept HotPageTTL, as deployed
+	other, _ := storetest.StoreOn(t, f.S.Table())
 	before := postCounts(t, other, post.ID) // learns it hot, and keeps its page
 	postCounts(t, writer, post.ID)
 
@@ -54,7 +54,7 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	}
 	wg.Wait()
 	p, err := writer.LikePost(ctx, fans[0].ID, post.ID, []string{"likeCount"}) // liked already: its answer
-	f.must(p, err)
+	f.Must(p, err)
 	want := counts{before.likes + len(fans), before.comments}
 	if p.LikeCount != want.likes {
 		t.Errorf("the answer of a like after %d: likeCount %d, want %d", len(fans), p.LikeCount, want.likes)
@@ -65,7 +65,7 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 			t.Errorf("%s, the writer reads %+v, want %+v", when, got, want)
 		}
 		posts, err := writer.Posts(ctx, []string{post.ID})
-		f.must(posts, err)
+		f.Must(posts, err)
 		if got := (counts{posts[post.ID].LikeCount, posts[post.ID].CommentCount}); got != want {
 			t.Errorf("%s, the writer's Posts reads %+v, want %+v", when, got, want)
 		}
@@ -74,15 +74,15 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	var comments []store.Comment
 	for i := range 3 {
 		c, err := writer.CreateComment(ctx, fans[i].ID, post.ID, fmt.Sprint("first 🚀 ", i))
-		f.must(c, err)
+		f.Must(c, err)
 		comments = append(comments, c)
 		want.comments++
 		check(fmt.Sprintf("after comment %d", i+1))
 	}
-	f.must(writer.DeleteComment(ctx, comments[0].AuthorID, post.ID, comments[0].ID))
+	f.Must(writer.DeleteComment(ctx, comments[0].AuthorID, post.ID, comments[0].ID))
 	want.comments--
 	check("after a deletion")
-	f.must(writer.UnlikePost(ctx, fans[1].ID, post.ID, nil))
+	f.Must(writer.UnlikePost(ctx, fans[1].ID, post.ID, nil))
 	want.likes--
 	check("after an unlike")
 	if got := postCounts(t, other, post.ID); got != before {
@@ -90,11 +90,11 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	}
 
 	bob, err := writer.User(ctx, sample.Bob)
-	f.must(bob, err)
+	f.Must(bob, err)
 	for i, fan := range fans[:5] {
-		f.must(writer.Follow(ctx, fan.ID, sample.Bob))
+		f.Must(writer.Follow(ctx, fan.ID, sample.Bob))
 		if i == 4 {
-			f.must(writer.Unfollow(ctx, fans[0].ID, sample.Bob))
+			f.Must(writer.Unfollow(ctx, fans[0].ID, sample.Bob))
 		}
 	}
 	for _, read := range []func() (store.User, error){
@@ -102,14 +102,14 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 		func() (store.User, error) { return writer.UserByHandle(ctx, "bob") },
 	} {
 		u, err := read()
-		f.must(u, err)
+		f.Must(u, err)
 		if u.FollowerCount != bob.FollowerCount+4 {
 			t.Errorf("bob's followers as the writer reads them: %d, want %d", u.FollowerCount, bob.FollowerCount+4)
 		}
 	}
 
-	f.drain() // the projector copies the shards' tallies
-	fresh, _ := storetest.StoreOn(t, f.s.Table())
+	f.Drain() // the projector copies the shards' tallies
+	fresh, _ := storetest.StoreOn(t, f.S.Table())
 	if got := postCounts(t, fresh, post.ID); got != want {
 		t.Errorf("once copied, a new environment reads %+v, want %+v", got, want)
 	}

@@ -27,28 +27,28 @@ import (
 // accepts waits for do to run first, and the wrapper that tells whether it
 // ran.
 func (f *streamTest) meanwhile(before func(any) bool, do func()) (*store.Store, *storetest.Meanwhile) {
-	m := &storetest.Meanwhile{API: storetest.Client(f.t), Before: before, Do: do}
-	return store.New(m, f.s.Table(), cursor.New(storetest.TokenKey)), m
+	m := &storetest.Meanwhile{API: storetest.Client(f.T), Before: before, Do: do}
+	return store.New(m, f.S.Table(), cursor.New(storetest.TokenKey)), m
 }
 
 // setCount sets a count on the counter of partition pk, as that many
 // writes would (a thousand transactions each test would otherwise take).
 func (f *streamTest) setCount(pk, count string, n int) {
-	f.t.Helper()
-	_, err := storetest.Client(f.t).UpdateItem(f.t.Context(), &dynamodb.UpdateItemInput{TableName: aws.String(f.s.Table()),
+	f.T.Helper()
+	_, err := storetest.Client(f.T).UpdateItem(f.T.Context(), &dynamodb.UpdateItemInput{TableName: aws.String(f.S.Table()),
 		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
 		UpdateExpression: aws.String("SET #c = :n"), ExpressionAttributeNames: map[string]string{"#c": count},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(n)}}})
-	f.must(nil, err)
+	f.Must(nil, err)
 }
 
 // counted returns a count of the item pk, sk as it is in the table (0 when
 // absent).
 func (f *streamTest) counted(pk, sk, count string) int {
-	f.t.Helper()
-	out, err := storetest.Client(f.t).GetItem(f.t.Context(), &dynamodb.GetItemInput{TableName: aws.String(f.s.Table()), ConsistentRead: aws.Bool(true),
+	f.T.Helper()
+	out, err := storetest.Client(f.T).GetItem(f.T.Context(), &dynamodb.GetItemInput{TableName: aws.String(f.S.Table()), ConsistentRead: aws.Bool(true),
 		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}})
-	f.must(out, err)
+	f.Must(out, err)
 	n := 0
 	if v, ok := out.Item[count].(*types.AttributeValueMemberN); ok {
 		n, _ = strconv.Atoi(v.Value)
@@ -61,24 +61,24 @@ func (f *streamTest) counted(pk, sk, count string) int {
 // it) against its own partition (less a hot post's markers), each shard's
 // against its shard. It returns the comments and likes in all of them.
 func (f *streamTest) checkPost(when, postID string, base map[string]int) (comments, likes int) {
-	f.t.Helper()
-	c := storetest.Client(f.t)
+	f.T.Helper()
+	c := storetest.Client(f.T)
 	hot := f.counted(store.PostPK(postID), store.SKCount, "shards") > 0
 	for _, kind := range []struct{ count, prefix string }{{"commentCount", store.CommentPrefix}, {"likeCount", store.LikePrefix}} {
-		own := storetest.Count(f.t, c, f.s.Table(), "", "pk", store.PostPK(postID), "sk", kind.prefix)
+		own := storetest.Count(f.T, c, f.S.Table(), "", "pk", store.PostPK(postID), "sk", kind.prefix)
 		if hot && kind.prefix == store.CommentPrefix {
 			own -= 2 // COMMENT#! and COMMENT#~
 		} else if hot {
 			own-- // LIKE#~
 		}
 		if got := f.counted(store.PostPK(postID), store.SKCount, kind.count) - base[kind.count]; got != own {
-			f.t.Errorf("%s: the post's own %s counts %d, its partition holds %d", when, kind.count, got, own)
+			f.T.Errorf("%s: the post's own %s counts %d, its partition holds %d", when, kind.count, got, own)
 		}
 		total := own
 		for n := range store.HotShards {
-			held := storetest.Count(f.t, c, f.s.Table(), "", "pk", store.ShardPK(postID, n), "sk", kind.prefix)
+			held := storetest.Count(f.T, c, f.S.Table(), "", "pk", store.ShardPK(postID, n), "sk", kind.prefix)
 			if got := f.counted(store.ShardPK(postID, n), store.SKShard, kind.count); got != held {
-				f.t.Errorf("%s: shard %d's %s counts %d, it holds %d", when, n, kind.count, got, held)
+				f.T.Errorf("%s: shard %d's %s counts %d, it holds %d", when, n, kind.count, got, held)
 			}
 			total += held
 		}
@@ -96,26 +96,26 @@ func (f *streamTest) checkPost(when, postID string, base map[string]int) (commen
 // and each follower's followingCount against its follows; it returns the
 // user's followers in all of them.
 func (f *streamTest) checkFollowed(when, userID string, base int, followers ...string) int {
-	f.t.Helper()
-	c := storetest.Client(f.t)
-	own := storetest.Count(f.t, c, f.s.Table(), store.GSI2, "gsi2pk", store.FollowersPK(userID), "gsi2sk", "")
+	f.T.Helper()
+	c := storetest.Client(f.T)
+	own := storetest.Count(f.T, c, f.S.Table(), store.GSI2, "gsi2pk", store.FollowersPK(userID), "gsi2sk", "")
 	if f.counted(store.UserPK(userID), store.SKCount, "shards") > 0 {
 		own-- // the marker
 	}
 	if got := f.counted(store.UserPK(userID), store.SKCount, "followerCount") - base; got != own {
-		f.t.Errorf("%s: the user's own followerCount counts %d, its GSI2 partition holds %d", when, got, own)
+		f.T.Errorf("%s: the user's own followerCount counts %d, its GSI2 partition holds %d", when, got, own)
 	}
 	total := own
 	for n := range store.HotShards {
-		held := storetest.Count(f.t, c, f.s.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK(userID, n), "gsi2sk", "")
+		held := storetest.Count(f.T, c, f.S.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK(userID, n), "gsi2sk", "")
 		if got := f.counted(store.UserShardPK(userID, n), store.SKShard, "followerCount"); got != held {
-			f.t.Errorf("%s: shard %d counts %d followers, holds %d", when, n, got, held)
+			f.T.Errorf("%s: shard %d counts %d followers, holds %d", when, n, got, held)
 		}
 		total += held
 	}
 	for _, u := range followers {
-		if got, held := f.counted(store.UserPK(u), store.SKCount, "followingCount"), storetest.Count(f.t, c, f.s.Table(), "", "pk", store.UserPK(u), "sk", store.FollowsPrefix); got != held {
-			f.t.Errorf("%s: %s's followingCount counts %d, it holds %d follows", when, u, got, held)
+		if got, held := f.counted(store.UserPK(u), store.SKCount, "followingCount"), storetest.Count(f.T, c, f.S.Table(), "", "pk", store.UserPK(u), "sk", store.FollowsPrefix); got != held {
+			f.T.Errorf("%s: %s's followingCount counts %d, it holds %d follows", when, u, got, held)
 		}
 	}
 	return total
@@ -128,46 +128,46 @@ func TestAWriteThatMeetsAnotherStoresHotTargetGoesToItsShards(t *testing.T) {
 	ctx := t.Context()
 	t.Run("a comment past the threshold", func(t *testing.T) {
 		f := newStreamTest(t)
-		post, err := f.s.CreatePost(ctx, sample.Alice, "soon hot", "h", false)
-		f.must(post, err)
+		post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "soon hot", Body: "h"})
+		f.Must(post, err)
 		f.setCount(store.PostPK(post.ID), "commentCount", store.HotThreshold)
 		// The comment finds the threshold and turns the post hot: another
 		// store does so first, just before it reads the counter again.
-		other, m := f.meanwhile(storetest.GetOf(store.PostPK(post.ID), store.SKCount), func() { f.must(nil, f.s.MakeHot(ctx, post.ID)) })
+		other, m := f.meanwhile(storetest.GetOf(store.PostPK(post.ID), store.SKCount), func() { f.Must(nil, f.S.MakeHot(ctx, post.ID)) })
 		c, err := other.CreateComment(ctx, sample.Bob, post.ID, "the one past")
 		if err != nil || !m.Ran() {
 			t.Fatalf("CreateComment: %v (the other store turned it hot first: %v)", err, m.Ran())
 		}
-		f.drain()
+		f.Drain()
 		if comments, _ := f.checkPost("drained", post.ID, map[string]int{"commentCount": store.HotThreshold}); comments != 1 {
 			t.Errorf("%d comments stored, want 1 (%s)", comments, c.ID)
 		}
-		p, err := f.s.Post(ctx, post.ID)
-		if f.must(p, err); p.CommentCount != store.HotThreshold+1 {
+		p, err := f.S.Post(ctx, post.ID)
+		if f.Must(p, err); p.CommentCount != store.HotThreshold+1 {
 			t.Errorf("commentCount %d, want %d", p.CommentCount, store.HotThreshold+1)
 		}
 	})
 	t.Run("a follow past the threshold", func(t *testing.T) {
 		f := newStreamTest(t)
 		f.setCount(store.UserPK("u_dave"), "followerCount", store.HotThreshold)
-		other, m := f.meanwhile(storetest.GetOf(store.UserPK("u_dave"), store.SKCount), func() { f.must(nil, f.s.MakeUserHot(ctx, "u_dave")) })
+		other, m := f.meanwhile(storetest.GetOf(store.UserPK("u_dave"), store.SKCount), func() { f.Must(nil, f.S.MakeUserHot(ctx, "u_dave")) })
 		if _, err := other.Follow(ctx, sample.Bob, "u_dave"); err != nil || !m.Ran() {
 			t.Fatalf("Follow: %v (the other store turned the user hot first: %v)", err, m.Ran())
 		}
-		f.drain()
+		f.Drain()
 		if n := f.checkFollowed("drained", "u_dave", store.HotThreshold, sample.Bob); n != 1 {
 			t.Errorf("%d follows stored, want 1", n)
 		}
 	})
 	t.Run("a like of a post turned hot meanwhile", func(t *testing.T) {
 		f := newStreamTest(t)
-		post, err := f.s.CreatePost(ctx, sample.Alice, "soon hot", "h", false)
-		f.must(post, err)
-		other, m := f.meanwhile(storetest.TransactionOn(store.PostPK(post.ID), store.SKCount), func() { f.must(nil, f.s.MakeHot(ctx, post.ID)) })
+		post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "soon hot", Body: "h"})
+		f.Must(post, err)
+		other, m := f.meanwhile(storetest.TransactionOn(store.PostPK(post.ID), store.SKCount), func() { f.Must(nil, f.S.MakeHot(ctx, post.ID)) })
 		if _, err := other.LikePost(ctx, sample.Bob, post.ID, nil); err != nil || !m.Ran() {
 			t.Fatalf("LikePost: %v (the other store turned it hot first: %v)", err, m.Ran())
 		}
-		f.drain()
+		f.Drain()
 		if _, likes := f.checkPost("drained", post.ID, nil); likes != 1 {
 			t.Errorf("%d likes stored, want 1", likes)
 		}
@@ -183,11 +183,11 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 	const writers, below = 40, 10
 	storm := func(f *streamTest, users []store.User, write func(s *store.Store, user string) error) {
 		t.Helper()
-		other, _ := storetest.StoreOn(t, f.s.Table())
+		other, _ := storetest.StoreOn(t, f.S.Table())
 		var wg sync.WaitGroup
 		for i, u := range users[:writers] {
 			wg.Go(func() {
-				s := f.s
+				s := f.S
 				if i%2 == 0 {
 					s = other
 				}
@@ -197,7 +197,7 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		f.drain()
+		f.Drain()
 	}
 	for _, c := range []struct {
 		kind, counter string
@@ -223,8 +223,8 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 			if n := c.stored(f.checkPost("drained", post.ID, map[string]int{c.counter: store.HotThreshold - below})); n != writers {
 				t.Errorf("%d %s stored, want %d", n, c.kind, writers)
 			}
-			p, err := f.s.Post(ctx, post.ID)
-			if f.must(p, err); p.Shards == 0 || c.counted(p) != store.HotThreshold-below+writers {
+			p, err := f.S.Post(ctx, post.ID)
+			if f.Must(p, err); p.Shards == 0 || c.counted(p) != store.HotThreshold-below+writers {
 				t.Errorf("shards %d, %s %d; want hot and %d", p.Shards, c.counter, c.counted(p), store.HotThreshold-below+writers)
 			}
 		})
@@ -241,8 +241,8 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 		if n := f.checkFollowed("drained", "u_dave", store.HotThreshold-below, ids...); n != writers {
 			t.Errorf("%d follows stored, want %d", n, writers)
 		}
-		u, err := f.s.User(ctx, "u_dave")
-		if f.must(u, err); u.Shards == 0 || u.FollowerCount != store.HotThreshold-below+writers {
+		u, err := f.S.User(ctx, "u_dave")
+		if f.Must(u, err); u.Shards == 0 || u.FollowerCount != store.HotThreshold-below+writers {
 			t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, store.HotThreshold-below+writers)
 		}
 	})
@@ -260,60 +260,60 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 	for _, hot := range []bool{false, true} {
 		t.Run(fmt.Sprintf("an unfollow, the user turned hot meanwhile: %v", hot), func(t *testing.T) {
 			f := newStreamTest(t)
-			_, err := f.s.Follow(ctx, sample.Bob, "u_dave")
-			f.must(nil, err)
+			_, err := f.S.Follow(ctx, sample.Bob, "u_dave")
+			f.Must(nil, err)
 			other, m := f.meanwhile(storetest.TransactionOn(store.UserPK(sample.Bob), store.FollowsSK("u_dave")), func() {
-				_, err := f.s.Unfollow(ctx, sample.Bob, "u_dave")
-				f.must(nil, err)
+				_, err := f.S.Unfollow(ctx, sample.Bob, "u_dave")
+				f.Must(nil, err)
 				if hot {
-					f.must(nil, f.s.MakeUserHot(ctx, "u_dave"))
+					f.Must(nil, f.S.MakeUserHot(ctx, "u_dave"))
 				}
-				_, err = f.s.Follow(ctx, sample.Bob, "u_dave")
-				f.must(nil, err)
+				_, err = f.S.Follow(ctx, sample.Bob, "u_dave")
+				f.Must(nil, err)
 			})
 			if _, err := other.Unfollow(ctx, sample.Bob, "u_dave"); err != nil || !m.Ran() {
 				t.Fatalf("Unfollow: %v (held: %v)", err, m.Ran())
 			}
-			f.drain()
+			f.Drain()
 			if n := f.checkFollowed("drained", "u_dave", 0, sample.Bob); n != 1 {
 				t.Errorf("%d follows of dave stored, want bob's made again", n)
 			}
-			following, err := f.s.Following(ctx, sample.Bob, store.PageRequest{Limit: 10})
-			if f.must(following, err); len(following.Items) != 1 {
+			following, err := f.S.Following(ctx, sample.Bob, store.PageRequest{Limit: 10})
+			if f.Must(following, err); len(following.Items) != 1 {
 				t.Errorf("bob follows %d users, want dave", len(following.Items))
 			}
 		})
 	}
 	t.Run("an unlike, the post liked again meanwhile", func(t *testing.T) {
 		f := newStreamTest(t)
-		post, err := f.s.CreatePost(ctx, sample.Alice, "liked", "l", false)
-		f.must(post, err)
-		_, err = f.s.LikePost(ctx, sample.Bob, post.ID, nil)
-		f.must(nil, err)
+		post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "liked", Body: "l"})
+		f.Must(post, err)
+		_, err = f.S.LikePost(ctx, sample.Bob, post.ID, nil)
+		f.Must(nil, err)
 		other, m := f.meanwhile(storetest.TransactionOn(store.UserPK(sample.Bob), store.LikedSK(post.ID)), func() {
-			_, err := f.s.UnlikePost(ctx, sample.Bob, post.ID, nil)
-			f.must(nil, err)
-			f.must(nil, f.s.MakeHot(ctx, post.ID))
-			_, err = f.s.LikePost(ctx, sample.Bob, post.ID, nil)
-			f.must(nil, err)
+			_, err := f.S.UnlikePost(ctx, sample.Bob, post.ID, nil)
+			f.Must(nil, err)
+			f.Must(nil, f.S.MakeHot(ctx, post.ID))
+			_, err = f.S.LikePost(ctx, sample.Bob, post.ID, nil)
+			f.Must(nil, err)
 		})
 		if _, err := other.UnlikePost(ctx, sample.Bob, post.ID, nil); err != nil || !m.Ran() {
 			t.Fatalf("UnlikePost: %v (held: %v)", err, m.Ran())
 		}
-		f.drain()
+		f.Drain()
 		if _, likes := f.checkPost("drained", post.ID, nil); likes != 1 {
 			t.Errorf("%d likes stored, want bob's made again", likes)
 		}
 	})
 	t.Run("a comment's deletion, deleted meanwhile", func(t *testing.T) {
 		f := newStreamTest(t)
-		post, err := f.s.CreatePost(ctx, sample.Alice, "commented", "c", false)
-		f.must(post, err)
-		c, err := f.s.CreateComment(ctx, sample.Bob, post.ID, "once")
-		f.must(c, err)
+		post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "commented", Body: "c"})
+		f.Must(post, err)
+		c, err := f.S.CreateComment(ctx, sample.Bob, post.ID, "once")
+		f.Must(c, err)
 		other, m := f.meanwhile(storetest.TransactionOn(store.PostPK(post.ID), store.CommentSK(c.ID)), func() {
-			_, err := f.s.DeleteComment(ctx, sample.Alice, post.ID, c.ID)
-			f.must(nil, err)
+			_, err := f.S.DeleteComment(ctx, sample.Alice, post.ID, c.ID)
+			f.Must(nil, err)
 		})
 		if _, err := other.DeleteComment(ctx, sample.Bob, post.ID, c.ID); !errs.Is(err, errs.NotFound) || !m.Ran() {
 			t.Fatalf("DeleteComment: %v, want NotFound (held: %v)", err, m.Ran())
@@ -326,12 +326,12 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 		t.Run(op+", the post edited meanwhile", func(t *testing.T) {
 			f := newStreamTest(t)
 			base := f.counted(store.UserPK(sample.Alice), store.SKCount, "postCount") // the sample's count, of no post here
-			post, err := f.s.CreatePost(ctx, sample.Alice, "before", "b", op == "publishPost")
-			f.must(post, err)
+			post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "before", Body: "b", Draft: op == "publishPost"})
+			f.Must(post, err)
 			title := "edited meanwhile"
 			other, m := f.meanwhile(storetest.TransactionOn(store.PostPK(post.ID), store.SKMetadata), func() {
-				_, err := f.s.UpdatePost(ctx, sample.Alice, post.ID, &title, nil)
-				f.must(nil, err)
+				_, err := f.S.UpdatePost(ctx, sample.Alice, post.ID, store.PostEdit{Title: &title})
+				f.Must(nil, err)
 			})
 			var got store.Post
 			if op == "publishPost" {
@@ -344,7 +344,7 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 			}
 			want := map[string]int{"publishPost": 1, "deletePost": 0}[op]
 			if got, held := f.counted(store.UserPK(sample.Alice), store.SKCount, "postCount")-base,
-				storetest.Count(t, storetest.Client(t), f.s.Table(), store.GSI1, "gsi1pk", store.UserPK(sample.Alice), "gsi1sk", store.PostPrefix); got != held || held != want {
+				storetest.Count(t, storetest.Client(t), f.S.Table(), store.GSI1, "gsi1pk", store.UserPK(sample.Alice), "gsi1sk", store.PostPrefix); got != held || held != want {
 				t.Errorf("alice's postCount counts %d, GSI1 holds %d published posts, want %d", got, held, want)
 			}
 		})

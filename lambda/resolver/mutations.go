@@ -21,9 +21,9 @@ import (
 type writes interface {
 	CreateUser(ctx context.Context, u store.User) (store.User, error)
 	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
-	CreatePost(ctx context.Context, authorID, title, body string, draft bool) (store.Post, error)
+	CreatePost(ctx context.Context, authorID string, in store.NewPost) (store.Post, error)
 	PublishPost(ctx context.Context, callerID, id string) (store.Post, error)
-	UpdatePost(ctx context.Context, callerID, id string, title, body *string) (store.Post, error)
+	UpdatePost(ctx context.Context, callerID, id string, edit store.PostEdit) (store.Post, error)
 	DeletePost(ctx context.Context, callerID, id string) (store.Post, error)
 	CreateComment(ctx context.Context, authorID, postID, body string) (store.Comment, error)
 	DeleteComment(ctx context.Context, callerID, postID, id string) (store.Comment, error)
@@ -194,7 +194,7 @@ func (a *createPostArgs) validate() error {
 // author's postCount, which a draft leaves until it is published).
 func (h *Handler) createPost(ctx context.Context, _ *appsync.Event, callerID string, args createPostArgs) (any, error) {
 	draft := args.Input.Status != nil && *args.Input.Status == store.StatusDraft
-	return h.store.CreatePost(ctx, callerID, args.Input.Title, args.Input.Body, draft)
+	return h.store.CreatePost(ctx, callerID, store.NewPost{Title: args.Input.Title, Body: args.Input.Body, Draft: draft})
 }
 
 // publishPost resolves Mutation.publishPost: one transaction (the draft
@@ -205,15 +205,14 @@ func (h *Handler) publishPost(ctx context.Context, _ *appsync.Event, callerID st
 
 type updatePostArgs struct {
 	Input struct {
-		ID    string  `json:"id"`
-		Title *string `json:"title"`
-		Body  *string `json:"body"`
+		ID             string `json:"id"`
+		store.PostEdit        // decoded by its fields' names, the schema's
 	} `json:"input"`
 }
 
 func (a *updatePostArgs) validate() error {
 	in := &a.Input
-	if in.Title == nil && in.Body == nil {
+	if in.PostEdit == (store.PostEdit{}) {
 		return errs.E("Mutation.updatePost", errs.Validation, "give title or body")
 	}
 	if err := checkOptional("title", in.Title, maxTitle); err != nil {
@@ -225,7 +224,7 @@ func (a *updatePostArgs) validate() error {
 // updatePost resolves Mutation.updatePost: one UpdateItem conditioned on the
 // caller being the author.
 func (h *Handler) updatePost(ctx context.Context, _ *appsync.Event, callerID string, args updatePostArgs) (any, error) {
-	return h.store.UpdatePost(ctx, callerID, args.Input.ID, args.Input.Title, args.Input.Body)
+	return h.store.UpdatePost(ctx, callerID, args.Input.ID, args.Input.PostEdit)
 }
 
 // deletePost resolves Mutation.deletePost: the post and its comments. A

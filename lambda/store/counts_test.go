@@ -135,13 +135,13 @@ func TestItemsWrittenBeforeCountersCountTheSame(t *testing.T) {
 			return s.LikePost(ctx, sample.Carol, draft, []string{"likeCount"})
 		}},
 		{"bob creates a post", func(ctx context.Context, s *store.Store) (any, error) {
-			p, err := s.CreatePost(ctx, sample.Bob, "New", "n", false)
+			p, err := s.CreatePost(ctx, sample.Bob, store.NewPost{Title: "New", Body: "n"})
 			created = p.ID
 			return p, err
 		}},
 		{"bob updates his old post", func(ctx context.Context, s *store.Store) (any, error) {
 			title := "Old, edited"
-			return s.UpdatePost(ctx, sample.Bob, oldPost, &title, nil)
+			return s.UpdatePost(ctx, sample.Bob, oldPost, store.PostEdit{Title: &title})
 		}},
 		{"carol updates her profile", func(ctx context.Context, s *store.Store) (any, error) {
 			name := "Carol C."

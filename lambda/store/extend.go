@@ -8,7 +8,7 @@ import (
 
 // What a feature's own table code builds on (lambda/feed): the client and
 // table (API, Table), the clock (Now), the tokens' codec, the batched reads
-// and writes (BatchGet, BatchWrite), a post decoded with its counts
+// and writes (BatchGet, BatchWrite), a range read to its end (QueryAll), a post decoded with its counts
 // (DecodePost, AddCounters) and a page built from what it read (NewPage,
 // Page.Fit). A feature owns its items' keys and requests; the core's
 // entities it reads through these, so that their counts (hot ones' too)

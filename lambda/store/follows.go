@@ -148,7 +148,7 @@ func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error
 		if err := keyQuery(in, partition(AttrGSI2PK, pk), []string{AttrGSI2SK}); err != nil {
 			return nil, err
 		}
-		err := s.queryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
+		err := s.QueryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
 			switch sk := stringAttr(item, AttrGSI2SK); {
 			case sk == hotFollowerSK:
 				shards = HotShards
@@ -164,9 +164,9 @@ func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error
 	return ids, nil
 }
 
-// queryAll runs in page after page, handing each item to each until each
+// QueryAll runs in page after page, handing each item to each until each
 // returns false or the range ends.
-func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) error {
+func (s *Store) QueryAll(ctx context.Context, op string, in *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) error {
 	for {
 		out, err := s.api.Query(ctx, in)
 		if err != nil {

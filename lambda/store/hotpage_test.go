@@ -61,7 +61,7 @@ func hotData() store.Dataset {
 func hotPost(t *testing.T, s *store.Store) store.Post {
 	t.Helper()
 	ctx := t.Context()
-	p, err := s.CreatePost(ctx, sample.Alice, "viral", "read by many", false)
+	p, err := s.CreatePost(ctx, sample.Alice, store.NewPost{Title: "viral", Body: "read by many"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 	comments(reader) // learns it hot, keeps its page
 	comments(reader)
 	title := "edited elsewhere"
-	if _, err := other.UpdatePost(ctx, sample.Alice, post.ID, &title, nil); err != nil {
+	if _, err := other.UpdatePost(ctx, sample.Alice, post.ID, store.PostEdit{Title: &title}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := other.CreateComment(ctx, sample.Bob, post.ID, "from elsewhere"); err != nil {
@@ -198,7 +198,7 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 	kept := store.New(storetest.Client(t), base2.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
 	kept.Post(ctx, hot.ID)
 	kept.Post(ctx, hot.ID)
-	if _, err := base2.UpdatePost(ctx, sample.Alice, hot.ID, &title, nil); err != nil {
+	if _, err := base2.UpdatePost(ctx, sample.Alice, hot.ID, store.PostEdit{Title: &title}); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := kept.Post(store.WithConsistentReads(ctx), hot.ID); err != nil || p.Title != title {

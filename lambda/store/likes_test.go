@@ -75,7 +75,7 @@ func TestLikes(t *testing.T) {
 	}
 	wantLikes(t, s, c, sample.HelloPost, all, 1)
 
-	draft, err := s.CreatePost(ctx, sample.Bob, "Draft", "d", true)
+	draft, err := s.CreatePost(ctx, sample.Bob, store.NewPost{Title: "Draft", Body: "d", Draft: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,11 +177,11 @@ func TestDraftsAndPublishing(t *testing.T) {
 	now := time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC)
 	s, _ := storetest.NewStore(t, d, store.WithClock(func() time.Time { now = now.Add(time.Second); return now }))
 	ctx := t.Context()
-	draft, err := s.CreatePost(ctx, sample.Alice, "Draft", "Not yet.", true)
+	draft, err := s.CreatePost(ctx, sample.Alice, store.NewPost{Title: "Draft", Body: "Not yet.", Draft: true})
 	if err != nil || draft.Status != store.StatusDraft {
 		t.Fatalf("CreatePost(draft) = %+v, %v", draft, err)
 	}
-	later, err := s.CreatePost(ctx, sample.Alice, "Published", "Now.", false)
+	later, err := s.CreatePost(ctx, sample.Alice, store.NewPost{Title: "Published", Body: "Now."})
 	if err != nil || later.Status != store.StatusPublished {
 		t.Fatalf("CreatePost = %+v, %v", later, err)
 	}
@@ -206,7 +206,7 @@ func TestDraftsAndPublishing(t *testing.T) {
 		t.Errorf("bob deletes alice's draft: %v, want NotFound", err)
 	}
 	title := "mine now"
-	if _, err := s.UpdatePost(ctx, sample.Bob, draft.ID, &title, nil); !errs.Is(err, errs.NotFound) {
+	if _, err := s.UpdatePost(ctx, sample.Bob, draft.ID, store.PostEdit{Title: &title}); !errs.Is(err, errs.NotFound) {
 		t.Errorf("bob updates alice's draft: %v, want NotFound", err)
 	}
 	p, err := s.PublishPost(ctx, sample.Alice, draft.ID)
@@ -227,7 +227,7 @@ func TestDraftsAndPublishing(t *testing.T) {
 		t.Errorf("a comment on the published post: %v", err)
 	}
 	// Deleting a draft leaves the count; deleting a published post lowers it.
-	another, _ := s.CreatePost(ctx, sample.Alice, "Draft 2", "x", true)
+	another, _ := s.CreatePost(ctx, sample.Alice, store.NewPost{Title: "Draft 2", Body: "x", Draft: true})
 	if _, err := s.DeletePost(ctx, sample.Alice, another.ID); err != nil || count() != 5 {
 		t.Errorf("delete a draft: %v, count %d", err, count())
 	}
@@ -244,7 +244,7 @@ func TestPublishAndDeleteConcurrently(t *testing.T) {
 	const n = 30
 	var drafts []string
 	for range n {
-		p, err := s.CreatePost(ctx, sample.Bob, "d", "b", true)
+		p, err := s.CreatePost(ctx, sample.Bob, store.NewPost{Title: "d", Body: "b", Draft: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,18 +14,32 @@ import (
 // by its author, and deleted with everything its partitions hold. A write
 // that read the post first acts on the post as it read it (its version).
 
+// NewPost is what a new post is made of (createPost's input).
+type NewPost struct {
+	Title, Body string
+	Draft       bool // published when false
+}
+
+// PostEdit is what an edit of a post changes (updatePost's input): each
+// field that is not nil, named as the input names it (json) and the item
+// its attribute (dynamodbav).
+type PostEdit struct {
+	Title *string `json:"title" dynamodbav:"title"`
+	Body  *string `json:"body" dynamodbav:"body"`
+}
+
 // CreatePost creates a post by authorID with a new ID, and its counter, and
-// increments the author's postCount, in one transaction. An author without a profile is
-// NotFound.
-func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, draft bool) (Post, error) {
+// increments the author's postCount (a draft's when it is published), in
+// one transaction. An author without a profile is NotFound.
+func (s *Store) CreatePost(ctx context.Context, authorID string, in NewPost) (Post, error) {
 	const op = "store.CreatePost"
 	if err := CheckIDs(op, authorID); err != nil {
 		return Post{}, err
 	}
 	now := s.now()
-	p := Post{ID: s.newID(now), AuthorID: authorID, Title: title, Body: body, CreatedAt: timestamp(now), UpdatedAt: timestamp(now),
+	p := Post{ID: s.newID(now), AuthorID: authorID, Title: in.Title, Body: in.Body, CreatedAt: timestamp(now), UpdatedAt: timestamp(now),
 		Status: StatusPublished}
-	if draft {
+	if in.Draft {
 		p.Status = StatusDraft
 	}
 	av, err := marshal(op, newPostItem(p))
@@ -39,7 +53,7 @@ func (s *Store) CreatePost(ctx context.Context, authorID, title, body string, dr
 	authorPK := UserPK(authorID)
 	noProfile := onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)
 	author := s.addCount(authorPK, SKCount, "postCount", countUp, noProfile)
-	if draft { // counted when published
+	if in.Draft { // counted when published
 		author = s.exists(authorPK, SKCount, noProfile)
 	}
 	collision := func(map[string]types.AttributeValue) error {
@@ -130,22 +144,25 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 	return p, nil
 }
 
-// UpdatePost sets the post's title and body (nil leaves a field as it is)
-// and its updatedAt, and adds 1 to its version (so that a DeletePost or
-// publishPost that read it first sees the edit), if callerID is its author:
-// one UpdateItem whose condition checks the author (a post's counts are on
-// another item, so a body's rewrite never races a comment), then a GetItem
-// of its counts. NotFound when absent (someone else's draft is absent to
-// them), Unauthorized for anyone else.
-func (s *Store) UpdatePost(ctx context.Context, callerID, id string, title, body *string) (Post, error) {
+// UpdatePost sets what edit changes (nil fields leave theirs as they are)
+// and the post's updatedAt, and adds 1 to its version (so that a
+// DeletePost or publishPost that read it first sees the edit), if callerID
+// is its author: one UpdateItem whose condition checks the author (a
+// post's counts are on another item, so a body's rewrite never races a
+// comment), then a GetItem of its counts. NotFound when absent (someone
+// else's draft is absent to them), Unauthorized for anyone else;
+// Validation when edit changes nothing.
+func (s *Store) UpdatePost(ctx context.Context, callerID, id string, edit PostEdit) (Post, error) {
 	defer s.pages.drop(id) // its own environment sees the write at once
 	const op = "store.UpdatePost"
 	if err := CheckIDs(op, callerID, id); err != nil {
 		return Post{}, err
 	}
 	upd := changes{}
-	upd.set("title", title)
-	upd.set("body", body)
+	upd.setFields(edit)
+	if upd.n == 0 {
+		return Post{}, errs.E(op, errs.Validation, "nothing to update")
+	}
 	now := timestamp(s.now())
 	upd.set("updatedAt", &now)
 	upd.bump()

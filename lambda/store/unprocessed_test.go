@@ -126,7 +126,7 @@ func TestACommittedWriteIsNeverReportedAsFailed(t *testing.T) {
 			}, err
 		},
 		"createPost": func(ctx context.Context, s *store.Store) (check, error) {
-			_, err := s.CreatePost(ctx, sample.Bob, "t", "b", false)
+			_, err := s.CreatePost(ctx, sample.Bob, store.NewPost{Title: "t", Body: "b"})
 			return wantUserCounts(sample.Bob, 1, 1, 0), err
 		},
 		"deletePost": func(ctx context.Context, s *store.Store) (check, error) {

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"errors"
+	"reflect"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -25,6 +27,18 @@ type changes struct {
 func (c *changes) set(attribute string, value *string) {
 	if value != nil {
 		c.update, c.n = c.update.Set(expression.Name(attribute), expression.Value(*value)), c.n+1
+	}
+}
+
+// setFields sets, for each field of edit (a struct of pointers) that is
+// not nil, the attribute its dynamodbav tag names to what it points to.
+func (c *changes) setFields(edit any) {
+	v := reflect.ValueOf(edit)
+	for i := range v.NumField() {
+		if f := v.Field(i); !f.IsNil() {
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("dynamodbav"), ",")
+			c.update, c.n = c.update.Set(expression.Name(name), expression.Value(f.Elem().Interface())), c.n+1
+		}
 	}
 }
 

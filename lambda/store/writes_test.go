@@ -219,7 +219,7 @@ func TestOnlyOwnersChangePostsAndComments(t *testing.T) {
 	title := "Hijacked"
 	ctx := t.Context()
 	refused := map[string]error{}
-	_, refused["carol updates alice's post"] = s.UpdatePost(ctx, sample.Carol, sample.HelloPost, &title, nil)
+	_, refused["carol updates alice's post"] = s.UpdatePost(ctx, sample.Carol, sample.HelloPost, store.PostEdit{Title: &title})
 	_, refused["carol deletes alice's post"] = s.DeletePost(ctx, sample.Carol, sample.HelloPost)
 	_, refused["carol deletes bob's comment"] = s.DeleteComment(ctx, sample.Carol, sample.HelloPost, sample.BobComment)
 	for name, err := range refused {
@@ -239,11 +239,11 @@ func TestOnlyOwnersChangePostsAndComments(t *testing.T) {
 	if _, err := s.DeleteComment(ctx, sample.Alice, sample.HelloPost, sample.BobComment); !errs.Is(err, errs.NotFound) {
 		t.Errorf("deleting it again: %v, want NotFound", err)
 	}
-	p, err := s.UpdatePost(ctx, sample.Alice, sample.HelloPost, &title, nil)
+	p, err := s.UpdatePost(ctx, sample.Alice, sample.HelloPost, store.PostEdit{Title: &title})
 	if err != nil || p.Title != title || p.CommentCount != 1 || p.Body == "" {
 		t.Errorf("author's update = %+v, %v", p, err)
 	}
-	if _, err := s.UpdatePost(ctx, sample.Alice, "01HWNOPE", &title, nil); !errs.Is(err, errs.NotFound) {
+	if _, err := s.UpdatePost(ctx, sample.Alice, "01HWNOPE", store.PostEdit{Title: &title}); !errs.Is(err, errs.NotFound) {
 		t.Errorf("update of a missing post: %v, want NotFound", err)
 	}
 }
@@ -376,14 +376,14 @@ func TestCreateAndUpdateUser(t *testing.T) {
 	if _, err := s.UpdateUser(t.Context(), "u_nobody", &name, nil); !errs.Is(err, errs.NotFound) {
 		t.Errorf("update without a profile: %v, want NotFound", err)
 	}
-	p, err := s.CreatePost(t.Context(), "u_erin", "T", "B", false)
+	p, err := s.CreatePost(t.Context(), "u_erin", store.NewPost{Title: "T", Body: "B"})
 	if err != nil || !store.ValidID(p.ID) || len(p.ID) != 26 {
 		t.Errorf("CreatePost = %+v, %v (want a ULID id)", p, err)
 	}
 	if got, _ := s.User(t.Context(), "u_erin"); got.PostCount != 1 {
 		t.Errorf("postCount = %d after a post, want 1", got.PostCount)
 	}
-	if _, err := s.CreatePost(t.Context(), "u_nobody", "T", "B", false); !errs.Is(err, errs.NotFound) {
+	if _, err := s.CreatePost(t.Context(), "u_nobody", store.NewPost{Title: "T", Body: "B"}); !errs.Is(err, errs.NotFound) {
 		t.Errorf("post without a profile: %v, want NotFound", err)
 	}
 }

@@ -51,7 +51,7 @@ func FanOuts(ctx context.Context, endpoint string, followers ...int) ([]FanOut, 
 			drop()
 			return nil, err
 		}
-		post, err := s.CreatePost(ctx, "u_author", "Title", "Body", false)
+		post, err := s.CreatePost(ctx, "u_author", store.NewPost{Title: "Title", Body: "Body"})
 		if err != nil {
 			drop()
 			return nil, err

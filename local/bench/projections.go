@@ -108,16 +108,16 @@ func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, 
 	}
 	var post store.Post
 	var err error
-	if c.CreatePost, err = gsi1(func(ctx context.Context) error { post, err = s.CreatePost(ctx, author, title, body, false); return err }); err != nil {
+	if c.CreatePost, err = gsi1(func(ctx context.Context) error { post, err = s.CreatePost(ctx, author, store.NewPost{Title: title, Body: body}); return err }); err != nil {
 		return c, err
 	}
 	if c.UpdatePost, err = gsi1(func(ctx context.Context) error {
-		_, err := s.UpdatePost(ctx, author, post.ID, &title, &body)
+		_, err := s.UpdatePost(ctx, author, post.ID, store.PostEdit{Title: &title, Body: &body})
 		return err
 	}); err != nil {
 		return c, err
 	}
-	draft, err := s.CreatePost(ctx, author, title, body, true)
+	draft, err := s.CreatePost(ctx, author, store.NewPost{Title: title, Body: body, Draft: true})
 	if err != nil {
 		return c, err
 	}
@@ -125,7 +125,7 @@ func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, 
 		return c, err
 	}
 	for range 18 { // 20 published posts in all
-		if _, err := s.CreatePost(ctx, author, title, body, false); err != nil {
+		if _, err := s.CreatePost(ctx, author, store.NewPost{Title: title, Body: body}); err != nil {
 			return c, err
 		}
 	}

@@ -135,7 +135,7 @@ func (w *writes) run() {
 		var post store.Post
 		w.measure("createPost", p.name, func(ctx context.Context) error {
 			var err error
-			post, err = w.s.CreatePost(ctx, author, p.title, p.body, false)
+			post, err = w.s.CreatePost(ctx, author, store.NewPost{Title: p.title, Body: p.body})
 			return err
 		})
 		var comment store.Comment
@@ -158,7 +158,7 @@ func (w *writes) run() {
 			return err
 		})
 		w.measure("updatePost", p.name, func(ctx context.Context) error {
-			_, err := w.s.UpdatePost(ctx, author, post.ID, &p.title, &p.body)
+			_, err := w.s.UpdatePost(ctx, author, post.ID, store.PostEdit{Title: &p.title, Body: &p.body})
 			return err
 		})
 		w.measure("deletePost, no comments", p.name, func(ctx context.Context) error {
@@ -168,7 +168,7 @@ func (w *writes) run() {
 		var draft store.Post
 		w.setup(func() error {
 			var err error
-			draft, err = w.s.CreatePost(w.ctx, author, p.title, p.body, true)
+			draft, err = w.s.CreatePost(w.ctx, author, store.NewPost{Title: p.title, Body: p.body, Draft: true})
 			return err
 		})
 		w.measure("publishPost", p.name, func(ctx context.Context) error {
@@ -190,7 +190,7 @@ func (w *writes) run() {
 	var post store.Post
 	w.setup(func() error {
 		var err error
-		if post, err = w.s.CreatePost(w.ctx, author, "Title", strings.Repeat("b", smallBody), false); err != nil {
+		if post, err = w.s.CreatePost(w.ctx, author, store.NewPost{Title: "Title", Body: strings.Repeat("b", smallBody)}); err != nil {
 			return err
 		}
 		return feed.NewTable(w.s).IndexCounters(w.ctx, author, []feed.Entry{{Place: store.PublishedSK(post.ID), PostID: post.ID}})
@@ -210,7 +210,7 @@ func (w *writes) run() {
 	var hotPost store.Post
 	w.setup(func() error {
 		var err error
-		if hotPost, err = w.s.CreatePost(w.ctx, author, posts[2].title, posts[2].body, false); err != nil {
+		if hotPost, err = w.s.CreatePost(w.ctx, author, store.NewPost{Title: posts[2].title, Body: posts[2].body}); err != nil {
 			return err
 		}
 		return w.s.MakeHot(w.ctx, hotPost.ID)

@@ -48,7 +48,7 @@ func hotPageData(t *testing.T) (string, string) {
 	}
 	s, _ := storetest.NewStore(t, d)
 	ctx := t.Context()
-	p, err := s.CreatePost(ctx, sample.Alice, "viral", "read by many", false)
+	p, err := s.CreatePost(ctx, sample.Alice, store.NewPost{Title: "viral", Body: "read by many"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func hotPageData(t *testing.T) (string, string) {
 func TestAHotPostsPageIsEachCallersOwn(t *testing.T) {
 	table, post := hotPageData(t)
 	e, s := environment(t, table)
-	draft, err := s.CreatePost(t.Context(), sample.Alice, "a draft", "not yet", true)
+	draft, err := s.CreatePost(t.Context(), sample.Alice, store.NewPost{Title: "a draft", Body: "not yet", Draft: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 	writers.Go(func() {
 		for n := range 10 {
 			w := written{title: fmt.Sprint("title ", n), started: time.Now()}
-			if _, err := envs[3].s.UpdatePost(ctx, sample.Alice, post, &w.title, nil); err != nil {
+			if _, err := envs[3].s.UpdatePost(ctx, sample.Alice, post, store.PostEdit{Title: &w.title}); err != nil {
 				t.Error(err)
 				return
 			}

@@ -94,7 +94,7 @@ func TestRecordsArriveAsLambdaSendsThem(t *testing.T) {
 	poll(t, p) // the users
 	fn.invocations = nil
 	ctx := t.Context()
-	post, err := s.CreatePost(ctx, sample.Alice, "Hi", "body", true)
+	post, err := s.CreatePost(ctx, sample.Alice, store.NewPost{Title: "Hi", Body: "body", Draft: true})
 	if err != nil {
 		t.Fatal(err)
 	}
