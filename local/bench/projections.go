@@ -108,7 +108,10 @@ func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, 
 	}
 	var post store.Post
 	var err error
-	if c.CreatePost, err = gsi1(func(ctx context.Context) error { post, err = s.CreatePost(ctx, author, store.NewPost{Title: title, Body: body}); return err }); err != nil {
+	if c.CreatePost, err = gsi1(func(ctx context.Context) error {
+		post, err = s.CreatePost(ctx, author, store.NewPost{Title: title, Body: body})
+		return err
+	}); err != nil {
 		return c, err
 	}
 	if c.UpdatePost, err = gsi1(func(ctx context.Context) error {
