@@ -1,6 +1,7 @@
 package resolver
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,8 +25,18 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 	bio := worst(maxBio)
 	user := store.User{ID: id, Handle: strings.Repeat("h", 30), Name: worst(maxName), Email: &email, Bio: &bio, CreatedAt: ts,
 		PostCount: 1 << 30, FollowerCount: 1 << 30, FollowingCount: 1 << 30}
-	post := store.Post{ID: id, AuthorID: id, Title: worst(maxTitle), Body: worst(maxPostBody), CreatedAt: ts, UpdatedAt: ts, CommentCount: 1 << 30}
+	post := store.Post{ID: id, AuthorID: id, Title: worst(maxTitle), Body: worst(maxPostBody), CreatedAt: ts, UpdatedAt: ts,
+		CommentCount: 1 << 30, LikeCount: 1 << 30, Status: store.StatusPublished}
 	comment := store.Comment{ID: id, PostID: id, AuthorID: id, Body: worst(maxCommentBody), CreatedAt: ts}
+	for _, v := range []any{user, post, comment} { // a field added to a type is added here, at its largest
+		rv := reflect.ValueOf(v)
+		for i := range rv.NumField() {
+			name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" && rv.Field(i).IsZero() {
+				t.Errorf("the largest %s leaves %s unset: give it the largest value the API accepts (its limit in mutations.go)", rv.Type().Name(), rv.Type().Field(i).Name)
+			}
+		}
+	}
 	sizes := map[string]int{"User": payload.Size(user), "Post": payload.Size(post), "Comment": payload.Size(comment),
 		"Follow": payload.Size(store.Follow{FollowerID: id, FollowedID: id, CreatedAt: ts})}
 	t.Logf("largest objects, encoded: %v", sizes)

@@ -85,4 +85,19 @@ func (o *object) int(name string, v int) {
 	}
 }
 
+// strings writes a list of strings (nil as [], as a list field the schema
+// declares non-null needs).
+func (o *object) strings(name string, v []string) {
+	if o.member(name) {
+		o.dst = append(o.dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				o.dst = append(o.dst, ',')
+			}
+			o.dst = payload.AppendString(o.dst, s)
+		}
+		o.dst = append(o.dst, ']')
+	}
+}
+
 func (o *object) end() []byte { return append(o.dst, '}') }
