@@ -103,7 +103,16 @@ func layoutsTableIsTrue(t *testing.T, rows []bench.Row, docPath string) {
 			key = last + " " + cells[1]
 		}
 		if got, said := counts(line), docLines[key]; got != said {
-			t.Errorf("%s, %s: the layouts cost %q; %s says %q (make bench prints the table)", last, cells[1], got, docPath, said)
+			if *updateWrites && said != "" && strings.Count(string(doc), " | "+said+" | ") == 1 {
+				doc = []byte(strings.Replace(string(doc), " | "+said+" | ", " | "+got+" | ", 1)) // its counts, its latency as make bench measured it
+				continue
+			}
+			t.Errorf("%s, %s: the layouts cost %q; %s says %q (make bench prints the table; go test ./local/bench -run EarlyReturnBeats -update rewrites its counts)", last, cells[1], got, docPath, said)
+		}
+	}
+	if *updateWrites {
+		if err := os.WriteFile(docPath, doc, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

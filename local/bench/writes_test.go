@@ -44,6 +44,7 @@ func TestWhatEachProjectionCosts(t *testing.T) {
 // the document docPath carries it.
 func wantTable(t *testing.T, got []byte, file, test, docPath string) {
 	t.Helper()
+	old, _ := os.ReadFile(file) // what the document carries, before -update
 	golden.File(t, file, got, *updateWrites, "go test ./local/bench -run "+test+" -update")
 	want, err := os.ReadFile(file)
 	if err != nil {
@@ -53,8 +54,14 @@ func wantTable(t *testing.T, got []byte, file, test, docPath string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *updateWrites && !bytes.Contains(doc, want) && len(old) > 0 && bytes.Contains(doc, old) {
+		doc = bytes.Replace(doc, old, want, 1) // the document's copy of the table, rewritten with it
+		if err := os.WriteFile(docPath, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !bytes.Contains(doc, want) {
-		t.Errorf("%s does not carry %s", docPath, file)
+		t.Errorf("%s does not carry %s (go test ./local/bench -run %s -update rewrites both)", docPath, file, test)
 	}
 }
 
