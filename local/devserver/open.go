@@ -118,7 +118,7 @@ func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) 
 	}
 	consume(lambda.NewHandler(projector.New(s, log, wired.Projections(s)...).Handle), streams.Config{
 		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Filter: streams.Matches(wired.ProjectorFilters)})
-	consume(lambda.NewHandler(trending.New(trending.NewBuckets(s), log).Handle), streams.Config{BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters), Window: cmp.Or(cfg.TrendingWindow, trending.StreamWindow)}) // feature: trending
+	consume(lambda.NewHandler(trending.New(trending.NewBuckets(s), log).Handle), streams.Config{BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters), Window: or(cfg.TrendingWindow, trending.StreamWindow)}) // feature: trending
 	return nil
 }
 
@@ -132,3 +132,7 @@ func identifyHeaders(headers map[string]string) (*appsync.Identity, error) {
 	}
 	return nil, nil
 }
+
+// or is v, or def when v is its zero value (a setting left to its default:
+// a feature's, on the lines that wire it in).
+func or[T comparable](v, def T) T { return cmp.Or(v, def) }

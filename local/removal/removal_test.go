@@ -9,12 +9,13 @@ package removal_test
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/example/appsync-dynamo/local/treecopy"
 )
 
 // marker is a line that wires a feature in, and names it.
@@ -28,7 +29,7 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := tracked(t, root)
+	files := treecopy.Files(t, root)
 	features := wired(t, root, files)
 	if len(features) == 0 {
 		t.Fatal("no line of the tree wires a feature in (// feature: <name>)")
@@ -51,30 +52,12 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 		t.Run("without "+strings.Join(gone, ", "), func(t *testing.T) {
 			dir := t.TempDir()
 			copyWithout(t, root, dir, files, gone)
-			run(t, dir, "go", "build", "./lambda/...", "./local/cmd/dev", "./schema/...")
-			run(t, dir, "go", "vet", "./lambda/...", "./schema/...")
-			run(t, filepath.Join(dir, "infra"), "go", "build", "./...")
-			run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...")
+			treecopy.Run(t, dir, "go", "build", "./lambda/...", "./local/cmd/dev", "./schema/...")
+			treecopy.Run(t, dir, "go", "vet", "./lambda/...", "./schema/...")
+			treecopy.Run(t, filepath.Join(dir, "infra"), "go", "build", "./...")
+			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...")
 		})
 	}
-}
-
-// tracked are the tree's files, as git lists them (tracked, and untracked
-// but not ignored) and as they are in the working tree, relative to root.
-func tracked(t *testing.T, root string) []string {
-	cmd := exec.Command("git", "ls-files", "-co", "--exclude-standard")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	var files []string
-	for _, f := range strings.Fields(string(out)) {
-		if _, err := os.Stat(filepath.Join(root, f)); err == nil { // not deleted since
-			files = append(files, f)
-		}
-	}
-	return files
 }
 
 // wired are the features whose lines are marked in the tree's Go files,
@@ -105,40 +88,19 @@ func wired(t *testing.T, root string, files []string) []string {
 // copyWithout copies files from root to dir, but for the folders of the
 // features gone and the lines that wire them in.
 func copyWithout(t *testing.T, root, dir string, files, gone []string) {
-	for _, f := range files {
+	treecopy.Copy(t, root, dir, files, func(f string, raw []byte) ([]byte, bool) {
 		if slices.ContainsFunc(gone, func(g string) bool { return strings.HasPrefix(f, "lambda/"+g+"/") }) {
-			continue
+			return nil, false
 		}
-		raw, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
+		if !strings.HasSuffix(f, ".go") {
+			return raw, true
 		}
-		if strings.HasSuffix(f, ".go") {
-			var kept []string
-			for _, line := range strings.Split(string(raw), "\n") {
-				if m := marker.FindStringSubmatch(line); m == nil || !slices.Contains(gone, m[1]) {
-					kept = append(kept, line)
-				}
+		var kept []string
+		for _, line := range strings.Split(string(raw), "\n") {
+			if m := marker.FindStringSubmatch(line); m == nil || !slices.Contains(gone, m[1]) {
+				kept = append(kept, line)
 			}
-			raw = []byte(strings.Join(kept, "\n"))
 		}
-		path := filepath.Join(dir, f)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// run runs the command in dir and fails the test with its output when it
-// fails.
-func run(t *testing.T, dir string, name string, args ...string) {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
+		return []byte(strings.Join(kept, "\n")), true
+	})
 }
