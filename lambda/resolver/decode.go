@@ -92,8 +92,16 @@ func decodeStrings[S any](ev *appsync.Event) (S, error) {
 // again.
 func stringMembers[S any](raw []byte) (S, error) {
 	var dst S
-	v := reflect.ValueOf(&dst).Elem()
-	names := jsonNames[S]()
+	err := setStrings(reflect.ValueOf(&dst).Elem(), raw)
+	return dst, err
+}
+
+// setStrings is stringMembers on v, a struct of string fields only: apart
+// from it, and from every other function here that reflection serves, so
+// that its code is in the binary once, not once for each struct type it is
+// instantiated with (a few kilobytes each).
+func setStrings(v reflect.Value, raw []byte) error {
+	names := jsonNamesOf(v.Type())
 	var err error
 	eventjson.WalkOfValid(raw, 0, func(key []byte, i int) int {
 		end, _ := eventjson.SkipValid(raw, i)
@@ -110,17 +118,18 @@ func stringMembers[S any](raw []byte) (S, error) {
 		v.Field(slices.Index(names, name)).SetString(str)
 		return end
 	})
-	return dst, err
+	return err
 }
 
 // stringsOnly reports whether S is a flat struct of exported, tagged string
 // fields (each named by jsonNames, in field order).
-func stringsOnly[S any]() bool {
-	t := reflect.TypeFor[S]()
+func stringsOnly[S any]() bool { return stringsOnlyOf(reflect.TypeFor[S]()) }
+
+func stringsOnlyOf(t reflect.Type) bool {
 	if only, ok := stringsByType.Load(t); ok {
 		return only.(bool)
 	}
-	only := t.Kind() == reflect.Struct && len(jsonNames[S]()) == t.NumField()
+	only := t.Kind() == reflect.Struct && len(jsonNamesOf(t)) == t.NumField()
 	for i := 0; only && i < t.NumField(); i++ {
 		only = t.Field(i).IsExported() && t.Field(i).Type.Kind() == reflect.String
 	}
@@ -135,8 +144,9 @@ var namesByType sync.Map // reflect.Type -> []string
 
 // jsonNames returns the JSON member names of the struct type S's fields, or
 // nil (decode everything) when S is not a flat struct of tagged fields.
-func jsonNames[S any]() []string {
-	t := reflect.TypeFor[S]()
+func jsonNames[S any]() []string { return jsonNamesOf(reflect.TypeFor[S]()) }
+
+func jsonNamesOf(t reflect.Type) []string {
 	if names, ok := namesByType.Load(t); ok {
 		return names.([]string)
 	}
