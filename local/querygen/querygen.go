@@ -100,8 +100,8 @@ func (q *query) document() (string, map[string]any) {
 			continue
 		}
 		args, ok := q.g.values.Root(q.r, f.Name)
-		if !ok {
-			continue
+		if !ok || args == "" && slices.ContainsFunc(f.Arguments, func(a *ast.ArgumentDefinition) bool { return a.Type.NonNull && a.DefaultValue == nil }) {
+			continue // not asked for, or a root field Root gives no value for what it requires
 		}
 		for range 1 + q.r.IntN(2) { // a root field twice: under two keys, or merged
 			key := q.responseKey(root.Name, f.Name, args)
@@ -110,7 +110,7 @@ func (q *query) document() (string, map[string]any) {
 	}
 	var written []string
 	for _, f := range fields {
-		written = append(written, f.head+" "+q.selection(f.typ, 1))
+		written = append(written, q.root(f))
 	}
 	if len(written) == 0 {
 		written = append(written, "__typename")
@@ -150,6 +150,15 @@ type rootField struct {
 	typ  *ast.Definition
 }
 
+// root writes a root field with a selection of its own (none for a scalar
+// or an enum).
+func (q *query) root(f rootField) string {
+	if f.typ.Kind != ast.Object {
+		return f.head
+	}
+	return f.head + " " + q.selection(f.typ, 1)
+}
+
 // rootFragments moves, at times, some of the written root fields into a
 // fragment on Query, named or inline, spread at the root (with a directive
 // at times), and selects one of them again there, under the same key, with
@@ -170,7 +179,7 @@ func (q *query) rootFragments(fields []rootField, written []string) []string {
 		}
 	}
 	if again := fields[q.r.IntN(len(fields))]; len(moved) == 0 || q.r.IntN(2) == 0 {
-		moved = append(moved, again.head+" "+q.selection(again.typ, 1))
+		moved = append(moved, q.root(again))
 	}
 	body := "{ " + strings.Join(moved, " ") + " }"
 	if q.r.IntN(3) == 0 {
