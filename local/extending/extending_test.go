@@ -28,6 +28,7 @@ type change struct {
 
 var changes = []change{
 	{patch: "post-tags.patch", query: "post-tags_test.go.txt", adds: []string{"tags"}},
+	{patch: "handle-available.patch", query: "handle-available_test.go.txt"},
 }
 
 func TestTheGuidesChangesApplyAndWork(t *testing.T) {
