@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,12 +124,28 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 }
 
 // Count names: the counts of a user and of a post, as attributes and as
-// the schema's fields. A read asks for counter items only when it may read
-// one of them (SelectsCount).
+// the schema's fields: the integers their counter items hold that are the
+// entity's (a count added to a counter item and its entity is one here). A
+// read asks for counter items only when it may read one of them
+// (SelectsCount).
 var (
-	UserCounts = []string{"postCount", "followerCount", "followingCount"}
-	PostCounts = []string{"commentCount", "likeCount"}
+	UserCounts = countNames[userCounterItem, User]()
+	PostCounts = countNames[postCounterItem, Post]()
 )
+
+// countNames are the attributes of the counter item C that are integers
+// and attributes of the entity E.
+func countNames[C, E any]() []string {
+	var names []string
+	c := reflect.TypeFor[C]()
+	for i := range c.NumField() {
+		name, _, _ := strings.Cut(c.Field(i).Tag.Get("dynamodbav"), ",")
+		if c.Field(i).Type.Kind() == reflect.Int && slices.Contains(schemaAttributes[E](), name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
 
 // SelectsCount reports whether a read of attrs (nil: everything) reads one
 // of counts.
