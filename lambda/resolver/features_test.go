@@ -1,8 +1,10 @@
 package resolver_test
 
 import (
+	"bytes"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,8 +28,18 @@ func wired(s *store.Store) []resolver.Option {
 // adding one asks for besides its resolver (which New checks): an event to
 // replay (events/<Type.field>.json, or <Type.field>-<case>.json; a
 // feature's under lambda/<name>/events), whose golden reply TestReplayEvents
-// -update writes; and, below the root, its AppSync batch size.
-func TestEveryRouteHasAnEventAndABatchSize(t *testing.T) {
+// -update writes; below the root, its AppSync batch size; and its cost: a
+// read's row among docs/table.md's access patterns, a mutation's in the
+// measured writes table (local/bench/testdata/writes.md).
+func TestEveryRouteHasAnEventABatchSizeAndACost(t *testing.T) {
+	patterns, err := os.ReadFile("../../docs/table.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes, err := os.ReadFile("../../local/bench/testdata/writes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := store.New(nil, "unused", cursor.New(nil))
 	h := resolver.New(s, slog.New(slog.DiscardHandler), append(wired(s), resolver.WithCostLog(io.Discard))...)
 	files, err := filepath.Glob("../../events/*.json")
@@ -49,6 +61,12 @@ func TestEveryRouteHasAnEventAndABatchSize(t *testing.T) {
 		}
 		if r.Type != "Query" && r.Type != "Mutation" && r.MaxBatchSize == 0 {
 			t.Errorf("%s has no batch size: set its MaxBatchSize in its route (lambda/routes, or the feature's Routes): AppSync batches a child field's invocations", r.Key())
+		}
+		switch {
+		case r.Type == "Mutation" && !bytes.Contains(writes, []byte("| "+r.Field+" |")) && !bytes.Contains(writes, []byte("| "+r.Field+", ")):
+			t.Errorf("%s has no row in the measured writes table: measure it in local/bench (writes.go), then go test ./local/bench -run WhatEveryMutation -update", r.Key())
+		case r.Type != "Mutation" && !bytes.Contains(patterns, []byte("`"+r.Key())):
+			t.Errorf("%s has no row among docs/table.md's access patterns: add one naming `%s` and the DynamoDB requests it makes", r.Key(), r.Key())
 		}
 	}
 }
