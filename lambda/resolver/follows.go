@@ -79,7 +79,8 @@ func (h *Handler) userConnection(
 				out[i] = Result{Err: err}
 				continue
 			}
-			conn, cerr := usersPage(ctx, evs[i], r.Data.(store.Page[store.Follow]), users, other)
+			show := func(u store.User) (any, bool) { return visible(evs[i], u), true }
+			conn, cerr := joined(ctx, r.Data.(store.Page[store.Follow]), users, other, show)
 			out[i] = Result{Data: conn, Err: cerr}
 		}
 		return out
@@ -96,20 +97,25 @@ func userRefs(page store.Page[store.Follow], other func(store.Follow) string) st
 	return conn
 }
 
-// usersPage is a page of follows as the users on their other side, read in
-// users. A profile deleted since is left out. Users are larger than follows,
-// so the page is cut again (with a nextToken) where the users it holds would
-// exceed the field's share of the reply.
-func usersPage(ctx context.Context, ev *appsync.Event, page store.Page[store.Follow], users map[string]store.User, other func(store.Follow) string) (store.Page[any], error) {
+// joined is a page of links (follows, bookmarks) as the items on their
+// other side: the item found under each link's key, shown as show returns
+// it, or left out where show says so or nothing is found (deleted since,
+// hidden from the caller). Items are larger than links, so the page is cut
+// again (with a nextToken) where the items it holds would exceed the
+// field's share of the reply.
+func joined[L, V any](ctx context.Context, page store.Page[L], found map[string]V, key func(L) string, show func(V) (any, bool)) (store.Page[any], error) {
 	budget := pageArgs{}.request(ctx).MaxBytes
 	conn := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}
 	size := 0
-	for i, f := range page.Items {
-		u, ok := users[other(f)]
+	for i, l := range page.Items {
+		v, ok := found[key(l)]
 		if !ok {
 			continue
 		}
-		item := visible(ev, u)
+		item, ok := show(v)
+		if !ok {
+			continue
+		}
 		s := payload.Size(item) + 1
 		if len(conn.Items) > 0 && size+s > budget {
 			cut, err := page.Cut(i)
