@@ -50,6 +50,18 @@ func (h *Handler) routes() map[string]Field {
 	}
 }
 
+// Store is what the resolvers need from the table; *store.Store has it. Each
+// part is declared beside the resolvers that use it: reads and pages in
+// this file, prefetches in prefetch.go, writes in mutations.go.
+type Store interface {
+	reads
+	pages
+	prefetches
+	writes
+}
+
+var _ Store = (*store.Store)(nil)
+
 // reads is what the read fields need of the table to look items up: by key
 // (a Query of an entity's own item and its counter), by handle (a Query on
 // GSI1) and many at once (BatchGetItem).

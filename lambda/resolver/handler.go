@@ -28,20 +28,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
-	"github.com/example/appsync-dynamo/lambda/store"
 )
-
-// Store is what the resolvers need from the table; *store.Store has it. Each
-// part is declared beside the resolvers that use it: reads and pages in
-// fields.go, prefetches in prefetch.go, writes in mutations.go.
-type Store interface {
-	reads
-	pages
-	prefetches
-	writes
-}
-
-var _ Store = (*store.Store)(nil)
 
 // Handler is the Lambda handler. It implements lambda.Handler.
 type Handler struct {
