@@ -110,7 +110,7 @@ STACK_READING := $(if $(filter command line environment,$(origin SELECTION_READI
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: FORCE help test check vet build dev token invoke bench capacity synth sam-invoke sam-container smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools check-node check-lint clean
+.PHONY: FORCE help test check vet build dev token invoke bench update capacity synth sam-invoke sam-container smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools check-node check-lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -170,6 +170,13 @@ bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), th
 	$(GO) test -run '^$$' -bench 'PostAuthorBatch100|CommentAuthorBatch100' -benchmem -count 3 ./lambda/resolver/
 	$(GO) run ./local/cmd/endtoend
 	$(GO) test -run '^$$' -bench Decoders -benchmem -count 3 ./lambda/internal/eventjson/
+
+update: check-tools dynamodb-local ## after a deliberate change: rewrite the golden replies and every counted figure the documents carry (then review git diff)
+	$(GO) test -count=1 ./lambda/resolver -run TestReplayEvents -update
+	$(GO) test -count=1 ./local/bench -run 'WhatEachReading|EarlyReturnBeats|WhatEveryMutation' -update
+	$(GO) test -count=1 ./local/capacity -run TestLocalReportsWhatTheModelCosts -update
+	$(GO) test -count=1 ./local/devserver -run TestTheDocumentsQueries -update
+	$(if $(wildcard lambda/trending),$(GO) test -count=1 ./lambda/trending -run TestWhatTrendingCosts -update)
 
 capacity: check-tools dynamodb-local ## the capacity model: what a hot post or user sustains by DynamoDB's documented limits (.build/capacity.json, docs/capacity.svg)
 	$(GO) run ./local/cmd/capacity

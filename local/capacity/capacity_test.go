@@ -81,14 +81,21 @@ func TestLocalReportsWhatTheModelCosts(t *testing.T) {
 	capacity.Print(&table, results, 3)
 	capacity.Chart(&chart, results)
 	const rerun = "go test ./local/capacity -update"
+	was, _ := os.ReadFile("testdata/workloads.md")
 	golden.File(t, "testdata/workloads.md", table.Bytes(), *update, rerun)
 	golden.File(t, "../../docs/capacity.svg", chart.Bytes(), *update, rerun)
 	doc, err := os.ReadFile("../../docs/capacity.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *update && !bytes.Contains(doc, table.Bytes()) && bytes.Count(doc, was) == 1 {
+		doc = bytes.Replace(doc, was, table.Bytes(), 1)
+		if err := os.WriteFile("../../docs/capacity.md", doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !bytes.Contains(doc, table.Bytes()) {
-		t.Error("docs/capacity.md does not carry testdata/workloads.md")
+		t.Error("docs/capacity.md does not carry testdata/workloads.md (" + rerun + " rewrites both)")
 	}
 	readme, err := os.ReadFile("../../README.md")
 	if headline := capacity.Headline(results); err != nil || !bytes.Contains(readme, []byte(headline)) {
