@@ -64,8 +64,11 @@ func ExamplePostPK() {
 	// Output: POST#01HWMMR280YFZMTH8Y8AF1G8GN COMMENT#01HWMS1CS0NBQ0D8PP9DPHNBE9
 }
 
-// User.AppendJSON writes what payload.Marshal writes.
+// User.AppendJSON writes what payload.Marshal writes of the user's fields
+// (a type without the user's methods: User's own MarshalJSON is
+// AppendJSON).
 func FuzzUserAppendJSON(f *testing.F) {
+	type plainUser store.User
 	f.Add("u_alice", "alice", "Alice <A&B>", "a@example.com", true, "bio\u2028\xff", false, "2024-05-01T00:00:00.000Z", 1, -2, 1<<40)
 	f.Fuzz(func(t *testing.T, id, handle, name, email string, hasEmail bool, bio string, hasBio bool, at string, a, b, c int) {
 		u := store.User{ID: id, Handle: handle, Name: name, CreatedAt: at, PostCount: a, FollowerCount: b, FollowingCount: c}
@@ -75,7 +78,7 @@ func FuzzUserAppendJSON(f *testing.F) {
 		if hasBio {
 			u.Bio = &bio
 		}
-		want, err := payload.Marshal(u)
+		want, err := payload.Marshal(plainUser(u))
 		if err != nil {
 			t.Fatal(err)
 		}
