@@ -1,7 +1,7 @@
 // Package extending holds the test that follows docs/extending.md: each
 // change it walks through is a patch under docs/extending/, applied to a
 // copy of the tree, whose generated files are then regenerated as the
-// guide says (the golden replies, the measured tables); the unit tests and
+// guide says (make update: the golden replies, the counted figures); the unit tests and
 // the event replays must pass, the regenerated replies differ from the
 // tree's only by what the change adds, and a query through the local
 // AppSync reads what it added.
@@ -29,6 +29,7 @@ type change struct {
 var changes = []change{
 	{patch: "post-tags.patch", query: "post-tags_test.go.txt", adds: []string{"tags"}},
 	{patch: "handle-available.patch", query: "handle-available_test.go.txt"},
+	{patch: "bookmarks.patch", query: "bookmarks_test.go.txt", adds: []string{"bookmarkCount"}},
 }
 
 func TestTheGuidesChangesApplyAndWork(t *testing.T) {
@@ -45,11 +46,11 @@ func TestTheGuidesChangesApplyAndWork(t *testing.T) {
 			dir := t.TempDir()
 			treecopy.Copy(t, root, dir, files, func(_ string, raw []byte) ([]byte, bool) { return raw, true })
 			treecopy.Run(t, dir, "git", "apply", filepath.Join(root, "docs/extending", c.patch))
-			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/resolver", "-run", "TestReplayEvents", "-update")
-			treecopy.Run(t, dir, "go", "test", "-count=1", "./local/bench", "-run", "WhatEachReading|EarlyReturnBeats", "-update")
+			treecopy.Run(t, dir, "make", "-s", "update")
 			goldens := "lambda/resolver/testdata/golden"
 			sameBut(t, filepath.Join(root, goldens), filepath.Join(dir, goldens), c.adds)
-			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...", "./local/bench")
+			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...", "./local/bench", "./local/capacity")
+			treecopy.Run(t, dir, "go", "test", "-count=1", "-run", "TestTheDocumentsQueries", "./local/devserver")
 			query, err := os.ReadFile(filepath.Join("testdata", c.query))
 			if err != nil {
 				t.Fatal(err)
