@@ -1,7 +1,7 @@
 // Package kept keeps values read from the table for a while in one Lambda
 // execution environment: a value read within its TTL is served from memory,
 // and the callers that miss it meanwhile wait for one read rather than each
-// making their own. A hot post's page (lambda/store/hotpage.go) and a
+// making their own. A hot post's page (lambda/hotpage) and a
 // trending ranking (lambda/trending) are kept so.
 package kept
 

@@ -23,12 +23,13 @@ func postCounts(t *testing.T, s *store.Store, id string) counts {
 }
 
 // In the execution environment that wrote, a hot post's and a hot user's
-// counts include its own writes at once, through its kept page and every
-// read (the like's own answer, the post, the batch of posts, the user by ID
-// and by handle), before the projector has copied a shard's tally: 20
-// likes at once and comments, unlikes, deletions, follows and unfollows,
-// while another environment keeps its page as it read it. Once the
-// projector has copied them, a new environment reads the same counts.
+// counts include its own writes at once, through every read (the like's own
+// answer, the post, the batch of posts, the user by ID and by handle),
+// before the projector has copied a shard's tally: 20 likes at once and
+// comments, unlikes, deletions, follows and unfollows. Once the projector
+// has copied them, a new environment reads the same counts. (The stores
+// here keep no hot page: lambda/hotpage drops its page on its own writes,
+// so that its reads are the store's, and tests that there.)
 func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	f := newStreamTest(t)
 	ctx := t.Context()
@@ -36,7 +37,7 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	f.Must(nil, f.S.MakeHot(ctx, post.ID))
 	f.Must(nil, f.S.MakeUserHot(ctx, sample.Bob))
 	f.Drain()
-	writer, _ := storetest.StoreOn(t, f.S.Table()) // pages kept HotPageTTL, as deployed
+	writer, _ := storetest.StoreOn(t, f.S.Table())
 	other, _ := storetest.StoreOn(t, f.S.Table())
 	before := postCounts(t, other, post.ID) // learns it hot, and keeps its page
 	postCounts(t, writer, post.ID)

@@ -73,10 +73,6 @@ type reads interface {
 	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
 	PostsExist(ctx context.Context, ids []string) (map[string]bool, error)
 	LikedBy(ctx context.Context, userID string, postIDs []string) (map[string]bool, error)
-	// KnowsHot and HotAuthors are a hot post's comments' authors, kept
-	// with its page (store/hotpage.go).
-	KnowsHot(postID string) bool
-	HotAuthors(ctx context.Context, postID string, ids []string, counts bool) (map[string]store.User, error)
 }
 
 // pages is what the connection fields need of the table: one Query each.

@@ -94,6 +94,11 @@ func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 	for _, o := range opts {
 		o(h)
 	}
+	for _, f := range h.features {
+		if f.Store != nil {
+			h.store = f.Store(h.store)
+		}
+	}
 	h.fields = h.routes()
 	var featureRoutes [][]routes.Route
 	for _, f := range h.features {
@@ -291,6 +296,10 @@ type Feature struct {
 	Routes    []routes.Route
 	Fields    map[string]Field
 	Mutations func(Field) Field
+	// Store, when set, is put between the resolvers and the store they
+	// read: it returns a store that reads through the one it is given (a
+	// layer that keeps what it reads, for one).
+	Store func(Store) Store
 }
 
 // WithFeature serves the feature's fields beside the core's (a field

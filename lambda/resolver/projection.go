@@ -137,12 +137,20 @@ func (g *selections) of(ev *appsync.Event) int {
 	return i
 }
 
+// pageKeeper is a store that keeps hot posts' pages (lambda/hotpage),
+// their comments' authors with them.
+type pageKeeper interface {
+	KeepsPage(postID string) bool // "": whether it may keep any
+	PageAuthors(ctx context.Context, postID string, ids []string, counts bool) (map[string]store.User, error)
+}
+
 // commentAuthors is users for the authors of a batch of comments: those of
-// a hot post's comments through what the store keeps of its page
-// (store.HotAuthors), the others in one BatchGetItem as ever. Where the store
-// knows no post hot (nearly always), it is users.
+// a hot post's comments through what the store keeps of its page, when it
+// is a pageKeeper, the others in one BatchGetItem as ever. Where the store
+// keeps no page (nearly always), it is users.
 func (h *Handler) commentAuthors(ctx context.Context, evs []*appsync.Event, ids []string) (map[string]store.User, error) {
-	if !h.store.KnowsHot("") {
+	keeper, ok := h.store.(pageKeeper)
+	if !ok || !keeper.KeepsPage("") {
 		return h.users(ctx, evs, ids)
 	}
 	byPost := map[string][]string{}
@@ -152,7 +160,7 @@ func (h *Handler) commentAuthors(ctx context.Context, evs []*appsync.Event, ids 
 		src, err := decodeSource[commentSource](ev)
 		switch {
 		case err != nil || !store.ValidID(src.AuthorID): // batchedLookup reports it
-		case h.store.KnowsHot(src.PostID):
+		case keeper.KeepsPage(src.PostID):
 			byPost[src.PostID] = append(byPost[src.PostID], src.AuthorID)
 		default:
 			cold, coldIDs = append(cold, ev), append(coldIDs, src.AuthorID)
@@ -171,7 +179,7 @@ func (h *Handler) commentAuthors(ctx context.Context, evs []*appsync.Event, ids 
 		counts = counts || h.selectsUserCount(ev, "")
 	}
 	for post, authors := range byPost {
-		users, err := h.store.HotAuthors(ctx, post, authors, counts)
+		users, err := keeper.PageAuthors(ctx, post, authors, counts)
 		if err != nil {
 			return nil, err
 		}

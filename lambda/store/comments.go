@@ -22,7 +22,6 @@ import (
 // A hot post's comment goes to one of its shards (commentHot); the comment
 // that finds HotThreshold comments on a post's counter turns it hot first.
 func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
-	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.CreateComment"
 	if err := CheckIDs(op, authorID, postID); err != nil {
 		return Comment{}, err
@@ -70,7 +69,6 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 // author: the transaction's condition checks whichever applies. It returns
 // the deleted comment; NotFound when absent, Unauthorized for anyone else.
 func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) (Comment, error) {
-	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.DeleteComment"
 	if err := CheckIDs(op, callerID, postID, id); err != nil {
 		return Comment{}, err

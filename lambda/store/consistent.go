@@ -22,27 +22,29 @@ func WithConsistentReads(ctx context.Context) context.Context {
 	return context.WithValue(ctx, consistentKey{}, true)
 }
 
-func consistentReads(ctx context.Context) bool { v, _ := ctx.Value(consistentKey{}).(bool); return v }
+// ConsistentReads reports whether ctx asks for strongly consistent reads
+// (WithConsistentReads).
+func ConsistentReads(ctx context.Context) bool { v, _ := ctx.Value(consistentKey{}).(bool); return v }
 
 // reads is the store's API, with WithConsistentReads applied to every read.
 type reads struct{ API }
 
 func (r reads) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if consistentReads(ctx) {
+	if ConsistentReads(ctx) {
 		in.ConsistentRead = aws.Bool(true)
 	}
 	return r.API.GetItem(ctx, in, opts...)
 }
 
 func (r reads) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	if consistentReads(ctx) && in.IndexName == nil {
+	if ConsistentReads(ctx) && in.IndexName == nil {
 		in.ConsistentRead = aws.Bool(true)
 	}
 	return r.API.Query(ctx, in, opts...)
 }
 
 func (r reads) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	if consistentReads(ctx) {
+	if ConsistentReads(ctx) {
 		for table, ka := range in.RequestItems {
 			ka.ConsistentRead = aws.Bool(true)
 			in.RequestItems[table] = ka

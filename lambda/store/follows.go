@@ -23,7 +23,6 @@ var errExists = errors.New("item exists")
 // returns the existing follow. Following yourself is a Validation error; an
 // unknown user is NotFound.
 func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Follow, error) {
-	defer s.pages.dropAuthor(followerID, followedID) // its own environment sees the counts at once
 	const op = "store.Follow"
 	if err := CheckIDs(op, followerID, followedID); err != nil {
 		return Follow{}, err
@@ -82,7 +81,6 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 // user turned hot) is another follow, which it leaves, as if it had run
 // before it.
 func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*Follow, error) {
-	defer s.pages.dropAuthor(followerID, followedID) // its own environment sees the counts at once
 	const op = "store.Unfollow"
 	if err := CheckIDs(op, followerID, followedID); err != nil {
 		return nil, err

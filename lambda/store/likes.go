@@ -22,7 +22,6 @@ import (
 // and returns the post as attrs need it (see postAfterWrite). Liking again
 // changes nothing.
 func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []string) (Post, error) {
-	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.LikePost"
 	if err := CheckIDs(op, userID, postID); err != nil {
 		return Post{}, err
@@ -73,7 +72,6 @@ func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []str
 // remove it changes nothing; an absent post (or someone else's draft) is
 // NotFound.
 func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []string) (Post, error) {
-	defer s.pages.drop(postID) // its own environment sees the write at once
 	const op = "store.UnlikePost"
 	if err := CheckIDs(op, userID, postID); err != nil {
 		return Post{}, err

@@ -29,11 +29,8 @@ func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool,
 // CommentsOnPost returns a page of the post's comments, oldest first unless
 // page says otherwise (AP5): one Query on the post's partition, or (a hot
 // post's) on it and CommentShards of its shards (commentsOfPosts), a first
-// page of which is kept for HotPageTTL.
+// page of which a layer may keep (lambda/hotpage).
 func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
-	if page.NextToken == "" && s.keepsPage(ctx, postID) { // a hot post's first page: kept (hotpage.go)
-		return s.hotComments(ctx, postID, page)
-	}
 	return commentsOfPosts.page(ctx, s, commentsOnPost(postID).shaped(page, ""), page)
 }
 

@@ -33,6 +33,13 @@ type User struct {
 	uncounted bool // its counts were not read (Users without counts): not encoded
 }
 
+// WithoutCounts is u as read without its counts (Users with counts false):
+// it encodes none, rather than a zero in place of an unread count.
+func (u User) WithoutCounts() User {
+	u.uncounted = true
+	return u
+}
+
 // MarshalJSON encodes the user as AppendJSON does.
 func (u User) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil), nil }
 

@@ -4,14 +4,14 @@ package store
 // onto which the projector copies each shard's tally (ApplyTallies) once it
 // has read the stream: a read in the execution environment that has just
 // liked, commented or followed there would miss its own write for that
-// long, and keep the miss for HotPageTTL. So a write on a shard reads the
+// long, and keep the miss for a hot page's TTL (lambda/hotpage). So a write on a shard reads the
 // shard's counter back (ownCount: one strongly consistent GetItem, a read
 // unit on the shard's partition) and the store keeps its tally; every read
 // of the parent's counter in this store then counts that tally in place of
 // the one the projector copied while it is newer (its version), so that
 // the writer's environment answers its own writes at once, and never a
 // count older than one it has answered. Other environments see them when
-// the projector has copied them, within HotPageTTL of their own reads.
+// the projector has copied them, within a hot page's TTL of their own reads.
 
 import (
 	"context"

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -134,4 +135,15 @@ func fitBytes[T any](items []T, budget int) int {
 		}
 	}
 	return len(items)
+}
+
+// Only is p with its items as if only attrs (nil: everything) had been
+// read of them: what they encode (a page read whole, kept, and given to a
+// request that selects less). p's items are not changed.
+func (p Page[T]) Only(attrs []string) Page[T] {
+	p.Items = slices.Clone(p.Items)
+	for i := range p.Items {
+		readOnly(&p.Items[i], attrs)
+	}
+	return p
 }

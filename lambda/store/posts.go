@@ -77,7 +77,6 @@ func (s *Store) CreatePost(ctx context.Context, authorID string, in NewPost) (Po
 // Unauthorized for anyone else, Conflict when the post is published already
 // (a post is published once).
 func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
-	defer s.pages.drop(id) // its own environment sees the write at once
 	for attempt := 1; ; attempt++ {
 		p, err := s.publishPost(ctx, callerID, id)
 		if !errors.Is(err, errEdited) {
@@ -153,7 +152,6 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 // else's draft is absent to them), Unauthorized for anyone else;
 // Validation when edit changes nothing.
 func (s *Store) UpdatePost(ctx context.Context, callerID, id string, edit PostEdit) (Post, error) {
-	defer s.pages.drop(id) // its own environment sees the write at once
 	const op = "store.UpdatePost"
 	if err := CheckIDs(op, callerID, id); err != nil {
 		return Post{}, err
@@ -190,7 +188,6 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, edit PostEd
 // retried DeletePost of the same ID sweeps the rest before reporting
 // NotFound.
 func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, error) {
-	defer s.pages.drop(id) // its own environment sees the write at once
 	return s.deletePost(ctx, callerID, id, 1)
 }
 

@@ -88,10 +88,6 @@ func (s *Store) PostWithComments(ctx context.Context, id string, first PageReque
 		err error
 	)
 	q := commentsOnPost(id).shaped(first, "")
-	if s.keepsPage(ctx, id) { // hot: its kept post, and its comments read by the child
-		p, err = s.hotPost(ctx, id)
-		return p, Prefetch[Comment]{Parent: id, Items: []Comment{}, Limit: first.Limit, Args: q.scope.Args}, err
-	}
 	if q.newestFirst || !first.After.IsZero() {
 		pre, err = apart[Comment](ctx, s, op, q, first, maxBytes, &p, func(ctx context.Context) error {
 			return getCounted(ctx, s, op, PostPK, id, "post not found", &p)

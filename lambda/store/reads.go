@@ -25,9 +25,6 @@ func (s *Store) User(ctx context.Context, id string) (User, error) {
 // Post returns the post with the given ID, counts included (AP3): one Query
 // of its two items, as User. An absent post is a NotFound error.
 func (s *Store) Post(ctx context.Context, id string) (Post, error) {
-	if s.keepsPage(ctx, id) {
-		return s.hotPost(ctx, id)
-	}
 	var p Post
 	err := getCounted(ctx, s, "store.Post", PostPK, id, "post not found", &p)
 	s.hot.learn(id, p.Shards) // its counter says whether it is hot

@@ -346,6 +346,15 @@ func (h *hotKeys) learn(postID string, n int) {
 	}
 }
 
+// KnowsHot reports whether the store knows the post is hot (its likes and
+// comments in shards); with "" whether it knows any post hot.
+func (s *Store) KnowsHot(postID string) bool {
+	if postID == "" {
+		return s.hot.any()
+	}
+	return s.hot.of(postID) > 0
+}
+
 // any reports whether any is known hot.
 func (h *hotKeys) any() bool { return h.known.Load() > 0 }
 

@@ -49,7 +49,6 @@ type Store struct {
 	hot       *hotKeys    // which posts this store knows are hot
 	hotUsers  *hotKeys    // which users
 	hotCounts *sync.Map   // post ID -> hotCount
-	pages     *hotPages   // hot posts' pages, kept for a TTL
 	own       *ownTallies // the shard tallies read after this store's own writes
 }
 
@@ -74,8 +73,7 @@ func WithShardsFrom(n uint64) Option {
 // with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
 // sort by creation.
 func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
-	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &sync.Map{}, own: newOwnTallies(),
-		pages: newHotPages()}
+	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &sync.Map{}, own: newOwnTallies()}
 	for _, o := range opts {
 		o(s)
 	}

@@ -56,7 +56,6 @@ func (s *Store) CreateUser(ctx context.Context, u User) (User, error) {
 // leaves a field as it is. One conditional UpdateItem, then a GetItem of its
 // counts; an absent profile is NotFound.
 func (s *Store) UpdateUser(ctx context.Context, id string, name, bio *string) (User, error) {
-	defer s.pages.dropAuthor(id)
 	const op = "store.UpdateUser"
 	if err := CheckIDs(op, id); err != nil {
 		return User{}, err

@@ -29,7 +29,7 @@ const ViralPosts = 1000
 func TestWhatTrendingCosts(t *testing.T) {
 	now := time.Now().UTC()
 	data, _, posts := stormData(0, ViralPosts)
-	s, _ := storetest.NewStore(t, data, store.WithClock(func() time.Time { return now }), store.WithHotPageTTL(0))
+	s, _ := storetest.NewStore(t, data, store.WithClock(func() time.Time { return now }))
 	b := trending.NewBuckets(s, trending.WithKeep(0))
 	cells := map[trending.Cell]trending.Count{}
 	for i := range posts {

@@ -182,7 +182,7 @@ func (r redoRun) records() (held, later, next []events.DynamoDBEventRecord) {
 
 // store is a store of the run's table on the run's clock, through api.
 func (r redoRun) store(api store.API) *store.Store {
-	return store.New(api, r.table, cursor.New(storetest.TokenKey), store.WithClock(func() time.Time { return r.now }), store.WithHotPageTTL(0))
+	return store.New(api, r.table, cursor.New(storetest.TokenKey), store.WithClock(func() time.Time { return r.now }))
 }
 
 func (r redoRun) aggregator(api store.API, maxCells int) *trending.Aggregator {

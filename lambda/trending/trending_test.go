@@ -78,7 +78,7 @@ type trendTest struct {
 
 func newTrendTest(t *testing.T, data store.Dataset) *trendTest {
 	c := &clock{t: time.Now().UTC()}
-	s, client := storetest.NewStreamStore(t, data, store.WithClock(c.now), store.WithHotPageTTL(0))
+	s, client := storetest.NewStreamStore(t, data, store.WithClock(c.now))
 	arn, err := ddblocal.StreamARN(t.Context(), client, s.Table())
 	if err != nil {
 		t.Fatal(err)

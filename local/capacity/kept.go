@@ -1,7 +1,7 @@
 package capacity
 
 // A design served from each execution environment's memory (a hot post's
-// page: store/hotpage.go): the table's load is each reader's own reads, and
+// page: lambda/hotpage): the table's load is each reader's own reads, and
 // each environment's refresh once per TTL; the environments follow the
 // rate (KeptSizing).
 
@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/local/prices"
 )
 
@@ -24,7 +24,7 @@ func environments(rate float64) float64 {
 // operation's requests, its own reads included: a bound) per environment
 // per TTL.
 func sizeKept(rec Recorded, rules Rules) Sizing {
-	ttl := store.HotPageTTL.Seconds()
+	ttl := hotpage.TTL.Seconds()
 	hit, refresh := map[Key]Units{}, map[Key]Units{}
 	for _, req := range rec.After {
 		for k, u := range rules.Cost(req) {

@@ -18,6 +18,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/feed"
+	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -60,7 +61,7 @@ type Workload struct {
 	Hot func(ctx context.Context, e *Env, target string) error
 	// Kept: on the hot design, each execution environment serves the
 	// operation from its memory, reading the table once per
-	// store.HotPageTTL (store/hotpage.go); the model sizes the environments
+	// hotpage.TTL (lambda/hotpage); the model sizes the environments
 	// (KeptSizing).
 	Kept bool
 }
@@ -187,7 +188,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core)
+	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithFeature(hotpage.Feature(s)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core)
 	arn, err := ddblocal.StreamARN(ctx, client, table)
 	if err != nil {
 		return nil, err
@@ -196,7 +197,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(wired.ProjectorFilters)}, &streams.Checkpoints{})
 	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(trending.NewBuckets(s), quiet).Handle),
 		streams.Config{BatchSize: trending.StreamBatchSize, Filter: streams.Matches(trending.StreamFilters), Window: 24 * time.Hour}, &streams.Checkpoints{})
-	uncached := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }), store.WithShardsFrom(0), store.WithHotPageTTL(0))
+	uncached := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }), store.WithShardsFrom(0))
 	e := &Env{Store: s, Uncached: uncached, Rec: rec, Exec: exec, poller: poller, trends: trends, ranking: trending.NewBuckets(s), Viral: viral,
 		Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
 	if err := e.Drain(ctx); err != nil { // the load's records

@@ -14,6 +14,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -24,11 +25,13 @@ import (
 	"github.com/example/appsync-dynamo/schema"
 )
 
-// environment is one execution environment: a store of the table and the
-// local AppSync over a handler of it.
-func environment(t *testing.T, table string, opts ...store.Option) (*executor.Executor, *store.Store) {
+// environment is one execution environment: a store of the table with hot
+// posts' pages kept for ttl (lambda/hotpage, as deployed), and the local
+// AppSync over a handler of it.
+func environment(t *testing.T, table string, ttl time.Duration) (*executor.Executor, *hotpage.Store) {
 	t.Helper()
-	s := store.New(storetest.Client(t), table, cursor.New(storetest.TokenKey), opts...)
+	raw := store.New(storetest.Client(t), table, cursor.New(storetest.TokenKey))
+	s := hotpage.New(raw, raw, hotpage.WithTTL(ttl))
 	sch, err := schema.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +77,7 @@ func hotPageData(t *testing.T) (string, string) {
 // author's.
 func TestAHotPostsPageIsEachCallersOwn(t *testing.T) {
 	table, post := hotPageData(t)
-	e, s := environment(t, table)
+	e, s := environment(t, table, hotpage.TTL)
 	draft, err := s.CreatePost(t.Context(), sample.Alice, store.NewPost{Title: "a draft", Body: "not yet", Draft: true})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +107,7 @@ func TestAHotPostsPageIsEachCallersOwn(t *testing.T) {
 			t.Errorf("%q reads alice's draft: %v", who, d)
 		}
 	}
-	if !s.KnowsHot(post) {
+	if !s.KeepsPage(post) {
 		t.Error("the environment did not learn the post hot")
 	}
 }
@@ -121,11 +124,11 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 	table, post := hotPageData(t)
 	type env struct {
 		e *executor.Executor
-		s *store.Store
+		s *hotpage.Store
 	}
 	envs := make([]env, 4)
 	for i := range envs {
-		envs[i].e, envs[i].s = environment(t, table, store.WithHotPageTTL(ttl))
+		envs[i].e, envs[i].s = environment(t, table, ttl)
 	}
 	ctx := t.Context()
 	var (

@@ -8,7 +8,8 @@ package wired
 import (
 	"slices"
 
-	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
+	"github.com/example/appsync-dynamo/lambda/feed"    // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -33,6 +34,7 @@ func Options(s *store.Store) []resolver.Option {
 	return []resolver.Option{
 		resolver.WithFeature(feed.Feature(feed.NewTable(s))),           // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
+		resolver.WithFeature(hotpage.Feature(s)),                       // feature: hotpage
 	}
 }
 

@@ -33,7 +33,8 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
+	"github.com/example/appsync-dynamo/lambda/feed"    // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -73,6 +74,7 @@ func main() {
 		resolver.WithFeature(must(budget.FromEnvironment(s, os.Getenv)).Feature()), // feature: budget
 		resolver.WithFeature(feed.Feature(feed.NewTable(s))),                       // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))),             // feature: trending
+		resolver.WithFeature(hotpage.Feature(s)),                                   // feature: hotpage
 	))
 }
 

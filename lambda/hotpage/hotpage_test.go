@@ -1,4 +1,4 @@
-package store_test
+package hotpage_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -80,7 +81,7 @@ func hotPost(t *testing.T, s *store.Store) store.Post {
 
 // readPage reads the page a reader of the post reads: the post, its first
 // comments oldest first, their authors.
-func readPage(ctx context.Context, s *store.Store, postID string) (store.Post, store.Page[store.Comment], map[string]store.User, error) {
+func readPage(ctx context.Context, s *hotpage.Store, postID string) (store.Post, store.Page[store.Comment], map[string]store.User, error) {
 	p, err := s.Post(ctx, postID)
 	if err != nil {
 		return p, store.Page[store.Comment]{}, nil, err
@@ -93,7 +94,7 @@ func readPage(ctx context.Context, s *store.Store, postID string) (store.Post, s
 	for _, c := range page.Items {
 		ids = append(ids, c.AuthorID)
 	}
-	authors, err := s.HotAuthors(ctx, postID, ids, false)
+	authors, err := s.PageAuthors(ctx, postID, ids, false)
 	return p, page, authors, err
 }
 
@@ -106,12 +107,13 @@ func TestAHotPostsPageIsReadOncePerTTL(t *testing.T) {
 	post := hotPost(t, base)
 	counted := &reads{API: storetest.Client(t)}
 	c := &clock{t: time.Now()}
-	s := store.New(counted, base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	raw := store.New(counted, base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	s := hotpage.New(raw, raw)
 	if _, err := s.Post(t.Context(), post.ID); err != nil { // a first read learns it hot
 		t.Fatal(err)
 	}
 	first := counted.n.Load()
-	if !s.KnowsHot(post.ID) {
+	if !s.KeepsPage(post.ID) {
 		t.Fatal("the store did not learn the post hot")
 	}
 	var wg sync.WaitGroup
@@ -133,7 +135,7 @@ func TestAHotPostsPageIsReadOncePerTTL(t *testing.T) {
 	if got, want := counted.n.Load()-first, int64(1+partitions+1); got != want {
 		t.Errorf("100 readers in one TTL: %d reads of the table, want %d (the post, its comments' %d partitions, their authors)", got, want, partitions)
 	}
-	c.add(store.HotPageTTL)
+	c.add(hotpage.TTL)
 	before := counted.n.Load()
 	if _, _, _, err := readPage(t.Context(), s, post.ID); err != nil {
 		t.Fatal(err)
@@ -149,10 +151,10 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 	base, _ := storetest.NewStore(t, hotData())
 	post := hotPost(t, base)
 	c := &clock{t: time.Now()}
-	reader := store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	reader := keeper(store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now)))
 	other := store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey))
 	ctx := t.Context()
-	comments := func(s *store.Store) []string {
+	comments := func(s *hotpage.Store) []string {
 		t.Helper()
 		_, page, _, err := readPage(ctx, s, post.ID)
 		if err != nil {
@@ -176,7 +178,7 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 	if p, _ := reader.Post(ctx, post.ID); p.Title != "viral" || slices.Contains(comments(reader), "from elsewhere") {
 		t.Errorf("within the TTL, another environment's writes: %q, %q; want the page kept", p.Title, comments(reader))
 	}
-	c.add(store.HotPageTTL)
+	c.add(hotpage.TTL)
 	if p, _ := reader.Post(ctx, post.ID); p.Title != title || !slices.Contains(comments(reader), "from elsewhere") {
 		t.Errorf("past the TTL: %q, %q; want the edit and the comment", p.Title, comments(reader))
 	}
@@ -195,7 +197,7 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 	// A consistent read (a mutation's answer) never reads what is kept.
 	base2, _ := storetest.NewStore(t, hotData())
 	hot := hotPost(t, base2)
-	kept := store.New(storetest.Client(t), base2.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	kept := keeper(store.New(storetest.Client(t), base2.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now)))
 	kept.Post(ctx, hot.ID)
 	kept.Post(ctx, hot.ID)
 	if _, err := base2.UpdatePost(ctx, sample.Alice, hot.ID, store.PostEdit{Title: &title}); err != nil {
@@ -205,3 +207,6 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 		t.Errorf("a consistent read: %q, %v; want the table's", p.Title, err)
 	}
 }
+
+// keeper is s with hot posts' pages kept, as the resolvers read it.
+func keeper(s *store.Store) *hotpage.Store { return hotpage.New(s, s) }
