@@ -14,7 +14,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/kept"
 )
 
 // API is the part of the DynamoDB client the store calls.
@@ -48,7 +48,7 @@ type Store struct {
 
 	hot       *hotKeys    // which posts this store knows are hot
 	hotUsers  *hotKeys    // which users
-	hotCounts *sync.Map   // post ID -> hotCount
+	hotCounts *hotCounts  // hot posts' counter items, kept hotCountsAge
 	own       *ownTallies // the shard tallies read after this store's own writes
 }
 
@@ -73,7 +73,7 @@ func WithShardsFrom(n uint64) Option {
 // with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
 // sort by creation.
 func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
-	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &sync.Map{}, own: newOwnTallies()}
+	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &hotCounts{by: map[string]*kept.Value[counterRead]{}}, own: newOwnTallies()}
 	for _, o := range opts {
 		o(s)
 	}

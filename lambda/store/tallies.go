@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/kept"
 )
 
 // A hot parent's counts: each shard counts its own items (its counter's
@@ -60,10 +62,23 @@ func (s *Store) shardCount(pk, counter string, delta int, missing error) txActio
 // unit a like on the post's partition.
 const hotCountsAge = time.Second
 
-type hotCount struct {
-	counter Post // the counter item, as read
-	at      time.Time
+// hotCounts are hot posts' counter items as a store read them, each kept
+// hotCountsAge, the readers that miss one meanwhile waiting for one read
+// (kept.Through).
+type hotCounts struct {
+	mu sync.Mutex
+	by map[string]*kept.Value[counterRead] // post ID -> its counter item
 }
+
+// counterRead is a counter item read, found or not.
+type counterRead struct {
+	counter Post
+	found   bool
+}
+
+// maxHotCounts bounds the posts whose counter items a store keeps; past
+// it, it forgets them all.
+const maxHotCounts = 4096
 
 // hotCounter returns a hot post's counts, from its counter read eventually
 // consistent at most once per hotCountsAge (so a like's answer counts what
@@ -81,22 +96,34 @@ func (s *Store) hotCounter(ctx context.Context, op, postID string) (Post, bool, 
 }
 
 func (s *Store) hotCounterItem(ctx context.Context, op, postID string) (Post, bool, error) {
-	if v, ok := s.hotCounts.Load(postID); ok && s.now().Sub(v.(hotCount).at) < hotCountsAge {
-		return v.(hotCount).counter, true, nil
+	h := s.hotCounts
+	r, err := kept.Through(ctx, &h.mu, s.now, hotCountsAge,
+		func() *kept.Value[counterRead] { return h.by[postID] },
+		func(v *kept.Value[counterRead]) {
+			if v == nil {
+				delete(h.by, postID)
+				return
+			}
+			if len(h.by) >= maxHotCounts {
+				clear(h.by)
+			}
+			h.by[postID] = v
+		},
+		func(ctx context.Context) (counterRead, error) {
+			out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: Key{PostPK(postID), SKCount}.Attributes()})
+			if err != nil {
+				return counterRead{}, Fail(op, err)
+			}
+			var r counterRead
+			if r.found = out.Item != nil; r.found {
+				err = unmarshal(op, out.Item, &r.counter)
+			}
+			return r, err
+		})
+	if errors.Is(err, kept.ErrWaitCut) {
+		err = Fail(op, err)
 	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: Key{PostPK(postID), SKCount}.Attributes()})
-	if err != nil {
-		return Post{}, false, Fail(op, err)
-	}
-	if out.Item == nil {
-		return Post{}, false, nil
-	}
-	var c Post
-	if err := unmarshal(op, out.Item, &c); err != nil {
-		return Post{}, false, err
-	}
-	s.hotCounts.Store(postID, hotCount{c, s.now()})
-	return c, true, nil
+	return r.counter, r.found, err
 }
 
 // CountedAttrs adds to attrs, a projection, the attributes a hot post's or
