@@ -10,9 +10,9 @@
 // at every start) for credential sources a Lambda function never uses; and
 // the Secrets Manager client, for one call, is larger than the call. This
 // package makes that call itself, signed with the SDK's Signature V4 signer,
-// which the DynamoDB client links anyway. And the HTTP client of both trusts
-// Amazon's roots before the system's (tls.go), so that a new environment's
-// first TLS handshake does not wait for the system's bundle to be parsed.
+// which the DynamoDB client links anyway. The HTTP client of both bounds its
+// connections and keeps the SDK from closing one under a response
+// (client.go); lambda/internal/awstls makes its first TLS handshake faster.
 package awsenv
 
 import (
@@ -34,8 +34,8 @@ import (
 
 // Config returns the region and credentials in the environment getenv
 // reads, or an error naming what is missing, and the HTTP client of every
-// request to AWS (HTTPClient: Amazon's roots trusted first).
-func Config(getenv func(string) string) (aws.Config, error) {
+// request to AWS (HTTPClient), each of opts applied in turn.
+func Config(getenv func(string) string, opts ...Option) (aws.Config, error) {
 	region := getenv("AWS_REGION")
 	if region == "" {
 		region = getenv("AWS_DEFAULT_REGION")
@@ -55,19 +55,25 @@ func Config(getenv func(string) string) (aws.Config, error) {
 		return aws.Config{}, fmt.Errorf("%s not set: Lambda sets them for the execution role; elsewhere set them (any value for DynamoDB Local)",
 			strings.Join(missing, ", "))
 	}
-	client, err := HTTPClient(getenv)
-	if err != nil {
-		return aws.Config{}, err
-	}
 	creds := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: getenv("AWS_SESSION_TOKEN"), Source: "awsenv"}
-	return aws.Config{
+	cfg := aws.Config{
 		Region:     region,
-		HTTPClient: client,
+		HTTPClient: HTTPClient(),
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return creds, nil
 		}),
-	}, nil
+	}
+	for _, opt := range opts {
+		if err := opt(&cfg, getenv); err != nil {
+			return aws.Config{}, err
+		}
+	}
+	return cfg, nil
 }
+
+// An Option changes the configuration Config returns, reading the
+// environment with getenv (awstls.AmazonRootsFirst, for one).
+type Option func(cfg *aws.Config, getenv func(string) string) error
 
 // Endpoint returns the endpoint the environment sets for the service whose
 // variable suffix is given ("DYNAMODB", "SECRETS_MANAGER"), or "" for AWS's

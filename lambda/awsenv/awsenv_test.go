@@ -99,10 +99,7 @@ func TestTheClientBoundsItsConnections(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	client, err := awsenv.HTTPClient(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := awsenv.HTTPClient()
 	send := func(n int) {
 		var wg sync.WaitGroup
 		for range n {

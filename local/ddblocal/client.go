@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -28,13 +27,13 @@ func Client(endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client
 }
 
 // localConfig returns dummy credentials and the HTTP client of the
-// function's requests, as far as plain HTTP goes: its bound on connections
-// (awsenv.BoundConnections) and its plain request bodies (awsenv.PlainBodies).
+// function's requests (awsenv.HTTPClient: its bound on connections, its
+// plain request bodies; awstls changes only TLS connections).
 func localConfig() aws.Config {
 	return aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-		HTTPClient:  awsenv.PlainBodies{Client: awshttp.NewBuildableClient().WithTransportOptions(awsenv.BoundConnections)},
+		HTTPClient:  awsenv.HTTPClient(),
 	}
 }
 

@@ -20,6 +20,25 @@ import (
 	"github.com/example/appsync-dynamo/local/proc"
 )
 
+// AmazonRoots returns the five roots the function trusts first
+// (lambda/internal/awstls embeds them), PEM-encoded, read from the tree
+// whose top is root: a bundle as large as the one the function parses.
+func AmazonRoots(root string) ([]byte, error) {
+	files, err := filepath.Glob(filepath.Join(root, "lambda", "internal", "awstls", "roots", "*.pem"))
+	if err == nil && len(files) == 0 {
+		err = errors.New("no lambda/internal/awstls/roots/*.pem under " + root)
+	}
+	var out []byte
+	for _, f := range files {
+		if err == nil {
+			var b []byte
+			b, err = os.ReadFile(f)
+			out = append(out, b...)
+		}
+	}
+	return out, err
+}
+
 // EnvBinary names the variable that points at the aws-lambda-rie binary
 // (the Makefile sets it to the one `make rie` installs); without it, the
 // binary is looked up in that cache, then on PATH.

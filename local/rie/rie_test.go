@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/rie"
@@ -300,7 +299,11 @@ func TestBootstrapOverTLS(t *testing.T) {
 		return path
 	}
 	proxyCert := write("proxy.pem", pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: proxy.Certificate().Raw}))
-	amazon := write("amazon.pem", awsenv.AmazonRootsPEM())
+	roots, err := rie.AmazonRoots("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	amazon := write("amazon.pem", roots)
 	event, err := os.ReadFile("../../events/Post.author.json")
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,8 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
+	"github.com/example/appsync-dynamo/lambda/feed"            // feature: feed
+	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
@@ -38,13 +39,14 @@ func main() {
 		log.Error("refusing to start: TABLE_NAME is not set")
 		os.Exit(1)
 	}
-	cfg, err := awsenv.Config(os.Getenv)
+	cfg, err := awsenv.Config(os.Getenv,
+		awstls.Install("dynamodb"), // speed-up: awstls
+	)
 	if err != nil {
 		log.Error("refusing to start: " + err.Error())
 		os.Exit(1)
 	}
 	endpoint := awsenv.Endpoint(os.Getenv, "DYNAMODB")
-	awsenv.Preconnect(cfg, "dynamodb", endpoint)
 	client := store.NewClient(cfg, endpoint, func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	})

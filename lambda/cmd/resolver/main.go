@@ -33,8 +33,9 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/feed"    // feature: feed
-	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
+	"github.com/example/appsync-dynamo/lambda/feed"            // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotpage"         // feature: hotpage
+	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -51,12 +52,13 @@ func main() {
 	if table == "" {
 		refuse("TABLE_NAME is not set")
 	}
-	cfg, err := awsenv.Config(os.Getenv)
+	cfg, err := awsenv.Config(os.Getenv,
+		awstls.Install("dynamodb"), // speed-up: awstls
+	)
 	if err != nil {
 		refuse(err.Error())
 	}
 	endpoint := awsenv.Endpoint(os.Getenv, "DYNAMODB")
-	awsenv.Preconnect(cfg, "dynamodb", endpoint)
 	tokens, err := tokenCodec(cfg, os.Getenv, log)
 	if err != nil {
 		refuse(err.Error())

@@ -24,7 +24,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -178,7 +177,7 @@ const systemRoots = "/etc/ssl/certs/ca-certificates.crt"
 // roots beside it (the returned path, for SSL_CERT_FILE: what a function
 // that trusts the system's roots parses, as it does in Lambda) and Amazon's
 // five beside it (the path with ".amazon", for AWS_CA_BUNDLE: what
-// awsenv.HTTPClient parses first, as it does with Amazon's own in Lambda).
+// awstls.HTTPClient parses first, as it does with Amazon's own in Lambda).
 // The function then makes its TLS handshakes as in Lambda, while the proxy's
 // warm connections to DynamoDB Local keep that server's own per-connection
 // cost out of the figures.
@@ -199,7 +198,10 @@ func tlsProxy(backend string) (*httptest.Server, string, error) {
 		err = errors.Join(err, f.Close())
 	}
 	if err == nil {
-		err = os.WriteFile(f.Name()+".amazon", append(awsenv.AmazonRootsPEM(), cert...), 0o600)
+		var roots []byte
+		if roots, err = rie.AmazonRoots("."); err == nil {
+			err = os.WriteFile(f.Name()+".amazon", append(roots, cert...), 0o600)
+		}
 	}
 	if err != nil {
 		proxy.Close()

@@ -1,4 +1,4 @@
-package awsenv_test
+package awstls_test
 
 import (
 	"context"
@@ -20,12 +20,17 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
+	"github.com/example/appsync-dynamo/lambda/internal/awstls"
 )
+
+// env reads vars, as os.Getenv reads the environment.
+func env(vars map[string]string) func(string) string { return func(k string) string { return vars[k] } }
 
 // The five roots are the ones Amazon Trust Services lists for custom trust
 // stores: their keys' SHA-256 hashes as its repository publishes them.
@@ -38,7 +43,7 @@ func TestTheAmazonRootsAreAmazonTrustServicesFive(t *testing.T) {
 		"2b071c59a0a0ae76b0eadb2bad23bad4580b69c3601b630c2eaf0613afa83f92", // Starfield Services Root Certificate Authority - G2
 	}
 	var got []string
-	rest := awsenv.AmazonRootsPEM()
+	rest := awstls.AmazonRootsPEM()
 	for {
 		var block *pem.Block
 		if block, rest = pem.Decode(rest); block == nil {
@@ -130,7 +135,7 @@ func server(t *testing.T, cert tls.Certificate) *httptest.Server {
 func TestTheTLSDialerTriesAmazonsRootsThenTheSystems(t *testing.T) {
 	amazon, system, other := newAuthority(t, "amazon"), newAuthority(t, "system"), newAuthority(t, "other")
 	reads := 0
-	dial := awsenv.TLSDialer(func() (*x509.CertPool, error) { return amazon.pool(), nil },
+	dial := awstls.TLSDialer(func() (*x509.CertPool, error) { return amazon.pool(), nil },
 		func() (*x509.CertPool, error) { reads++; return system.pool(), nil })
 	cases := []struct {
 		name      string
@@ -169,7 +174,7 @@ func TestTheHTTPClientVerifiesAgainstTheBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	get := func(vars map[string]string) error {
-		client, err := awsenv.HTTPClient(env(vars))
+		client, err := awstls.HTTPClient(env(vars))
 		if err != nil {
 			return err
 		}
@@ -186,17 +191,17 @@ func TestTheHTTPClientVerifiesAgainstTheBundle(t *testing.T) {
 	if err := get(nil); err == nil {
 		t.Error("a server neither Amazon's roots nor the system's trust was reached")
 	}
-	if _, err := awsenv.HTTPClient(env(map[string]string{"AWS_CA_BUNDLE": filepath.Join(dir, "absent.pem")})); err == nil {
+	if _, err := awstls.HTTPClient(env(map[string]string{"AWS_CA_BUNDLE": filepath.Join(dir, "absent.pem")})); err == nil {
 		t.Error("an unreadable AWS_CA_BUNDLE was accepted")
 	}
 	empty := filepath.Join(dir, "empty.pem")
 	os.WriteFile(empty, []byte("not a certificate"), 0o600)
-	if _, err := awsenv.HTTPClient(env(map[string]string{"AWS_CA_BUNDLE": empty})); err == nil {
+	if _, err := awstls.HTTPClient(env(map[string]string{"AWS_CA_BUNDLE": empty})); err == nil {
 		t.Error("an AWS_CA_BUNDLE without a certificate was accepted")
 	}
 }
 
-// Preconnect opens the connection ahead: the requests that follow, the
+// Install's client opens the connection ahead (Preconnect): the requests that follow, the
 // first one even while the handshake is under way, reuse it, and the server
 // sees one connection in all. A plain HTTP endpoint is not opened ahead.
 func TestPreconnectHandsItsConnectionToTheFirstRequest(t *testing.T) {
@@ -220,11 +225,11 @@ func TestPreconnectHandsItsConnectionToTheFirstRequest(t *testing.T) {
 		mu.Lock()
 		conns = 0
 		mu.Unlock()
-		cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s", "AWS_CA_BUNDLE": bundle}))
+		cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s",
+			"AWS_CA_BUNDLE": bundle, "AWS_ENDPOINT_URL_DYNAMODB": srv.URL}), awstls.Install("dynamodb"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		awsenv.Preconnect(cfg, "dynamodb", srv.URL)
 		if wait {
 			time.Sleep(100 * time.Millisecond)
 			mu.Lock()
@@ -250,9 +255,9 @@ func TestPreconnectHandsItsConnectionToTheFirstRequest(t *testing.T) {
 	}
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer plain.Close()
-	cfg, _ := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"}))
-	awsenv.Preconnect(cfg, "dynamodb", plain.URL)
-	if n := awsenv.Pending(cfg); n != 0 {
+	cfg, _ := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s",
+		"AWS_ENDPOINT_URL_DYNAMODB": plain.URL}), awstls.Install("dynamodb"))
+	if n := awstls.Pending(cfg); n != 0 {
 		t.Errorf("a plain HTTP endpoint was opened ahead (%d pending)", n)
 	}
 }
@@ -288,12 +293,12 @@ func TestAHandshakeThatHangsEndsWithTheRequestsDeadline(t *testing.T) {
 		}
 		mu.Unlock()
 	}()
-	cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s"}))
+	url := "https://" + ln.Addr().String()
+	cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s",
+		"AWS_ENDPOINT_URL_DYNAMODB": url}), awstls.Install("dynamodb"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "https://" + ln.Addr().String()
-	awsenv.Preconnect(cfg, "dynamodb", url)
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -307,3 +312,52 @@ func TestAHandshakeThatHangsEndsWithTheRequestsDeadline(t *testing.T) {
 		t.Errorf("the request gave up after %v, want about its 200 ms deadline", took)
 	}
 }
+
+// The client sends through awsenv.PlainBodies (the SDK's early close of a
+// request's body cannot close its connection: awsenv's test makes that race
+// happen) and within awsenv's bound on connections. A body's WriteTo, which
+// net/http calls when a body has one, is never called through it; through
+// the SDK's client it is.
+func TestTheClientSendsPlainBodiesWithinTheBound(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+	defer srv.Close()
+	client, err := awstls.HTTPClient(env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := client.GetTransport(); tr.MaxConnsPerHost != awsenv.MaxConnsPerHost || tr.MaxIdleConnsPerHost != awsenv.MaxConnsPerHost {
+		t.Errorf("at most %d connections a host, %d idle: want awsenv's %d", tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost, awsenv.MaxConnsPerHost)
+	}
+	for _, c := range []struct {
+		name   string
+		client interface {
+			Do(*http.Request) (*http.Response, error)
+		}
+		wantCall bool
+	}{{"awstls's client", client, false}, {"the SDK's client", client.BuildableClient, true}} {
+		body := &writerToBody{Reader: strings.NewReader("{}")}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, io.NopCloser(body))
+		req.Body = body
+		resp, err := c.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if body.called != c.wantCall {
+			t.Errorf("%s: the body's WriteTo called: %v, want %v", c.name, body.called, c.wantCall)
+		}
+	}
+}
+
+// writerToBody is a request body with a WriteTo, as the SDK's is.
+type writerToBody struct {
+	*strings.Reader
+	called bool
+}
+
+func (b *writerToBody) WriteTo(w io.Writer) (int64, error) {
+	b.called = true
+	return b.Reader.WriteTo(w)
+}
+
+func (b *writerToBody) Close() error { return nil }

@@ -1,4 +1,4 @@
-package awsenv
+package awstls
 
 import "github.com/aws/aws-sdk-go-v2/aws"
 

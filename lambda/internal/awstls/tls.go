@@ -1,4 +1,12 @@
-package awsenv
+// Package awstls is a speed-up of a new execution environment's first
+// request: its HTTP client's TLS connections trust Amazon's five roots
+// before the system's (so the first handshake does not wait for the
+// system's bundle to be parsed), and the first connection to DynamoDB is
+// opened during init (Preconnect). Its gain, measured by make invoke over
+// TLS: docs/benchmarks.md#cold-start. It is installed by one line in each
+// function's main (AmazonRootsFirst around awsenv.Config); without it the
+// function's client is awsenv's, which trusts the system's roots.
+package awstls
 
 import (
 	"context"
@@ -12,12 +20,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+
+	"github.com/example/appsync-dynamo/lambda/awsenv"
 )
 
 // amazonRoots holds the five roots Amazon Trust Services publishes for
@@ -40,8 +51,25 @@ func AmazonRootsPEM() []byte {
 	return out
 }
 
+// Install is an awsenv.Config option: the configuration's HTTP client
+// becomes HTTPClient's, and its connection to service's endpoint (the DNS
+// label "dynamodb", or awsenv.Endpoint's where the environment sets one)
+// starts opening at once (Preconnect).
+func Install(service string) awsenv.Option {
+	return func(cfg *aws.Config, getenv func(string) string) error {
+		client, err := HTTPClient(getenv)
+		if err != nil {
+			return err
+		}
+		cfg.HTTPClient = client
+		Preconnect(*cfg, service, awsenv.Endpoint(getenv, strings.ToUpper(service)))
+		return nil
+	}
+}
+
 // HTTPClient returns the client of the function's requests to AWS (DynamoDB
-// and Secrets Manager): the SDK's default client, whose TLS connections
+// and Secrets Manager): awsenv's client (its bound on connections, its plain
+// request bodies), whose TLS connections
 // trust Amazon's five roots first and the system's roots only when a
 // server's chain does not verify against those (TLSDialer). The system's
 // bundle (about 140 certificates) takes 11-13 ms to parse here, and most of
@@ -72,26 +100,15 @@ func HTTPClient(getenv func(string) string) (*Client, error) {
 		return pool, nil
 	})
 	c := &Client{dial: TLSDialer(first, sync.OnceValues(x509.SystemCertPool))}
-	c.BuildableClient = awshttp.NewBuildableClient().WithTransportOptions(BoundConnections, func(tr *http.Transport) {
+	c.BuildableClient = awshttp.NewBuildableClient().WithTransportOptions(awsenv.BoundConnections, func(tr *http.Transport) {
 		tr.DialTLSContext = c.dialTLS
 	})
 	return c, nil
 }
 
-// MaxConnsPerHost bounds the connections an environment holds to one
-// endpoint (DynamoDB's): a page of a hot post's likes is 51 Queries at
-// once, and a batch resolves 32 events at once, so without a bound one
-// invocation could open 1,632 connections (a generated query opened about
-// 2,000 to DynamoDB Local, which stopped answering), each a TLS handshake
-// in AWS. Past the bound a request waits for a connection; up to the bound
-// they stay open for the next requests.
-const MaxConnsPerHost = 64
-
-// BoundConnections sets a transport's bounds: at most MaxConnsPerHost
-// connections to a host, all of them kept open when idle.
-func BoundConnections(tr *http.Transport) {
-	tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = MaxConnsPerHost, MaxConnsPerHost
-	tr.MaxIdleConns = max(tr.MaxIdleConns, MaxConnsPerHost)
+// Do sends req with its body plain (awsenv.PlainBodies).
+func (c *Client) Do(req *http.Request) (*http.Response, error) {
+	return awsenv.PlainBodies{Client: c.BuildableClient}.Do(req)
 }
 
 // Client is the HTTP client HTTPClient returns.
