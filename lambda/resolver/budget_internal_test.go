@@ -14,6 +14,30 @@ import (
 // for valid text: U+2028, which encoding/json always escapes to six bytes.
 func worst(n int) string { return strings.Repeat("\u2028", n) }
 
+// setLargest sets v, a text field or a list of text, to the largest value
+// of limit (in the characters that encode longest), and reports whether it
+// could: false for a zero limit or another kind of field.
+func setLargest(v reflect.Value, limit inputLimit) bool {
+	text := reflect.ValueOf(worst(limit.chars))
+	switch {
+	case limit.chars == 0:
+		return false
+	case v.Kind() == reflect.String && limit.items == 0:
+		v.Set(text)
+	case v.Kind() == reflect.Pointer && v.Type().Elem().Kind() == reflect.String && limit.items == 0:
+		v.Set(reflect.New(v.Type().Elem()))
+		v.Elem().Set(text)
+	case v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.String && limit.items > 0:
+		v.Set(reflect.MakeSlice(v.Type(), limit.items, limit.items))
+		for i := range limit.items {
+			v.Index(i).Set(text)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
 // TestLargestObjectsFitTheirBudgets checks the byte budgets against the
 // largest objects the API accepts: each fits as a source in a full batch of
 // each of its child fields, with room left for a prefetch where it carries
@@ -22,21 +46,21 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 	id := strings.Repeat("i", 64)
 	ts := "2024-05-01T00:00:00.000Z"
 	email := strings.Repeat("e", maxEmailAddress-12) + "@example.com"
-	bio := worst(maxBio)
-	user := store.User{ID: id, Handle: strings.Repeat("h", 30), Name: worst(maxName), Email: &email, Bio: &bio, CreatedAt: ts}
-	post := store.Post{ID: id, AuthorID: id, Title: worst(maxTitle), Body: worst(maxPostBody), CreatedAt: ts, UpdatedAt: ts,
-		Status: store.StatusPublished}
-	comment := store.Comment{ID: id, PostID: id, AuthorID: id, Body: worst(maxCommentBody), CreatedAt: ts}
-	for _, v := range []any{&user, &post, &comment} { // a field added to a type is added here, at its largest
+	user := store.User{ID: id, Handle: strings.Repeat("h", 30), Email: &email, CreatedAt: ts}
+	post := store.Post{ID: id, AuthorID: id, CreatedAt: ts, UpdatedAt: ts, Status: store.StatusPublished}
+	comment := store.Comment{ID: id, PostID: id, AuthorID: id, CreatedAt: ts}
+	for _, v := range []any{&user, &post, &comment} { // every other field at its largest: a count's, or its input's
 		rv := reflect.ValueOf(v).Elem()
 		for i := range rv.NumField() {
 			name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
-			switch {
-			case name == "" || name == "-" || !rv.Field(i).IsZero():
-			case rv.Field(i).Kind() == reflect.Int: // a count: no limit but a large one's digits
+			field := rv.Type().Name() + "." + name
+			if name == "" || name == "-" || !rv.Field(i).IsZero() {
+				continue
+			}
+			if rv.Field(i).Kind() == reflect.Int { // a count: no limit but a large one's digits
 				rv.Field(i).SetInt(1 << 30)
-			default:
-				t.Errorf("the largest %s leaves %s unset: give it the largest value the API accepts (its limit in mutations.go)", rv.Type().Name(), rv.Type().Field(i).Name)
+			} else if !setLargest(rv.Field(i), largestInputs[field]) {
+				t.Errorf("the largest %s leaves %s unset: give its largest accepted value in largestInputs (mutations.go)", rv.Type().Name(), field)
 			}
 		}
 	}

@@ -67,6 +67,23 @@ const (
 	maxEmailAddress = 254
 )
 
+// largestInputs is the largest value the mutations accept for each text
+// field of User, Post and Comment that an input sets (by type and field, as
+// the schema names them): TestLargestObjectsFitTheirBudgets checks every
+// byte budget with the largest objects built from it, and fails naming a
+// field of those types that is neither here nor set by the test.
+var largestInputs = map[string]inputLimit{
+	"User.name":    {chars: maxName},
+	"User.bio":     {chars: maxBio},
+	"Post.title":   {chars: maxTitle},
+	"Post.body":    {chars: maxPostBody},
+	"Comment.body": {chars: maxCommentBody},
+}
+
+// inputLimit is an input's largest value: text of at most chars
+// characters, or, with items, a list of at most items such texts.
+type inputLimit struct{ chars, items int }
+
 // checkText returns a ValidationError unless s has 1..max characters and is
 // not blank: it must keep something once white space, control characters and
 // invisible format characters (such as U+200B, zero width space) are removed.
