@@ -110,7 +110,7 @@ STACK_READING := $(if $(filter command line environment,$(origin SELECTION_READI
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
-.PHONY: FORCE help test check vet build dev token invoke bench update capacity synth sam-invoke sam-container smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools check-node check-lint clean
+.PHONY: FORCE help test check vet build dev token invoke bench update event capacity synth sam-invoke sam-container smoke deploy destroy dynamodb-local rie browser cdk-cli js-lint js-clients console node-baseline check-tools check-node check-lint clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 18
@@ -177,6 +177,9 @@ update: check-tools dynamodb-local ## after a deliberate change: rewrite the gol
 	$(GO) test -count=1 ./local/capacity -run TestLocalReportsWhatTheModelCosts -update
 	$(GO) test -count=1 ./local/devserver -run TestTheDocumentsQueries -update
 	$(if $(wildcard lambda/trending),$(GO) test -count=1 ./lambda/trending -run TestWhatTrendingCosts -update)
+
+event: check-tools dynamodb-local ## record the event the local AppSync sends a field while it runs a query over the sample data, into events/: make event FIELD=<Type.field> QUERY='<GraphQL>' [CALLER=<alice|bob|carol>] [VARIABLES='<JSON>'] [OUT=events/<Type.field>-<case>.json]
+	$(GO) run ./local/cmd/event -field '$(FIELD)' -query '$(QUERY)' $(if $(CALLER),-caller '$(CALLER)') $(if $(VARIABLES),-variables '$(VARIABLES)') -out '$(or $(OUT),events/$(FIELD).json)'
 
 capacity: check-tools dynamodb-local ## the capacity model: what a hot post or user sustains by DynamoDB's documented limits (.build/capacity.json, docs/capacity.svg)
 	$(GO) run ./local/cmd/capacity
