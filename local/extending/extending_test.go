@@ -1,7 +1,8 @@
 // Package extending holds the test that follows docs/extending.md: each
-// change it walks through is a patch under docs/extending/, applied to a
-// copy of the tree, whose generated files are then regenerated as the
-// guide says (make update: the golden replies, the counted figures); the unit tests and
+// change it walks through is a script under docs/extending/ (its patch,
+// then the events it records with make event), run in a copy of the tree,
+// whose generated files are then regenerated as the guide says (make
+// update: the golden replies, the counted figures); the unit tests and
 // the event replays must pass, the regenerated replies differ from the
 // tree's only by what the change adds, and a query through the local
 // AppSync reads what it added.
@@ -9,27 +10,64 @@ package extending_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/example/appsync-dynamo/local/treecopy"
 )
 
-// change is one of the guide's changes: its patch, the JSON members it may
-// add to the replies of the tree's events, and its query through the local
-// AppSync (a test of local/executor, in testdata).
+// change is one of the guide's changes: its name (its script and patch
+// under docs/extending), the most files its patch may change (0: no
+// bound), the JSON
+// members it may add to the replies of the tree's events, and its query
+// through the local AppSync (a test of local/executor, in testdata).
 type change struct {
-	patch, query string
-	adds         []string
+	name     string
+	maxFiles int
+	adds     []string
 }
 
 var changes = []change{
-	{patch: "post-tags.patch", query: "post-tags_test.go.txt", adds: []string{"tags"}},
-	{patch: "handle-available.patch", query: "handle-available_test.go.txt"},
-	{patch: "bookmarks.patch", query: "bookmarks_test.go.txt", adds: []string{"bookmarkCount"}},
+	{name: "post-tags", maxFiles: 5, adds: []string{"tags"}},
+	{name: "handle-available"},
+	{name: "bookmarks", maxFiles: 10, adds: []string{"bookmarkCount"}},
+}
+
+// The guide shows each change's commands as its script runs them, and says
+// how many files its patch changes; a scalar field's patch changes at most
+// 5 files, a child list's at most 10.
+func TestTheGuideShowsEachChangesCommandsAndSize(t *testing.T) {
+	guide, err := os.ReadFile("../../docs/extending.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range changes {
+		script, err := os.ReadFile(filepath.Join("../../docs/extending", c.name+".sh"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(script)) {
+			if line = strings.TrimSpace(line); strings.HasPrefix(line, "make ") && !strings.Contains(string(guide), line) {
+				t.Errorf("docs/extending.md does not show %s.sh's command\n%s", c.name, line)
+			}
+		}
+		patch, err := os.ReadFile(filepath.Join("../../docs/extending", c.name+".patch"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := strings.Count(string(patch), "\ndiff --git ") + 1
+		if c.maxFiles > 0 && files > c.maxFiles {
+			t.Errorf("%s.patch changes %d files, more than the %d such a change may ask for", c.name, files, c.maxFiles)
+		}
+		if said := fmt.Sprintf("`%s.patch` changes %d files", c.name, files); !strings.Contains(string(guide), said) {
+			t.Errorf("docs/extending.md does not say %q", said)
+		}
+	}
 }
 
 func TestTheGuidesChangesApplyAndWork(t *testing.T) {
@@ -42,16 +80,16 @@ func TestTheGuidesChangesApplyAndWork(t *testing.T) {
 	}
 	files := treecopy.Files(t, root)
 	for _, c := range changes {
-		t.Run(c.patch, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			treecopy.Copy(t, root, dir, files, func(_ string, raw []byte) ([]byte, bool) { return raw, true })
-			treecopy.Run(t, dir, "git", "apply", filepath.Join(root, "docs/extending", c.patch))
+			treecopy.Run(t, dir, "sh", filepath.Join("docs/extending", c.name+".sh"))
 			treecopy.Run(t, dir, "make", "-s", "update")
 			goldens := "lambda/resolver/testdata/golden"
 			sameBut(t, filepath.Join(root, goldens), filepath.Join(dir, goldens), c.adds)
 			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...", "./local/bench", "./local/capacity")
 			treecopy.Run(t, dir, "go", "test", "-count=1", "-run", "TestTheDocumentsQueries", "./local/devserver")
-			query, err := os.ReadFile(filepath.Join("testdata", c.query))
+			query, err := os.ReadFile(filepath.Join("testdata", c.name+"_test.go.txt"))
 			if err != nil {
 				t.Fatal(err)
 			}
