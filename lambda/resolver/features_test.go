@@ -15,6 +15,11 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
+// wiredSDL are the parts of the schema of the features wired serves.
+var wiredSDL = []string{
+	feed.SDL, // feature: feed
+}
+
 // wired are the optional features the tests' handlers serve, a line each,
 // as lambda/cmd/resolver wires them: their events (lambda/<name>/events)
 // replay beside the core's, and go with their folder and line.
