@@ -164,28 +164,9 @@ const prefetchEnvelope = 200
 // read.
 func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op string, q partitionQuery, limit, maxBytes int, parent PP, notFound string) (Prefetch[T], error) {
 	id := q.scope.Parent
-	if err := CheckIDs(op, id); err != nil {
-		return Prefetch[T]{}, err
-	}
-	if limit < 1 || limit > MaxLimit {
-		return Prefetch[T]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
-	}
-	in := &dynamodb.QueryInput{
-		TableName: aws.String(s.table),
-		Limit:     aws.Int32(int32(limit + 3)), // the counter, the parent, a page, and one to know if more follow
-	}
-	hi := q.hi
-	if hi == "" {
-		hi = q.skPrefix + "~" // "~" sorts after every ID character
-	}
-	// An upper bound only: the counter and metadata items sort first, inside it.
-	cond := partition(AttrPK, q.pk).And(expression.Key(AttrSK).LessThanEqual(expression.Value(hi)))
-	if err := keyQuery(in, cond, nil); err != nil {
-		return Prefetch[T]{}, err
-	}
-	out, err := s.api.Query(ctx, in)
+	out, err := prefetchItems(ctx, s, op, q, limit)
 	if err != nil {
-		return Prefetch[T]{}, Fail(op, err)
+		return Prefetch[T]{}, err
 	}
 	own := 0 // the parent's items: its counter, if any, and its metadata
 	for own < len(out.Items) && own < 2 && strings.HasPrefix(sortKey(out.Items[own]), "#") {
@@ -209,6 +190,35 @@ func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op
 	}
 	keepFitting(&pre, maxBytes-payload.Size(parent)-prefetchEnvelope)
 	return pre, nil
+}
+
+// prefetchItems sends withChildren's Query. It is apart from withChildren so
+// that the request is built once in the binary, not once for each item type.
+func prefetchItems(ctx context.Context, s *Store, op string, q partitionQuery, limit int) (*dynamodb.QueryOutput, error) {
+	if err := CheckIDs(op, q.scope.Parent); err != nil {
+		return nil, err
+	}
+	if limit < 1 || limit > MaxLimit {
+		return nil, errs.E(op, errs.Validation, "limit must be between 1 and 100")
+	}
+	in := &dynamodb.QueryInput{
+		TableName: aws.String(s.table),
+		Limit:     aws.Int32(int32(limit + 3)), // the counter, the parent, a page, and one to know if more follow
+	}
+	hi := q.hi
+	if hi == "" {
+		hi = q.skPrefix + "~" // "~" sorts after every ID character
+	}
+	// An upper bound only: the counter and metadata items sort first, inside it.
+	cond := partition(AttrPK, q.pk).And(expression.Key(AttrSK).LessThanEqual(expression.Value(hi)))
+	if err := keyQuery(in, cond, nil); err != nil {
+		return nil, err
+	}
+	out, err := s.api.Query(ctx, in)
+	if err != nil {
+		return nil, Fail(op, err)
+	}
+	return out, nil
 }
 
 // CommentsShape returns the order and range of a page of a post's comments

@@ -220,6 +220,24 @@ func readParts[T any](ctx context.Context, s *Store, sp spreadOver, r spreadRang
 
 // readPart queries one partition pk of q's connection in r.
 func readPart[T any](ctx context.Context, s *Store, q partitionQuery, pk string, r spreadRange, page PageRequest) part[T] {
+	read, err := readPartItems(ctx, s, q, pk, r, page)
+	if err != nil {
+		return part[T]{err: err}
+	}
+	p := part[T]{items: make([]T, len(read.items)), sks: read.sks, ends: read.ends, last: read.last}
+	for i, item := range read.items {
+		if err := unmarshal("store."+q.scope.Query, item, &p.items[i]); err != nil {
+			return part[T]{err: err}
+		}
+		readOnly(&p.items[i], page.Attributes)
+	}
+	return p
+}
+
+// readPartItems sends readPart's Query and returns the items it read, as a
+// part holds them but not yet decoded. It is apart from readPart so that the
+// request is built once in the binary, not once for each item type.
+func readPartItems(ctx context.Context, s *Store, q partitionQuery, pk string, r spreadRange, page PageRequest) (part[map[string]types.AttributeValue], error) {
 	op := "store." + q.scope.Query
 	keys := indexKeys(q.scope.Index)
 	// Two more than the page: the item resumed after, and a marker.
@@ -232,14 +250,14 @@ func readPart[T any](ctx context.Context, s *Store, q partitionQuery, pk string,
 	if page.Attributes != nil {
 		attrs = append(keyAttrs(q.scope.Index), page.Attributes...)
 	}
+	var p part[map[string]types.AttributeValue]
 	if err := keyQuery(in, cond, attrs); err != nil {
-		return part[T]{err: err}
+		return p, err
 	}
 	out, err := s.api.Query(ctx, in)
 	if err != nil {
-		return part[T]{err: Fail(op, err)}
+		return p, Fail(op, err)
 	}
-	var p part[T]
 	for _, item := range out.Items {
 		sk := stringAttr(item, keys.SortKey)
 		if len(out.LastEvaluatedKey) > 0 {
@@ -248,16 +266,11 @@ func readPart[T any](ctx context.Context, s *Store, q partitionQuery, pk string,
 		if sk == r.resume || isMarker(q.skPrefix, sk) {
 			continue
 		}
-		var v T
-		if err := unmarshal(op, item, &v); err != nil {
-			return part[T]{err: err}
-		}
-		readOnly(&v, page.Attributes)
 		end := lastKey(item, q.scope.Index)
 		end[keys.PartitionKey] = str(q.pk) // a token names the parent's own partition
-		p.items, p.sks, p.ends = append(p.items, v), append(p.sks, sk), append(p.ends, end)
+		p.items, p.sks, p.ends = append(p.items, item), append(p.sks, sk), append(p.ends, end)
 	}
-	return p
+	return p, nil
 }
 
 // mergeParts merges what the partitions read into one page in the
