@@ -15,6 +15,19 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
+// eventFiles are the events to replay: the core's (events/*.json), and the
+// features' (lambda/<name>/events/*.json).
+func eventFiles(t *testing.T) (core, features []string) {
+	core, err := filepath.Glob("../../events/*.json")
+	if err != nil || len(core) == 0 {
+		t.Fatalf("no events found: %v", err)
+	}
+	if features, err = filepath.Glob("../*/events/*.json"); err != nil {
+		t.Fatal(err)
+	}
+	return core, features
+}
+
 // wiredSDL are the parts of the schema of the features wired serves.
 var wiredSDL = []string{
 	feed.SDL, // feature: feed
@@ -47,14 +60,7 @@ func TestEveryRouteHasAnEventABatchSizeAndACost(t *testing.T) {
 	}
 	s := store.New(nil, "unused", cursor.New(nil))
 	h := resolver.New(s, slog.New(slog.DiscardHandler), append(wired(s), resolver.WithCostLog(io.Discard))...)
-	files, err := filepath.Glob("../../events/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	features, err := filepath.Glob("../*/events/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files, features := eventFiles(t)
 	replayed := map[string]bool{}
 	for _, f := range append(files, features...) {
 		name, _, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".json"), "-")

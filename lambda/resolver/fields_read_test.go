@@ -3,7 +3,6 @@ package resolver_test
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -22,14 +21,7 @@ func TestEveryFieldIsReadByAnEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := filepath.Glob("../../events/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	features, err := filepath.Glob("../*/events/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files, features := eventFiles(t)
 	read := map[string]bool{}
 	for _, file := range append(files, features...) {
 		raw, err := os.ReadFile(file)

@@ -41,14 +41,7 @@ type golden struct {
 // Run `go test ./lambda/resolver -run TestReplayEvents -update` to rewrite the
 // golden files after a deliberate change, and review the diff.
 func TestReplayEvents(t *testing.T) {
-	files, err := filepath.Glob("../../events/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no events found: %v", err)
-	}
-	features, err := filepath.Glob("../*/events/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files, features := eventFiles(t)
 	for _, file := range append(files, features...) {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		goldens := filepath.Join("testdata", "golden")

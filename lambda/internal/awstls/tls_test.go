@@ -27,6 +27,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/internal/awstls"
+	"github.com/example/appsync-dynamo/local/ddblocal"
 )
 
 // env reads vars, as os.Getenv reads the environment.
@@ -268,32 +269,7 @@ func TestPreconnectHandsItsConnectionToTheFirstRequest(t *testing.T) {
 // the transport stops waiting for the dial: either suffices, so this checks
 // what a caller sees, not which).
 func TestAHandshakeThatHangsEndsWithTheRequestsDeadline(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var held []net.Conn
-	var mu sync.Mutex
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			held = append(held, c) // read nothing, answer nothing
-			mu.Unlock()
-		}
-	}()
-	defer func() {
-		mu.Lock()
-		for _, c := range held {
-			c.Close()
-		}
-		mu.Unlock()
-	}()
-	url := "https://" + ln.Addr().String()
+	url := "https://" + strings.TrimPrefix(ddblocal.BlackHole(t), "http://")
 	cfg, err := awsenv.Config(env(map[string]string{"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "a", "AWS_SECRET_ACCESS_KEY": "s",
 		"AWS_ENDPOINT_URL_DYNAMODB": url}), awstls.Install("dynamodb"))
 	if err != nil {
