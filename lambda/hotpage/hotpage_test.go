@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -210,3 +211,59 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 
 // keeper is s with hot posts' pages kept, as the resolvers read it.
 func keeper(s *store.Store) *hotpage.Store { return hotpage.New(s, s) }
+
+// failing is a store.API whose Queries of one partition DynamoDB refuses
+// as throttled while on.
+type failing struct {
+	store.API
+	throttled storetest.ThrottleQueriesOf
+	on        atomic.Bool
+}
+
+func (f *failing) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if f.on.Load() {
+		return f.throttled.Query(ctx, in, opts...)
+	}
+	return f.API.Query(ctx, in, opts...)
+}
+
+// While DynamoDB refuses a hot post's partition, every reader of its page
+// in the environment (the post kept, its comments to read), those waiting
+// for one shared read included, gets DynamoDB's refusal (Throttled), never
+// a page kept empty or in part; and the first reader once it answers again
+// reads the whole page.
+func TestAHotPostsPageIsNotKeptWhileDynamoDBFails(t *testing.T) {
+	base, _ := storetest.NewStore(t, hotData())
+	post := hotPost(t, base)
+	client := storetest.Client(t)
+	api := &failing{API: client, throttled: storetest.ThrottleQueriesOf{API: client, PK: store.PostPK(post.ID)}}
+	c := &clock{t: time.Now()}
+	raw := store.New(api, base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	s := hotpage.New(raw, raw)
+	if _, err := s.Post(t.Context(), post.ID); err != nil || !s.KeepsPage(post.ID) { // a first read learns it hot
+		t.Fatalf("the store did not learn the post hot: %v", err)
+	}
+	if _, err := s.Post(t.Context(), post.ID); err != nil { // kept: the readers below read the comments
+		t.Fatal(err)
+	}
+	api.on.Store(true)
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			p, page, _, err := readPage(t.Context(), s, post.ID)
+			if errs.KindOf(err) != errs.Throttled {
+				t.Errorf("a reader while DynamoDB refuses: %q, %d comments, error %v, want Throttled", p.Title, len(page.Items), err)
+			}
+		})
+	}
+	wg.Wait()
+	api.on.Store(false)
+	want, err := store.New(client, base.Table(), cursor.New(storetest.TokenKey)).Post(t.Context(), post.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, page, authors, err := readPage(t.Context(), s, post.ID)
+	if err != nil || p.Title != want.Title || p.CommentCount != want.CommentCount || len(page.Items) != 4 || len(authors) != 4 {
+		t.Errorf("the first reader once DynamoDB answers: %q (%d comments counted, want %d), %d comments, %d authors, %v", p.Title, p.CommentCount, want.CommentCount, len(page.Items), len(authors), err)
+	}
+}
