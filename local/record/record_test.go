@@ -2,9 +2,11 @@ package record_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"slices"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -12,10 +14,19 @@ import (
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
+// tables counts the tables the tests create, each new on the shared
+// DynamoDB Local (as with -count=20).
+var tables atomic.Int64
+
+// table returns the name of a table no test has created.
+func table() string {
+	return fmt.Sprintf("record-%d-%d", os.Getpid(), tables.Add(1))
+}
+
 // A root field's event is the one AppSync sends a direct Lambda resolver:
 // the arguments, the caller and the selection as the query wrote them.
 func TestARootFieldsEvent(t *testing.T) {
-	raw, err := record.Event(t.Context(), storetest.Endpoint(t), "root", record.Request{
+	raw, err := record.Event(t.Context(), storetest.Endpoint(t), table(), record.Request{
 		Field: "Mutation.likePost", Caller: "carol",
 		Query:     `mutation Like($post: ID!) { likePost(postId: $post) { id n: likeCount } }`,
 		Variables: map[string]any{"post": "01HWMMR280YFZMTH8Y8AF1G8GN"},
@@ -48,7 +59,7 @@ func TestARootFieldsEvent(t *testing.T) {
 // A batched child field's is the array appsyncjs/child.js sends, one event
 // for each parent, as AppSync batches them: every comment's author.
 func TestABatchedFieldsEvents(t *testing.T) {
-	raw, err := record.Event(t.Context(), storetest.Endpoint(t), "batch", record.Request{
+	raw, err := record.Event(t.Context(), storetest.Endpoint(t), table(), record.Request{
 		Field: "Comment.author",
 		Query: `{ post(id: "01HWMMR280YFZMTH8Y8AF1G8GN") { comments { items { body author { name } } } } }`,
 	})
@@ -80,13 +91,13 @@ func TestABatchedFieldsEvents(t *testing.T) {
 // A field the query does not resolve, or resolves without the Lambda, and a
 // name that is no field, record nothing.
 func TestNothingToRecord(t *testing.T) {
-	for i, r := range []record.Request{
+	for _, r := range []record.Request{
 		{Field: "Post.author", Query: `{ post(id: "01HWMMR280YFZMTH8Y8AF1G8GN") { title } }`},
 		{Field: "Post.title", Query: `{ post(id: "01HWMMR280YFZMTH8Y8AF1G8GN") { title } }`},
 		{Field: "post", Query: `{ post(id: "01HWMMR280YFZMTH8Y8AF1G8GN") { title } }`},
 		{Field: "Query.post", Query: `{ post(id: 1 }`},
 	} {
-		if raw, err := record.Event(t.Context(), storetest.Endpoint(t), "none"+strconv.Itoa(i), r); err == nil {
+		if raw, err := record.Event(t.Context(), storetest.Endpoint(t), table(), r); err == nil {
 			t.Errorf("%s for %s: recorded\n%s", r.Field, r.Query, raw)
 		}
 	}
