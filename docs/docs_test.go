@@ -4,6 +4,7 @@
 package docs_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,5 +175,38 @@ func TestDocsCheckerFindsBreaks(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The store's section of layout.md (its diagram and the paragraph after it)
+// names every file of lambda/store, and no file that is not there.
+func TestLayoutNamesEveryStoreFile(t *testing.T) {
+	layout, err := os.ReadFile("layout.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := bytes.Index(layout, []byte("**The store, a file an idea.**"))
+	end := bytes.Index(layout, []byte("| Path | What it holds |"))
+	if start < 0 || end < start {
+		t.Fatal("layout.md has no store section before its table of paths")
+	}
+	section := string(layout[start:end])
+	files, err := filepath.Glob("../lambda/store/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	for _, f := range files {
+		if name := filepath.Base(f); !strings.HasSuffix(name, "_test.go") {
+			exists[name] = true
+			if !strings.Contains(section, name) {
+				t.Errorf("layout.md's store section does not name %s", name)
+			}
+		}
+	}
+	for _, m := range regexp.MustCompile(`[a-z]+\.go\b`).FindAllString(section, -1) {
+		if !exists[m] {
+			t.Errorf("layout.md's store section names %s, which lambda/store does not hold", m)
+		}
 	}
 }
