@@ -3,7 +3,9 @@
 // line marked "// feature: <name>" (the lines that wire it in, in
 // lambda/cmd, the stack and make dev). What is left must build (the
 // functions, make dev's server, the stack) and pass the core's tests and
-// event replays (go test ./lambda/... ./schema/...).
+// event replays (go test ./lambda/... ./schema/...). And that a speed-up
+// installed by lines marked "// speed-up: <name>" turns off with them and
+// its folder lambda/internal/<name> deleted.
 package removal_test
 
 import (
@@ -18,8 +20,20 @@ import (
 	"github.com/example/appsync-dynamo/local/treecopy"
 )
 
-// marker is a line that wires a feature in, and names it.
-var marker = regexp.MustCompile(`// feature: ([a-z]+)\s*$`)
+// marker is a line that wires a feature or a speed-up in, and names it.
+var marker = regexp.MustCompile(`// (feature|speed-up): ([a-z]+)\s*$`)
+
+// A part is a feature or a speed-up: its kind, as its marker says, and
+// its name.
+type part struct{ kind, name string }
+
+// folder is where the part lives.
+func (p part) folder() string {
+	if p.kind == "speed-up" {
+		return "lambda/internal/" + p.name
+	}
+	return "lambda/" + p.name
+}
 
 func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	if testing.Short() {
@@ -30,7 +44,7 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := treecopy.Files(t, root)
-	features := wired(t, root, files)
+	features := wired(t, root, files, "feature")
 	if len(features) == 0 {
 		t.Fatal("no line of the tree wires a feature in (// feature: <name>)")
 	}
@@ -38,18 +52,22 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var removals [][]string
+	var removals [][]part
 	for _, f := range features {
-		if !bytes.Contains(layout, []byte("`lambda/"+f+"`")) {
-			t.Errorf("docs/layout.md does not say how to remove lambda/%s", f)
+		if !bytes.Contains(layout, []byte("`"+f.folder()+"`")) {
+			t.Errorf("docs/layout.md does not say how to remove %s", f.folder())
 		}
-		removals = append(removals, []string{f})
+		removals = append(removals, []part{f})
 	}
 	if len(features) > 1 {
 		removals = append(removals, features)
 	}
 	for _, gone := range removals {
-		t.Run("without "+strings.Join(gone, ", "), func(t *testing.T) {
+		var names []string
+		for _, g := range gone {
+			names = append(names, g.name)
+		}
+		t.Run("without "+strings.Join(names, ", "), func(t *testing.T) {
 			dir := t.TempDir()
 			copyWithout(t, root, dir, files, gone)
 			treecopy.Run(t, dir, "go", "build", "./lambda/...", "./local/cmd/dev", "./schema/...")
@@ -60,10 +78,43 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	}
 }
 
-// wired are the features whose lines are marked in the tree's Go files,
-// each with its folder lambda/<name>.
-func wired(t *testing.T, root string, files []string) []string {
-	var features []string
+// Each speed-up wired in by marked lines turns off with them deleted, and
+// its folder: the functions build and their tests pass (the bootstrap's
+// size, what it links).
+func TestEachSpeedUpTurnsOff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests copies of the tree: make test runs it")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := treecopy.Files(t, root)
+	speedUps := wired(t, root, files, "speed-up")
+	if len(speedUps) == 0 {
+		t.Fatal("no line of the tree installs a speed-up (// speed-up: <name>)")
+	}
+	layout, err := os.ReadFile(filepath.Join(root, "docs/layout.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range speedUps {
+		if !bytes.Contains(layout, []byte("`"+s.folder()+"`")) {
+			t.Errorf("docs/layout.md does not say how to turn %s off", s.folder())
+		}
+		t.Run("without "+s.name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyWithout(t, root, dir, files, []part{s})
+			treecopy.Run(t, dir, "go", "vet", "./lambda/...")
+			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/cmd/...")
+		})
+	}
+}
+
+// wired are the parts of kind ("feature" or "speed-up") whose lines are
+// marked in the tree's Go files, each with its folder.
+func wired(t *testing.T, root string, files []string, kind string) []part {
+	var parts []part
 	for _, f := range files {
 		if !strings.HasSuffix(f, ".go") {
 			continue
@@ -73,23 +124,26 @@ func wired(t *testing.T, root string, files []string) []string {
 			t.Fatal(err)
 		}
 		for _, line := range strings.Split(string(raw), "\n") {
-			if m := marker.FindStringSubmatch(line); m != nil && !slices.Contains(features, m[1]) {
-				if _, err := os.Stat(filepath.Join(root, "lambda", m[1])); err != nil {
-					t.Errorf("%s marks a line of feature %s, which has no folder lambda/%s", f, m[1], m[1])
-				}
-				features = append(features, m[1])
+			m := marker.FindStringSubmatch(line)
+			if m == nil || m[1] != kind || slices.Contains(parts, part{m[1], m[2]}) {
+				continue
 			}
+			p := part{m[1], m[2]}
+			if _, err := os.Stat(filepath.Join(root, p.folder())); err != nil {
+				t.Errorf("%s marks a line of %s %s, which has no folder %s", f, p.kind, p.name, p.folder())
+			}
+			parts = append(parts, p)
 		}
 	}
-	slices.Sort(features)
-	return features
+	slices.SortFunc(parts, func(a, b part) int { return strings.Compare(a.name, b.name) })
+	return parts
 }
 
 // copyWithout copies files from root to dir, but for the folders of the
-// features gone and the lines that wire them in.
-func copyWithout(t *testing.T, root, dir string, files, gone []string) {
+// parts gone and the lines that wire them in.
+func copyWithout(t *testing.T, root, dir string, files []string, gone []part) {
 	treecopy.Copy(t, root, dir, files, func(f string, raw []byte) ([]byte, bool) {
-		if slices.ContainsFunc(gone, func(g string) bool { return strings.HasPrefix(f, "lambda/"+g+"/") }) {
+		if slices.ContainsFunc(gone, func(g part) bool { return strings.HasPrefix(f, g.folder()+"/") }) {
 			return nil, false
 		}
 		if !strings.HasSuffix(f, ".go") {
@@ -97,7 +151,7 @@ func copyWithout(t *testing.T, root, dir string, files, gone []string) {
 		}
 		var kept []string
 		for _, line := range strings.Split(string(raw), "\n") {
-			if m := marker.FindStringSubmatch(line); m == nil || !slices.Contains(gone, m[1]) {
+			if m := marker.FindStringSubmatch(line); m == nil || !slices.Contains(gone, part{m[1], m[2]}) {
 				kept = append(kept, line)
 			}
 		}
