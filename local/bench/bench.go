@@ -124,7 +124,7 @@ func (r Row) Naive() Result       { return r.Results[0] }
 // Run loads Data into a new table on the DynamoDB Local at endpoint and runs
 // every query rounds times under each layout.
 func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
-	s, sch, err := open(ctx, endpoint)
+	s, sch, err := open(ctx, endpoint, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,9 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 }
 
 // open loads Data into a new table on the DynamoDB Local at endpoint.
-func open(ctx context.Context, endpoint string) (*store.Store, *ast.Schema, error) {
+// open loads Data into a new table on the DynamoDB Local at endpoint, its
+// store's requests through wrap (nil: none).
+func open(ctx context.Context, endpoint string, wrap func(store.API) store.API) (*store.Store, *ast.Schema, error) {
 	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		return nil, nil, err
@@ -168,7 +170,11 @@ func open(ctx context.Context, endpoint string) (*store.Store, *ast.Schema, erro
 	if _, err := client.CreateTable(ctx, store.Schema.WithoutStream().CreateTableInput(table)); err != nil {
 		return nil, nil, err
 	}
-	s := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey)))
+	var api store.API = client
+	if wrap != nil {
+		api = wrap(client)
+	}
+	s := store.New(api, table, cursor.New([]byte(cursor.DevelopmentKey)))
 	return s, sch, s.Load(ctx, Data())
 }
 

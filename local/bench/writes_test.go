@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/bench"
 	"github.com/example/appsync-dynamo/local/golden"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -80,6 +82,14 @@ func TestWhatEachReadingCosts(t *testing.T) {
 	wantTable(t, got.Bytes(), "testdata/readings.md", "WhatEachReading", "../../docs/deploying.md")
 	if seed := rows[0].Results[0]; rows[0].Query.Name != bench.SeedQuery || seed.Invocations != 1 || seed.RoundTrips != 4 {
 		t.Errorf("%s under make dev's reading: %+v, want 1 invocation and 4 round trips", rows[0].Query.Name, seed)
+	}
+	// docs/deploying.md: what the default reads more is counter items alone.
+	for _, r := range rows {
+		for shape, n := range r.Items[1] {
+			if n > r.Items[0][shape] && !strings.HasSuffix(shape, " "+store.SKCount) {
+				t.Errorf("%s: the default reads %d items %s, the every-occurrence reading %d: more than counter items", r.Query.Name, n, shape, r.Items[0][shape])
+			}
+		}
 	}
 }
 
