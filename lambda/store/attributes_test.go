@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/schema"
@@ -23,8 +25,10 @@ func TestEachFieldIsItsAttribute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checked := map[string]bool{}
 	for _, v := range []any{store.User{}, store.Post{}, store.Comment{}, store.Follow{}, store.Like{}} {
 		typ := reflect.TypeOf(v)
+		checked[typ.Name()] = true
 		def := sch.Types[typ.Name()]
 		if def == nil {
 			t.Errorf("the schema has no type %s", typ.Name())
@@ -52,6 +56,11 @@ func TestEachFieldIsItsAttribute(t *testing.T) {
 			if !slices.Contains(got, f) {
 				t.Errorf("%s.%s is neither routed (lambda/routes) nor a field of store.%s tagged json:%q dynamodbav:%q", def.Name, f, typ.Name(), f, f)
 			}
+		}
+	}
+	for _, r := range routes.NewTable().All() {
+		if def := sch.Types[r.Returns]; def != nil && def.Kind == ast.Object && !checked[r.Returns] {
+			t.Errorf("%s returns a %s, whose Go type this test does not check: add it to the list above", r.Key(), r.Returns)
 		}
 	}
 }
