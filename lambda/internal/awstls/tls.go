@@ -2,7 +2,7 @@
 // request: its HTTP client's TLS connections trust Amazon's five roots
 // before the system's (so the first handshake does not wait for the
 // system's bundle to be parsed), and the first connection to DynamoDB is
-// opened during init (Preconnect). Its gain, measured by make invoke over
+// opened during init (preconnect). Its gain, measured by make invoke over
 // TLS: docs/benchmarks.md#cold-start. It is installed by one line in each
 // function's main (AmazonRootsFirst around awsenv.Config); without it the
 // function's client is awsenv's, which trusts the system's roots.
@@ -54,7 +54,7 @@ func AmazonRootsPEM() []byte {
 // Install is an awsenv.Config option: the configuration's HTTP client
 // becomes HTTPClient's, and its connection to service's endpoint (the DNS
 // label "dynamodb", or awsenv.Endpoint's where the environment sets one)
-// starts opening at once (Preconnect).
+// starts opening at once (preconnect).
 func Install(service string) awsenv.Option {
 	return func(cfg *aws.Config, getenv func(string) string) error {
 		client, err := HTTPClient(getenv)
@@ -62,7 +62,7 @@ func Install(service string) awsenv.Option {
 			return err
 		}
 		cfg.HTTPClient = client
-		Preconnect(*cfg, service, awsenv.Endpoint(getenv, strings.ToUpper(service)))
+		preconnect(*cfg, service, awsenv.Endpoint(getenv, strings.ToUpper(service)))
 		return nil
 	}
 }
@@ -135,13 +135,13 @@ const dialTimeout = 30 * time.Second
 // and is replaced by a new one.
 const maxPreconnectedAge = 20 * time.Second
 
-// Preconnect starts opening, in the background, the TLS connection that
+// preconnect starts opening, in the background, the TLS connection that
 // cfg's client (HTTPClient's; any other is left alone) will hand to its
 // first request to endpoint's host ("" for the region's endpoint of
 // service, the DNS label "dynamodb" or "secretsmanager"): that request then
 // waits only for what is left of the handshake. Plain HTTP endpoints
 // (DynamoDB Local) are not opened ahead.
-func Preconnect(cfg aws.Config, service, endpoint string) {
+func preconnect(cfg aws.Config, service, endpoint string) {
 	c, ok := cfg.HTTPClient.(*Client)
 	if !ok {
 		return

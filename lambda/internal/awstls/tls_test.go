@@ -202,7 +202,7 @@ func TestTheHTTPClientVerifiesAgainstTheBundle(t *testing.T) {
 	}
 }
 
-// Install's client opens the connection ahead (Preconnect): the requests that follow, the
+// Install's client opens the connection ahead (preconnect): the requests that follow, the
 // first one even while the handshake is under way, reuse it, and the server
 // sees one connection in all. A plain HTTP endpoint is not opened ahead.
 func TestPreconnectHandsItsConnectionToTheFirstRequest(t *testing.T) {
