@@ -24,6 +24,7 @@ import (
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -52,7 +53,9 @@ func Event(ctx context.Context, endpoint, table string, r Request) ([]byte, erro
 	if err := ddblocal.Seed(ctx, endpoint, table, sample.Data()); err != nil {
 		return nil, err
 	}
-	s := store.New(ddblocal.Client(endpoint), table, cursor.New([]byte(cursor.DevelopmentKey)))
+	// Tokens signed as the replays check them: a nextToken a recorded
+	// query was given by an earlier one replays.
+	s := store.New(ddblocal.Client(endpoint), table, cursor.New(storetest.TokenKey))
 	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		return nil, err
