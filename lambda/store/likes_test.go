@@ -113,6 +113,17 @@ func TestLikes(t *testing.T) {
 	}
 }
 
+// addLikers adds n users to d, liker000 on, and returns their IDs.
+func addLikers(d *store.Dataset, n int) []string {
+	var ids []string
+	for i := range n {
+		id := fmt.Sprintf("liker%03d", i)
+		ids = append(ids, id)
+		d.Users = append(d.Users, store.User{ID: id, Handle: id, Name: id, CreatedAt: "2024-05-01T00:00:00.000Z"})
+	}
+	return ids
+}
+
 // 200 concurrent likes and unlikes by 100 users on one post, a third of
 // the transactions cancelled for TransactionConflict, leave likeCount equal
 // to its likes, and no caller's write fails.
@@ -120,11 +131,8 @@ func TestConcurrentLikesKeepCountExact(t *testing.T) {
 	for _, rate := range []float64{0, 0.3} {
 		t.Run(fmt.Sprintf("conflicts %.0f%%", rate*100), func(t *testing.T) {
 			d := sample.Data()
-			var users []string
-			for i := range 100 {
-				id := fmt.Sprintf("liker%03d", i)
-				users = append(users, id)
-				d.Users = append(d.Users, store.User{ID: id, Handle: id, Name: id, CreatedAt: "2024-05-01T00:00:00.000Z"})
+			users := addLikers(&d, 100)
+			for i, id := range users {
 				if i%2 == 0 { // half of them liked it before
 					d.Likes = append(d.Likes, store.Like{ID: fmt.Sprintf("01HWN00000000000000000L%03d", i), PostID: sample.HelloPost, UserID: id,
 						LikedAt: "2024-05-01T00:00:00.000Z"})
@@ -177,12 +185,7 @@ func (c *counterGets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, op
 // second later reads it again.
 func TestConcurrentLikesOfAHotPostShareOneCounterRead(t *testing.T) {
 	d := sample.Data()
-	var users []string
-	for i := range 51 {
-		id := fmt.Sprintf("liker%03d", i)
-		users = append(users, id)
-		d.Users = append(d.Users, store.User{ID: id, Handle: id, Name: id, CreatedAt: "2024-05-01T00:00:00.000Z"})
-	}
+	users := addLikers(&d, 51)
 	seeded, c := storetest.NewStore(t, d)
 	if err := seeded.MakeHot(t.Context(), sample.HelloPost); err != nil {
 		t.Fatal(err)

@@ -35,7 +35,10 @@ func (p part) folder() string {
 	return "lambda/" + p.name
 }
 
-func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
+// marked returns the tree's root, its files and the parts of kind its Go
+// files mark, failing where docs/layout.md does not name a part's folder
+// (and skipping under -short).
+func marked(t *testing.T, kind string) (root string, files []string, parts []part) {
 	if testing.Short() {
 		t.Skip("builds and tests copies of the tree: make test runs it")
 	}
@@ -43,20 +46,26 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := treecopy.Files(t, root)
-	features := wired(t, root, files, "feature")
-	if len(features) == 0 {
-		t.Fatal("no line of the tree wires a feature in (// feature: <name>)")
+	files = treecopy.Files(t, root)
+	if parts = wired(t, root, files, kind); len(parts) == 0 {
+		t.Fatalf("no line of the tree marks a %s (// %s: <name>)", kind, kind)
 	}
 	layout, err := os.ReadFile(filepath.Join(root, "docs/layout.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, p := range parts {
+		if !bytes.Contains(layout, []byte("`"+p.folder()+"`")) {
+			t.Errorf("docs/layout.md does not say how to leave %s out", p.folder())
+		}
+	}
+	return root, files, parts
+}
+
+func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
+	root, files, features := marked(t, "feature")
 	var removals [][]part
 	for _, f := range features {
-		if !bytes.Contains(layout, []byte("`"+f.folder()+"`")) {
-			t.Errorf("docs/layout.md does not say how to remove %s", f.folder())
-		}
 		removals = append(removals, []part{f})
 	}
 	if len(features) > 1 {
@@ -82,26 +91,8 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 // its folder: the functions build and their tests pass (the bootstrap's
 // size, what it links).
 func TestEachSpeedUpTurnsOff(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and tests copies of the tree: make test runs it")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := treecopy.Files(t, root)
-	speedUps := wired(t, root, files, "speed-up")
-	if len(speedUps) == 0 {
-		t.Fatal("no line of the tree installs a speed-up (// speed-up: <name>)")
-	}
-	layout, err := os.ReadFile(filepath.Join(root, "docs/layout.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, files, speedUps := marked(t, "speed-up")
 	for _, s := range speedUps {
-		if !bytes.Contains(layout, []byte("`"+s.folder()+"`")) {
-			t.Errorf("docs/layout.md does not say how to turn %s off", s.folder())
-		}
 		t.Run("without "+s.name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyWithout(t, root, dir, files, []part{s})
