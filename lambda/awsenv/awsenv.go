@@ -57,8 +57,7 @@ func Config(getenv func(string) string, opts ...Option) (aws.Config, error) {
 	}
 	creds := aws.Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: getenv("AWS_SESSION_TOKEN"), Source: "awsenv"}
 	cfg := aws.Config{
-		Region:     region,
-		HTTPClient: HTTPClient(),
+		Region: region,
 		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 			return creds, nil
 		}),
@@ -68,11 +67,14 @@ func Config(getenv func(string) string, opts ...Option) (aws.Config, error) {
 			return aws.Config{}, err
 		}
 	}
+	if cfg.HTTPClient == nil { // no option gave one
+		cfg.HTTPClient = HTTPClient()
+	}
 	return cfg, nil
 }
 
 // An Option changes the configuration Config returns, reading the
-// environment with getenv (awstls.AmazonRootsFirst, for one).
+// environment with getenv (awstls.Install, for one).
 type Option func(cfg *aws.Config, getenv func(string) string) error
 
 // Endpoint returns the endpoint the environment sets for the service whose

@@ -24,6 +24,9 @@ func TestConfigFromTheEnvironmentLambdaSets(t *testing.T) {
 	if err != nil || cfg.Region != "eu-west-1" {
 		t.Fatalf("config %+v, %v", cfg, err)
 	}
+	if _, plain := cfg.HTTPClient.(awsenv.PlainBodies); !plain {
+		t.Errorf("the HTTP client is %T, want HTTPClient's (no option gave another)", cfg.HTTPClient)
+	}
 	creds, err := cfg.Credentials.Retrieve(t.Context())
 	if err != nil || creds.AccessKeyID != "AKID" || creds.SecretAccessKey != "s" || creds.SessionToken != "tok" {
 		t.Errorf("credentials %+v, %v", creds, err)

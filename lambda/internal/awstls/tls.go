@@ -4,8 +4,8 @@
 // system's bundle to be parsed), and the first connection to DynamoDB is
 // opened during init (preconnect). Its gain, measured by make invoke over
 // TLS: docs/benchmarks.md#cold-start. It is installed by one line in each
-// function's main (AmazonRootsFirst around awsenv.Config); without it the
-// function's client is awsenv's, which trusts the system's roots.
+// function's main (the option Install, given to awsenv.Config); without it
+// the function's client is awsenv's, which trusts the system's roots.
 package awstls
 
 import (
