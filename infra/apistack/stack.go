@@ -34,6 +34,7 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -369,8 +370,8 @@ func ProjectorConsumer(features []Feature) Consumer {
 			c.IndexActions = append(c.IndexActions, f.Projected.IndexActions...)
 		}
 	}
-	c.Filters = append(c.Filters, projector.StreamFilters...)
-	c.Actions = append(c.Actions, projector.TableActions...)
+	c.Filters = append(c.Filters, hotkeys.StreamFilters...)
+	c.Actions = append(c.Actions, hotkeys.TableActions...)
 	slices.Sort(c.Actions)
 	slices.Sort(c.IndexActions)
 	c.Actions, c.IndexActions = slices.Compact(c.Actions), slices.Compact(c.IndexActions)

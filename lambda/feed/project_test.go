@@ -18,6 +18,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/feed"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -27,7 +28,7 @@ import (
 
 // filters are the projector's event source's filters with the feed wired
 // in, as the stack orders them.
-var filters = slices.Concat(feed.StreamFilters, projector.StreamFilters)
+var filters = slices.Concat(feed.StreamFilters, hotkeys.StreamFilters)
 
 // feedTest is a table with its stream, and the projector with the feed's
 // projection applying what Drain reads of it.
@@ -38,7 +39,7 @@ func newFeedTest(t *testing.T, opts ...feed.Option) *feedTest {
 }
 
 // The projector with the feed's projection asks DynamoDB for exactly what
-// its role grants (projector.TableActions, feed.TableActions and
+// its role grants (hotkeys.TableActions, feed.TableActions and
 // IndexActions), over every kind of record it
 // applies: posts published, drafts published, posts deleted, follows,
 // unfollows, an author passing the threshold and posting after.
@@ -61,7 +62,7 @@ func TestTheProjectorDoesWhatItsRoleGrants(t *testing.T) {
 	f.want(sample.Carol, "after", "draft")
 
 	var want []string
-	for _, a := range slices.Concat(projector.TableActions, feed.TableActions) {
+	for _, a := range slices.Concat(hotkeys.TableActions, feed.TableActions) {
 		if !slices.Contains(want, "table "+a) {
 			want = append(want, "table "+a)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/feed"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -197,7 +198,7 @@ func TestAProjectionRedoneAtAnyCutPointIsExact(t *testing.T) {
 		k.API = client
 		newProjector := func() *projector.Projector { // a new process: nothing of the killed one's memory
 			ps := store.New(k, s.Table(), cursor.New(storetest.TokenKey))
-			return projector.New(ps, slog.New(slog.DiscardHandler), feed.NewProjection(ps, feed.WithPullThreshold(pullAt)))
+			return projector.New(hotkeys.NewTallies(ps), slog.New(slog.DiscardHandler), feed.NewProjection(ps, feed.WithPullThreshold(pullAt)))
 		}
 		read := &streams.Checkpoints{}
 		project := func() {

@@ -28,7 +28,8 @@ var StreamFilters = []map[string]any{
 // deletes: BatchWriteItem; an author's mark and the counters it puts on
 // GSI1: UpdateItem), and IndexActions those on its indexes (an author's
 // followers on GSI2, posts on GSI1). The stack grants exactly these, with
-// the projector's own; TestTheProjectionDoesWhatItsRoleGrants records them.
+// the hot keys' tallies' (hotkeys.TableActions);
+// TestTheProjectionDoesWhatItsRoleGrants records them.
 var (
 	TableActions = []string{"dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"}
 	IndexActions = []string{"dynamodb:Query"}

@@ -1,8 +1,8 @@
-// Package projector is the Lambda function of the table's stream: it
-// copies hot posts' and users' shard counts onto their counters (tallies,
-// one write per post or user a batch), then hands each record to the
-// projections wired in (lambda/feed keeps the readers' feeds), in order,
-// reporting the first record not applied (partial batch responses).
+// Package projector is the Lambda function of the table's stream: it hands
+// the batch to its first step (the hot keys' tallies, lambda/hotkeys: one
+// write per post or user a batch), then each record to the projections
+// wired in (lambda/feed keeps the readers' feeds), in order, reporting the
+// first record not applied (partial batch responses).
 //
 // A projection's writes must be idempotent and converge: a record may come
 // again (a retried batch), and after records that came later.
@@ -11,25 +11,20 @@ package projector
 import (
 	"context"
 	"log/slog"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// TableActions are the DynamoDB operations the projector itself performs
-// on the table (the tallies: UpdateItem); the stack grants them with its
-// projections' (a feature's TableActions and IndexActions).
-var TableActions = []string{"dynamodb:UpdateItem"}
-
-// Store is what the projector needs of the table: the shards' tallies
-// copied onto their parent's counter.
-type Store interface {
-	ApplyTallies(ctx context.Context, parent string, tallies map[int]store.ShardTally) error
+// Batch applies a whole batch of records at once, before the projections
+// apply them one by one: it returns the index of the first record whose
+// change it could not apply (len(records) when it applied all), which the
+// projector reports and sends to no projection, nor any record after it,
+// and why (logged).
+type Batch interface {
+	ApplyBatch(ctx context.Context, records []events.DynamoDBEventRecord) (int, error)
 }
 
 // A Projection applies the stream's records it is for (its filters, which
@@ -39,17 +34,17 @@ type Projection interface {
 	Apply(ctx context.Context, r events.DynamoDBEventRecord) error
 }
 
-// Projector applies stream records: the tallies, then its projections.
+// Projector applies stream records: its first step, then its projections.
 type Projector struct {
-	store       Store
+	first       Batch
 	log         *slog.Logger
 	projections []Projection
 }
 
-// New returns a projector copying tallies to s and applying each record to
-// the projections, in order.
-func New(s Store, log *slog.Logger, projections ...Projection) *Projector {
-	return &Projector{store: s, log: log, projections: projections}
+// New returns a projector handing each batch to first (nil: none), then
+// each record it applied to the projections, in order.
+func New(first Batch, log *slog.Logger, projections ...Projection) *Projector {
+	return &Projector{first: first, log: log, projections: projections}
 }
 
 // reserve is the time Handle keeps before its deadline: it starts no record
@@ -68,16 +63,11 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 	applied := 0
 	defer func() { p.logCost(len(ev.Records), applied, meter.Summary(), time.Since(start)) }()
 	deadline, hasDeadline := ctx.Deadline()
-	// Hot posts' and users' shard counts first, one write per post or user
-	// for the whole batch (a record each would put a write unit per like
-	// or follow on its partition): a failure is reported at its first
-	// record.
 	failAt := len(ev.Records)
-	tallies, first := tallies(ev.Records)
-	for _, parent := range slices.Sorted(maps.Keys(tallies)) {
-		if err := p.store.ApplyTallies(ctx, parent, tallies[parent]); err != nil {
-			p.log.Error("shard counts not applied", "parent", parent, "cause", err.Error())
-			failAt = min(failAt, first[parent])
+	if p.first != nil {
+		var err error
+		if failAt, err = p.first.ApplyBatch(ctx, ev.Records); err != nil {
+			p.log.Error("batch not applied", "cause", err.Error())
 		}
 	}
 	for _, r := range ev.Records[:failAt] {
@@ -95,44 +85,6 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 		return failedFrom(ev.Records[failAt]), nil
 	}
 	return events.DynamoDBEventResponse{}, nil
-}
-
-// tallies reads the batch's records of shard counters: by the partition of
-// their hot post or user, each shard's latest counts (the highest
-// version), and the index of its first such record.
-func tallies(records []events.DynamoDBEventRecord) (map[string]map[int]store.ShardTally, map[string]int) {
-	out, first := map[string]map[int]store.ShardTally{}, map[string]int{}
-	for i, r := range records {
-		img := r.Change.NewImage
-		if str(r.Change.Keys, "sk") != store.SKShard || img == nil {
-			continue // not a shard counter, or its deletion (with its post)
-		}
-		parent, ok := store.ShardParent(str(r.Change.Keys, "pk"))
-		shard, ok1 := num(img, "shard")
-		version, ok2 := num(img, "version")
-		if !ok || !ok1 || !ok2 {
-			continue
-		}
-		likes, _ := num(img, "likeCount")
-		comments, _ := num(img, "commentCount")
-		followers, _ := num(img, "followerCount")
-		if out[parent] == nil {
-			out[parent], first[parent] = map[int]store.ShardTally{}, i
-		}
-		if t, seen := out[parent][int(shard)]; !seen || t.Version < version {
-			out[parent][int(shard)] = store.ShardTally{Likes: int(likes), Comments: int(comments), Followers: int(followers), Version: version}
-		}
-	}
-	return out, first
-}
-
-func num(img map[string]events.DynamoDBAttributeValue, name string) (int64, bool) {
-	v, ok := img[name]
-	if !ok || v.DataType() != events.DataTypeNumber {
-		return 0, false
-	}
-	n, err := v.Integer()
-	return n, err == nil
 }
 
 // MetricsNamespace is the CloudWatch namespace of the projector's cost
@@ -183,12 +135,4 @@ func (p *Projector) apply(ctx context.Context, r events.DynamoDBEventRecord) err
 		}
 	}
 	return nil
-}
-
-func str(img map[string]events.DynamoDBAttributeValue, name string) string {
-	v, ok := img[name]
-	if !ok || v.DataType() != events.DataTypeString {
-		return ""
-	}
-	return v.String()
 }

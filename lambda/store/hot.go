@@ -22,7 +22,7 @@ import (
 // the same partition (SKShard), so that a like stays one transaction of 4
 // units on a fiftieth of the load, checked on the shard counter rather
 // than on the post. The projector copies each shard's counts, with the
-// shard counter's version, onto the post's counter (ApplyTallies): a read
+// shard counter's version, onto the post's counter (lambda/hotkeys: Tallies): a read
 // of the post's counts reads its counter alone, as for every post, and
 // sees the shards' likes once the stream has been read. A post's likes are
 // listed from its partition and its shards, merged newest first.

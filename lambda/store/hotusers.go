@@ -18,7 +18,7 @@ import (
 // new follows' GSI2 entries go to one of HotShards GSI2 partitions
 // (FollowersShardPK) in turn, each counted on a shard counter in a
 // partition of its own (UserShardPK), whose counts the projector copies
-// onto the user's counter (ApplyTallies), as for a hot post. A read of the
+// onto the user's counter (lambda/hotkeys: Tallies), as for a hot post. A read of the
 // user's counts reads its counter alone, and a page of its followers reads
 // the GSI2 partitions together (spreadPage).
 

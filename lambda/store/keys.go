@@ -86,20 +86,20 @@ func PostPK(id string) string { return prefixPost + id }
 // the post's new likes and comments land, with the shard's counter, instead
 // of its own partition (hot.go). An ID holds no "#", so it is no post's
 // partition.
-func ShardPK(postID string, n int) string { return prefixPost + postID + "#" + shardName(n) }
+func ShardPK(postID string, n int) string { return prefixPost + postID + "#" + ShardName(n) }
 
-// shardName is shard n's two digits: in its partition key, and its key in a
-// hot post's tally map.
-func shardName(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
+// ShardName is shard n's two digits: in its partition key, and its key in a
+// hot post's or user's tally map (lambda/hotkeys).
+func ShardName(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
 
 // UserShardPK is the partition of shard n of a hot user: "USER#<id>#<nn>",
 // which holds the shard's counter of followers (hotusers.go).
-func UserShardPK(userID string, n int) string { return prefixUser + userID + "#" + shardName(n) }
+func UserShardPK(userID string, n int) string { return prefixUser + userID + "#" + ShardName(n) }
 
 // FollowersShardPK is the GSI2 partition of shard n of a hot user's
 // followers: "FOLLOWERS#<id>#<nn>".
 func FollowersShardPK(userID string, n int) string {
-	return prefixFollowers + userID + "#" + shardName(n)
+	return prefixFollowers + userID + "#" + ShardName(n)
 }
 
 // ShardParent returns the partition whose shard pk is ("POST#<id>" of

@@ -1,7 +1,7 @@
 package store
 
 // A writer's own counts. A hot post's or user's counts are its counter's,
-// onto which the projector copies each shard's tally (ApplyTallies) once it
+// onto which the projector copies each shard's tally (lambda/hotkeys: Tallies) once it
 // has read the stream: a read in the execution environment that has just
 // liked, commented or followed there would miss its own write for that
 // long, and keep the miss for a hot page's TTL (lambda/hotpage). So a write on a shard reads the
@@ -100,5 +100,5 @@ func (s *Store) ownCount(ctx context.Context, pk string) {
 	if unmarshal("store.ownCount", out.Item, &c) != nil {
 		return
 	}
-	s.own.learn(parent, shardName(c.Shard), ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})
+	s.own.learn(parent, ShardName(c.Shard), ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})
 }

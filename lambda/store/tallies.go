@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -13,13 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/kept"
 )
 
 // A hot parent's counts: each shard counts its own items (its counter's
 // likes, comments or followers, with a version), and the projector copies
-// them, with the version read, onto the parent's counter (ApplyTallies), so
+// them, with the version read, onto the parent's counter (lambda/hotkeys: Tallies), so
 // that a read of the parent's counts reads its counter alone. A store reads
 // a hot post's counter at most once a second (hotCounter).
 
@@ -133,58 +131,4 @@ func CountedAttrs(attrs []string) []string {
 		return attrs
 	}
 	return append(slices.Clone(attrs), "shards", "hot")
-}
-
-// ApplyTallies copies shards' counts (by shard) onto the counter of the
-// hot post or user whose partition is parent ("POST#<id>", "USER#<id>":
-// ShardParent), each only if newer than what is there (its version): one
-// UpdateItem for all of them, or, when one is not newer, one for each of
-// the others. A redelivered or out-of-order record's tally changes
-// nothing; a deleted post's are dropped.
-func (s *Store) ApplyTallies(ctx context.Context, parent string, tallies map[int]ShardTally) error {
-	const op = "store.ApplyTallies"
-	if _, ok := ShardParent(parent + "#00"); !ok {
-		return errs.E(op, errs.Validation, "not a hot post's or user's partition")
-	}
-	shards := slices.Sorted(maps.Keys(tallies))
-	err := s.applyTallies(ctx, op, parent, shards, tallies)
-	var ccf *types.ConditionalCheckFailedException
-	if len(shards) == 1 || !errors.As(err, &ccf) {
-		if errors.As(err, &ccf) {
-			return nil // stale, or the post is gone
-		}
-		return err
-	}
-	for _, n := range shards {
-		if err := s.applyTallies(ctx, op, parent, []int{n}, tallies); err != nil && !errors.As(err, &ccf) {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) applyTallies(ctx context.Context, op, parent string, shards []int, tallies map[int]ShardTally) error {
-	var upd expression.UpdateBuilder
-	cond := expression.AttributeExists(expression.Name("hot"))
-	for i, n := range shards {
-		name := expression.Name("hot." + shardName(n))
-		if i == 0 {
-			upd = expression.Set(name, expression.Value(tallies[n]))
-		} else {
-			upd = upd.Set(name, expression.Value(tallies[n]))
-		}
-		cond = cond.And(expression.Or(expression.AttributeNotExists(name),
-			expression.Name("hot."+shardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
-	}
-	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
-	if err != nil {
-		return errs.Wrap(op, errs.Internal, "internal error", err)
-	}
-	_, err = s.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(s.table), Key: Key{parent, SKCount}.Attributes(),
-		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
-	var ccf *types.ConditionalCheckFailedException
-	if err != nil && !errors.As(err, &ccf) {
-		return Fail(op, err)
-	}
-	return err
 }

@@ -68,7 +68,7 @@ func FanOuts(ctx context.Context, endpoint string, followers ...int) ([]FanOut, 
 		mctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		mctx, m := cost.WithMeter(mctx)
 		start := time.Now()
-		resp, err := projector.New(s, slog.New(slog.NewTextHandler(io.Discard, nil)), feed.NewProjection(s)).Handle(mctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}})
+		resp, err := projector.New(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), feed.NewProjection(s)).Handle(mctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}})
 		took := time.Since(start)
 		cancel()
 		drop()

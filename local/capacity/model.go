@@ -193,7 +193,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	fn := lambda.NewHandler(projector.New(s, quiet, wired.Projections(s)...).Handle)
+	fn := lambda.NewHandler(wired.Projector(s, quiet).Handle)
 	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(wired.ProjectorFilters)}, &streams.Checkpoints{})
 	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(trending.NewBuckets(s), quiet).Handle),
 		streams.Config{BatchSize: trending.StreamBatchSize, Filter: streams.Matches(trending.StreamFilters), Window: 24 * time.Hour}, &streams.Checkpoints{})

@@ -116,7 +116,7 @@ func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) 
 		c.OnError = func(err error) { log.Warn("the stream's poll failed; polling again", "cause", err.Error()) }
 		go streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, fn, c, &streams.Checkpoints{}).Run(ctx, 100*time.Millisecond)
 	}
-	consume(lambda.NewHandler(projector.New(s, log, wired.Projections(s)...).Handle), streams.Config{
+	consume(lambda.NewHandler(wired.Projector(s, log).Handle), streams.Config{
 		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Filter: streams.Matches(wired.ProjectorFilters)})
 	consume(lambda.NewHandler(trending.New(trending.NewBuckets(s), log).Handle), streams.Config{BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters), Window: or(cfg.TrendingWindow, trending.StreamWindow)}) // feature: trending
 	return nil

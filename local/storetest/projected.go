@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -46,7 +47,7 @@ func NewProjected(t *testing.T, filters []map[string]any, projections ...func(*s
 	for _, p := range projections {
 		applied = append(applied, p(ps))
 	}
-	fn := lambda.NewHandler(projector.New(ps, slog.New(slog.NewJSONHandler(io.Discard, nil)), applied...).Handle)
+	fn := lambda.NewHandler(projector.New(hotkeys.NewTallies(ps), slog.New(slog.NewJSONHandler(io.Discard, nil)), applied...).Handle)
 	api := ddblocal.StreamsClient(Endpoint(t))
 	done := &streams.Checkpoints{}
 	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(filters)}, done)

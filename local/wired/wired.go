@@ -6,9 +6,11 @@
 package wired
 
 import (
+	"log/slog"
 	"slices"
 
-	"github.com/example/appsync-dynamo/lambda/feed"    // feature: feed
+	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
@@ -38,8 +40,14 @@ func Options(s *store.Store) []resolver.Option {
 	}
 }
 
+// Projector is the projector of s's stream, logging to log: the hot keys'
+// tallies, then the features' projections.
+func Projector(s *store.Store, log *slog.Logger) *projector.Projector {
+	return projector.New(hotkeys.NewTallies(s), log, Projections(s)...)
+}
+
 // Projections are the features' projections of s's stream, which the
-// projector applies after its own tallies.
+// projector applies after the hot keys' tallies.
 func Projections(s *store.Store) []projector.Projection {
 	return []projector.Projection{
 		feed.NewProjection(s), // feature: feed
@@ -47,8 +55,8 @@ func Projections(s *store.Store) []projector.Projection {
 }
 
 // ProjectorFilters are the projector's event source filters: the
-// features' projections' (as the stack orders them), then its own.
+// features' projections' (as the stack orders them), then the hot keys'.
 var ProjectorFilters = slices.Concat(
 	feed.StreamFilters, // feature: feed
-	projector.StreamFilters,
+	hotkeys.StreamFilters,
 )

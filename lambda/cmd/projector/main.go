@@ -25,7 +25,8 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/feed"            // feature: feed
+	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -54,7 +55,7 @@ func main() {
 	s := store.New(client, table, cursor.New([]byte(rand.Text())))
 	var applied []projector.Projection
 	applied = append(applied, feed.NewProjection(s)) // feature: feed
-	projections := map[string]any{"feed": projector.New(s, log, applied...).Handle}
+	projections := map[string]any{"feed": projector.New(hotkeys.NewTallies(s), log, applied...).Handle}
 	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
 	handler, ok := projections[cmp.Or(os.Getenv("PROJECTION"), "feed")]
 	if !ok {

@@ -1,4 +1,4 @@
-package projector_test
+package hotkeys_test
 
 import (
 	"fmt"

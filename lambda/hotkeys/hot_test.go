@@ -1,4 +1,4 @@
-package projector_test
+package hotkeys_test
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -136,12 +136,12 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	check("drained")
 
 	// The whole stream again, as redelivered: nothing counts twice.
-	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
+	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(hotkeys.StreamFilters)}, &streams.Checkpoints{})
 	f.Drain()
 	check("read again")
 	// An older tally (a record delivered after a newer one) changes nothing:
 	// every shard's creation (version 0) was copied already.
-	f.Must(nil, f.S.ApplyTallies(ctx, store.PostPK(post.ID), map[int]store.ShardTally{0: {Likes: 1000, Version: 0}, 1: {Likes: 1000, Version: 0}}))
+	f.Must(nil, hotkeys.NewTallies(f.S).Apply(ctx, store.PostPK(post.ID), map[int]store.ShardTally{0: {Likes: 1000, Version: 0}, 1: {Likes: 1000, Version: 0}}))
 	check("an older tally applied")
 
 	if _, err := f.S.DeletePost(ctx, sample.Alice, post.ID); err != nil {
@@ -312,7 +312,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		}
 	}
 	check("drained")
-	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
+	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(hotkeys.StreamFilters)}, &streams.Checkpoints{})
 	f.Drain()
 	check("read again")
 	// One shard DynamoDB throttles: a page fails, Throttled, rather than end
@@ -496,7 +496,7 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 		}
 	}
 	check("drained")
-	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(projector.StreamFilters)}, &streams.Checkpoints{})
+	f.Poller = streams.New(f.API, f.ARN, f.Fn, streams.Config{BatchSize: 7, Filter: streams.Matches(hotkeys.StreamFilters)}, &streams.Checkpoints{})
 	f.Drain()
 	check("read again")
 }
