@@ -197,7 +197,7 @@ func TestAProjectionRedoneAtAnyCutPointIsExact(t *testing.T) {
 		s, client := storetest.NewStreamStore(t, store.Dataset{Users: historyUsers})
 		k.API = client
 		newProjector := func() *projector.Projector { // a new process: nothing of the killed one's memory
-			ps := store.New(k, s.Table(), cursor.New(storetest.TokenKey))
+			ps := store.New(k, s.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
 			return projector.New(hotkeys.NewTallies(ps), slog.New(slog.DiscardHandler), feed.NewProjection(ps, feed.WithPullThreshold(pullAt)))
 		}
 		read := &streams.Checkpoints{}

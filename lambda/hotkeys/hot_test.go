@@ -317,7 +317,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 	check("read again")
 	// One shard DynamoDB throttles: a page fails, Throttled, rather than end
 	// short of that shard's comments.
-	failing := store.New(&storetest.ThrottleQueriesOf{API: storetest.Client(t), PK: store.ShardPK(post.ID, 3)}, f.S.Table(), cursor.New(storetest.TokenKey))
+	failing := store.New(&storetest.ThrottleQueriesOf{API: storetest.Client(t), PK: store.ShardPK(post.ID, 3)}, f.S.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
 	for _, order := range []store.Order{store.OldestFirst, store.NewestFirst} {
 		if page, err := failing.CommentsOnPost(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit, Order: order}); !errs.Is(err, errs.Throttled) {
 			t.Errorf("a page with a throttled shard: %d comments, error %v; want Throttled", len(page.Items), err)
@@ -544,7 +544,7 @@ func retried[T any](write func() (T, error)) (T, error) {
 func (f *streamTest) atOnceThrottled(users []store.User, write func(s *store.Store, user string)) {
 	f.T.Helper()
 	throttled := &storetest.ThrottleWrites{API: storetest.Client(f.T), Every: 5}
-	other := store.New(throttled, f.S.Table(), cursor.New(storetest.TokenKey))
+	other := store.New(throttled, f.S.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
 	var wg sync.WaitGroup
 	for i, u := range users {
 		wg.Go(func() {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -28,7 +29,7 @@ import (
 // ran.
 func (f *streamTest) meanwhile(before func(any) bool, do func()) (*store.Store, *storetest.Meanwhile) {
 	m := &storetest.Meanwhile{API: storetest.Client(f.T), Before: before, Do: do}
-	return store.New(m, f.S.Table(), cursor.New(storetest.TokenKey)), m
+	return store.New(m, f.S.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread), m
 }
 
 // setCount sets a count on the counter of partition pk, as that many

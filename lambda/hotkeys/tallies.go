@@ -1,11 +1,12 @@
 // Package hotkeys is what spreads a hot post's likes and comments, and a
-// hot user's followers, over shard partitions: so far, the projection that
-// copies each shard's counts onto its parent's counter from the table's
-// stream (Tallies). The writes to shards, the pages read over them and the
-// counts a writer reads back are still in lambda/store (hot.go,
-// hotusers.go, sharded.go, own.go), which this package reads through its
-// key formats (store.ShardParent, store.ShardName) and the counter item's
-// shape (store.ShardTally).
+// hot user's followers, over shard partitions: a page of a parent's
+// children read from its shards too (Pages, the store's Spread: the option
+// Spread), and each shard's counts copied onto its parent's counter from
+// the table's stream (Tallies, the projector's first step). Turning a
+// parent hot, the writes to shards and the counts a writer reads back are
+// still in lambda/store (hot.go, hotusers.go, own.go, tallies.go), whose
+// key formats this package reads (store.ShardPK, store.ShardParent,
+// store.ShardName, the markers).
 package hotkeys
 
 import (

@@ -13,6 +13,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -108,7 +109,7 @@ func TestAHotPostsPageIsReadOncePerTTL(t *testing.T) {
 	post := hotPost(t, base)
 	counted := &reads{API: storetest.Client(t)}
 	c := &clock{t: time.Now()}
-	raw := store.New(counted, base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	raw := store.New(counted, base.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(c.now))
 	s := hotpage.New(raw, raw)
 	if _, err := s.Post(t.Context(), post.ID); err != nil { // a first read learns it hot
 		t.Fatal(err)
@@ -152,8 +153,8 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 	base, _ := storetest.NewStore(t, hotData())
 	post := hotPost(t, base)
 	c := &clock{t: time.Now()}
-	reader := keeper(store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now)))
-	other := store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey))
+	reader := keeper(store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(c.now)))
+	other := store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
 	ctx := t.Context()
 	comments := func(s *hotpage.Store) []string {
 		t.Helper()
@@ -198,7 +199,7 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 	// A consistent read (a mutation's answer) never reads what is kept.
 	base2, _ := storetest.NewStore(t, hotData())
 	hot := hotPost(t, base2)
-	kept := keeper(store.New(storetest.Client(t), base2.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now)))
+	kept := keeper(store.New(storetest.Client(t), base2.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(c.now)))
 	kept.Post(ctx, hot.ID)
 	kept.Post(ctx, hot.ID)
 	if _, err := base2.UpdatePost(ctx, sample.Alice, hot.ID, store.PostEdit{Title: &title}); err != nil {
@@ -238,7 +239,7 @@ func TestAHotPostsPageIsNotKeptWhileDynamoDBFails(t *testing.T) {
 	client := storetest.Client(t)
 	api := &failing{API: client, throttled: storetest.ThrottleQueriesOf{API: client, PK: store.PostPK(post.ID)}}
 	c := &clock{t: time.Now()}
-	raw := store.New(api, base.Table(), cursor.New(storetest.TokenKey), store.WithClock(c.now))
+	raw := store.New(api, base.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(c.now))
 	s := hotpage.New(raw, raw)
 	if _, err := s.Post(t.Context(), post.ID); err != nil || !s.KeepsPage(post.ID) { // a first read learns it hot
 		t.Fatalf("the store did not learn the post hot: %v", err)
@@ -258,7 +259,7 @@ func TestAHotPostsPageIsNotKeptWhileDynamoDBFails(t *testing.T) {
 	}
 	wg.Wait()
 	api.on.Store(false)
-	want, err := store.New(client, base.Table(), cursor.New(storetest.TokenKey)).Post(t.Context(), post.ID)
+	want, err := store.New(client, base.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread).Post(t.Context(), post.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 			s.put(av, func(map[string]types.AttributeValue) error {
 				return errs.E(op, errs.Conflict, "comment ID collision; retry")
 			}),
-			notHot(belowThreshold(published(s.addCount(postPK, SKCount, "commentCount", countUp, onCounter(postPK, notFound, nil))), "commentCount")),
+			notHot(s.belowThreshold(published(s.addCount(postPK, SKCount, "commentCount", countUp, onCounter(postPK, notFound, nil))), "commentCount")),
 			s.exists(authorPK, SKCount, onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
 	})
 	var hot *errHot

@@ -44,7 +44,7 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 	} else {
 		err = s.counting(ctx, op, func() error {
 			counts := s.followCounts(op, followerID, followedID, countUp)
-			counts[1] = notHot(belowThreshold(counts[1], "followerCount")) // the followed user's
+			counts[1] = notHot(s.belowThreshold(counts[1], "followerCount")) // the followed user's
 			return s.transact(ctx, op,
 				append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })}, counts...)...)
 		})

@@ -3,8 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -108,7 +111,7 @@ func (s *Store) MakeHot(ctx context.Context, postID string) error {
 		return shardCounterItem{PK: ShardPK(postID, n), SK: SKShard, PostID: postID, Shard: n, AuthorID: c.AuthorID, Status: StatusPublished}
 	}
 	var markers []map[string]types.AttributeValue
-	for _, sk := range []string{skHotMarker, skHotCommentsFirst, skHotCommentsLast} {
+	for _, sk := range []string{skHotMarker, skHotCommentsFirst, SKHotCommentsLast} {
 		markers = append(markers, map[string]types.AttributeValue{AttrPK: str(PostPK(postID)), AttrSK: str(sk)})
 	}
 	return s.turnHot(ctx, op, postID, s.hot, PostPK(postID), guard, shard, markers)
@@ -213,8 +216,12 @@ var errPastThreshold = errors.New("the threshold of hot is reached")
 
 // belowThreshold adds to a's condition (an action on a counter) that its
 // count counter is under HotThreshold, and to its failure errPastThreshold
-// when it is not.
-func belowThreshold(a txAction, counter string) txAction {
+// when it is not: with a Spread to read the shards (WithSpread), a parent
+// turns hot at the threshold, and without one never does.
+func (s *Store) belowThreshold(a txAction, counter string) txAction {
+	if s.spread == nil {
+		return a
+	}
 	a.cond = a.cond.And(expression.Or(expression.AttributeNotExists(expression.Name(counter)),
 		expression.Name(counter).LessThan(expression.Value(HotThreshold))))
 	failed := a.failed
@@ -228,3 +235,47 @@ func belowThreshold(a txAction, counter string) txAction {
 	}
 	return a
 }
+
+// hotKeys is what a store knows of which posts (or users) are hot, and
+// their shards: a post stays hot until it is deleted, a user for good, so
+// what it learns stays true.
+type hotKeys struct {
+	shards sync.Map     // ID -> int
+	known  atomic.Int64 // how many
+	// next picks the shard of a like: in turn from a random start, so that
+	// each store spreads its likes evenly and stores start apart.
+	next atomic.Uint64
+}
+
+func newHotKeys() *hotKeys {
+	h := &hotKeys{}
+	h.next.Store(rand.Uint64())
+	return h
+}
+
+func (h *hotKeys) of(postID string) int {
+	if n, ok := h.shards.Load(postID); ok {
+		return n.(int)
+	}
+	return 0
+}
+
+func (h *hotKeys) learn(postID string, n int) {
+	if n > 0 {
+		if _, had := h.shards.Swap(postID, n); !had {
+			h.known.Add(1)
+		}
+	}
+}
+
+// KnowsHot reports whether the store knows the post is hot (its likes and
+// comments in shards); with "" whether it knows any post hot.
+func (s *Store) KnowsHot(postID string) bool {
+	if postID == "" {
+		return s.hot.any()
+	}
+	return s.hot.of(postID) > 0
+}
+
+// any reports whether any is known hot.
+func (h *hotKeys) any() bool { return h.known.Load() > 0 }

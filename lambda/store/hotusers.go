@@ -20,11 +20,11 @@ import (
 // partition of its own (UserShardPK), whose counts the projector copies
 // onto the user's counter (lambda/hotkeys: Tallies), as for a hot post. A read of the
 // user's counts reads its counter alone, and a page of its followers reads
-// the GSI2 partitions together (spreadPage).
+// the GSI2 partitions together (lambda/hotkeys).
 
 // MakeUserHot turns the user hot: one transaction that marks its counter
 // (shards, an empty tally), puts each shard's counter (no counts, version
-// 0) and the marker its followers' Query reads first (skHotFollowers, in
+// 0) and the marker its followers' Query reads first (SKHotFollowers, in
 // GSI2 under hotFollowerSK), conditioned on the user's counter existing
 // and not being hot already (then it changes nothing, and the store learns
 // the shards it has, whoever turned it hot). A user without a counter item
@@ -45,7 +45,7 @@ func (s *Store) MakeUserHot(ctx context.Context, userID string) error {
 	shard := func(n int) shardCounterItem {
 		return shardCounterItem{PK: UserShardPK(userID, n), SK: SKShard, UserID: userID, Shard: n}
 	}
-	marker := map[string]types.AttributeValue{AttrPK: str(UserPK(userID)), AttrSK: str(skHotFollowers),
+	marker := map[string]types.AttributeValue{AttrPK: str(UserPK(userID)), AttrSK: str(SKHotFollowers),
 		AttrGSI2PK: str(FollowersPK(userID)), AttrGSI2SK: str(hotFollowerSK)}
 	return s.turnHot(ctx, op, userID, s.hotUsers, UserPK(userID), func(a txAction) txAction { return a }, shard,
 		[]map[string]types.AttributeValue{marker})

@@ -57,18 +57,18 @@ const (
 	// partition, that its likes are in shards: "LIKE#~" sorts after every
 	// like, so a newest-first Query of the likes reads it first.
 	skHotMarker = prefixLike + "~"
-	// skHotCommentsFirst and skHotCommentsLast are the markers, in a hot
+	// skHotCommentsFirst and SKHotCommentsLast are the markers, in a hot
 	// post's own partition, that its comments are in shards too: "!" sorts
 	// before every ID character and "~" after, so a Query of its comments
 	// reads one of them first in either order (isMarker).
 	skHotCommentsFirst = prefixComment + "!"
-	skHotCommentsLast  = prefixComment + "~"
-	// skHotFollowers is the sort key, in a hot user's partition, of the
+	SKHotCommentsLast  = prefixComment + "~"
+	// SKHotFollowers is the sort key, in a hot user's partition, of the
 	// marker that its followers are in shards too. "H" sorts after
 	// "FOLLOWS#" and before "LIKED#", outside every range read there; its
 	// GSI2 key, FOLLOWERS#<id> / hotFollowerSK, is the first of the
 	// user's followers in GSI2.
-	skHotFollowers = "HOT#FOLLOWERS"
+	SKHotFollowers = "HOT#FOLLOWERS"
 	// hotFollowerSK is the GSI2 sort key of that marker: "!" sorts before
 	// every ID character.
 	hotFollowerSK = prefixFollower + "!"
@@ -214,3 +214,8 @@ func IsLikeSK(sk string) bool { return strings.HasPrefix(sk, prefixLike) && !isM
 func IsCommentSK(sk string) bool {
 	return strings.HasPrefix(sk, prefixComment) && !isMarker(prefixComment, sk)
 }
+
+// isMarker reports whether sk is a hot parent's marker in the range of a
+// connection under prefix: prefix+"!" sorts before every ID, prefix+"~"
+// after (hot.go).
+func isMarker(prefix, sk string) bool { return sk == prefix+"!" || sk == prefix+"~" }

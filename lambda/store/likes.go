@@ -59,7 +59,7 @@ func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []str
 		return Post{}, err
 	}
 	p, err := s.postAfterWrite(ctx, op, userID, postID, attrs)
-	if err == nil && p.Shards == 0 && s.hot.of(postID) == 0 && p.LikeCount+p.CommentCount >= HotThreshold {
+	if err == nil && s.spread != nil && p.Shards == 0 && s.hot.of(postID) == 0 && p.LikeCount+p.CommentCount >= HotThreshold {
 		// Past the threshold: later likes go to shards. A failure leaves the
 		// post as it was, its like counted; the next like tries again.
 		_ = s.MakeHot(ctx, postID)

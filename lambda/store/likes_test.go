@@ -13,6 +13,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -141,7 +142,7 @@ func TestConcurrentLikesKeepCountExact(t *testing.T) {
 			d.Posts[0].LikeCount = len(d.Likes)
 			seeded, c := storetest.NewStore(t, d)
 			conflicts := &storetest.Conflicts{API: c, Rate: rate, Seed: 7}
-			s := store.New(conflicts, seeded.Table(), cursor.New(storetest.TokenKey))
+			s := store.New(conflicts, seeded.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
 			// Each user likes and unlikes once, at the same time: whichever
 			// lands last decides, and the count must follow the items.
 			results := parallel(200, func(i int) error {
@@ -194,7 +195,7 @@ func TestConcurrentLikesOfAHotPostShareOneCounterRead(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s := store.New(gets, seeded.Table(), cursor.New(storetest.TokenKey), store.WithClock(clock))
+	s := store.New(gets, seeded.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(clock))
 	if _, err := s.Post(t.Context(), sample.HelloPost); err != nil { // the store learns the post hot
 		t.Fatal(err)
 	}

@@ -4,7 +4,8 @@ import "context"
 
 // The connections, one access pattern each: a page of one partition's items
 // (queryPage; which partition, index, sort-key range and order is said once,
-// in query.go), or of a hot parent's partitions together (sharded.go).
+// in query.go); a parent's children, through the store's Spread when it has
+// one (spread.go: lambda/hotkeys reads a hot parent's shards too).
 
 // PostsByAuthor returns a page of the author's published posts by
 // publication time, newest first unless page says otherwise (AP4), or, with
@@ -27,11 +28,11 @@ func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool,
 }
 
 // CommentsOnPost returns a page of the post's comments, oldest first unless
-// page says otherwise (AP5): one Query on the post's partition, or (a hot
-// post's) on it and CommentShards of its shards (commentsOfPosts), a first
+// page says otherwise (AP5): one Query on the post's partition (or, a hot
+// post's, on it and CommentShards of its shards: lambda/hotkeys), a first
 // page of which a layer may keep (lambda/hotpage).
 func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
-	return commentsOfPosts.page(ctx, s, commentsOnPost(postID).shaped(page, ""), page)
+	return children[Comment](ctx, s, commentsOnPost(postID).shaped(page, ""), s.hot, page)
 }
 
 // CommentsByAuthor returns a page of the author's comments, newest first
@@ -47,14 +48,14 @@ func (s *Store) Following(ctx context.Context, userID string, page PageRequest) 
 }
 
 // Likes returns a page of the post's likes, newest first: one Query on the
-// post's partition, or (a hot post's) on it and its shards (likesOfPosts).
+// post's partition (or, a hot post's, on it and its shards: lambda/hotkeys).
 func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Page[Like], error) {
-	return likesOfPosts.page(ctx, s, likesOnPost(postID).shaped(page, ""), page)
+	return children[Like](ctx, s, likesOnPost(postID).shaped(page, ""), s.hot, page)
 }
 
 // Followers returns a page of the users following userID, ordered by
 // follower ID (AP8): one Query on GSI2, or (a hot user's) on its GSI2
-// partition and its shards' (followersOfUsers).
+// partition and its shards': lambda/hotkeys).
 func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
-	return followersOfUsers.page(ctx, s, followers(userID), page)
+	return children[Follow](ctx, s, followers(userID), s.hotUsers, page)
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -169,33 +168,46 @@ func indexKeys(index string) KeySchema {
 // (DynamoDB stops at 1 MB read, so a page may be short and not the last), or
 // a page cut to page.MaxBytes.
 func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page PageRequest) (Page[T], error) {
-	op := "store." + q.scope.Query
-	out, err := queryItems(ctx, s, q, page)
+	raw, err := rawPage(ctx, s, q, page)
 	if err != nil {
 		return Page[T]{}, err
 	}
-	result := Page[T]{Items: make([]T, len(out.Items))}
-	for i, item := range out.Items {
-		if err := attributevalue.UnmarshalMap(item, &result.Items[i]); err != nil {
-			return Page[T]{}, errs.Wrap(op, errs.Internal, "internal error", err)
-		}
-		readOnly(&result.Items[i], page.Attributes)
+	return decodePage[T]("store."+q.scope.Query, raw, page)
+}
+
+// rawPage is queryPage's page with its items as DynamoDB returned them,
+// not yet cut to page.MaxBytes (which is the size of what they decode to).
+func rawPage(ctx context.Context, s *Store, q partitionQuery, page PageRequest) (Page[Item], error) {
+	out, err := queryItems(ctx, s, q, page)
+	if err != nil {
+		return Page[Item]{}, err
 	}
-	result.after = func(i int) (string, error) {
+	result := Page[Item]{Items: out.Items, after: func(i int) (string, error) {
 		return s.tokens.Encode(q.scope, lastKey(out.Items[i], q.scope.Index))
-	}
+	}}
 	switch {
 	case len(out.Items) > page.Limit:
-		if result, err = result.Cut(page.Limit); err != nil {
-			return Page[T]{}, err
-		}
+		return result.Cut(page.Limit)
 	case len(out.LastEvaluatedKey) > 0:
 		// Fewer items than asked, and more may follow: resume where DynamoDB stopped.
 		token, err := s.tokens.Encode(q.scope, out.LastEvaluatedKey)
 		if err != nil {
-			return Page[T]{}, err
+			return Page[Item]{}, err
 		}
 		result.NextToken = &token
+	}
+	return result, nil
+}
+
+// decodePage is raw with its items decoded as the entities T, read with
+// page's attributes, cut to page.MaxBytes.
+func decodePage[T any](op string, raw Page[Item], page PageRequest) (Page[T], error) {
+	result := Page[T]{Items: make([]T, len(raw.Items)), NextToken: raw.NextToken, after: raw.after}
+	for i, item := range raw.Items {
+		if err := unmarshal(op, item, &result.Items[i]); err != nil {
+			return Page[T]{}, err
+		}
+		readOnly(&result.Items[i], page.Attributes)
 	}
 	return result.Fit(page.MaxBytes)
 }

@@ -45,6 +45,7 @@ type Store struct {
 	tokens *cursor.Codec
 	now    func() time.Time
 	newID  func(time.Time) string
+	spread Spread // where some parents' children are besides their partition (spread.go)
 
 	hot       *hotKeys    // which posts this store knows are hot
 	hotUsers  *hotKeys    // which users

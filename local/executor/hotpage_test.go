@@ -14,6 +14,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -30,7 +31,7 @@ import (
 // AppSync over a handler of it.
 func environment(t *testing.T, table string, ttl time.Duration) (*executor.Executor, *hotpage.Store) {
 	t.Helper()
-	raw := store.New(storetest.Client(t), table, cursor.New(storetest.TokenKey))
+	raw := store.New(storetest.Client(t), table, cursor.New(storetest.TokenKey), hotkeys.Spread)
 	s := hotpage.New(raw, raw, hotpage.WithTTL(ttl))
 	sch, err := schema.Load()
 	if err != nil {

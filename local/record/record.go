@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -55,7 +56,7 @@ func Event(ctx context.Context, endpoint, table string, r Request) ([]byte, erro
 	}
 	// Tokens signed as the replays check them: a nextToken a recorded
 	// query was given by an earlier one replays.
-	s := store.New(ddblocal.Client(endpoint), table, cursor.New(storetest.TokenKey))
+	s := store.New(ddblocal.Client(endpoint), table, cursor.New(storetest.TokenKey), hotkeys.Spread)
 	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		return nil, err

@@ -42,7 +42,7 @@ func NewProjected(t *testing.T, filters []map[string]any, projections ...func(*s
 		t.Fatal(err)
 	}
 	calls := NewRecorder(client)
-	ps := store.New(calls, s.Table(), cursor.New(TokenKey))
+	ps := store.New(calls, s.Table(), cursor.New(TokenKey), hotkeys.Spread)
 	var applied []projector.Projection
 	for _, p := range projections {
 		applied = append(applied, p(ps))

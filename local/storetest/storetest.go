@@ -23,6 +23,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
@@ -125,12 +126,12 @@ func NewStreamStore(tb testing.TB, data store.Dataset, opts ...store.Option) (*s
 func StoreOn(tb testing.TB, table string, opts ...store.Option) (*store.Store, *dynamodb.Client) {
 	tb.Helper()
 	client := Client(tb)
-	return store.New(client, table, cursor.New(TokenKey), opts...), client
+	return store.New(client, table, cursor.New(TokenKey), append([]store.Option{hotkeys.Spread}, opts...)...), client
 }
 
 func load(tb testing.TB, client *dynamodb.Client, table string, data store.Dataset, opts []store.Option) *store.Store {
 	tb.Helper()
-	s := store.New(client, table, cursor.New(TokenKey), opts...)
+	s := store.New(client, table, cursor.New(TokenKey), append([]store.Option{hotkeys.Spread}, opts...)...)
 	if err := s.Load(context.Background(), data); err != nil {
 		tb.Fatalf("load data: %v", err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -225,7 +226,7 @@ func warm(ctx context.Context, endpoint string, transport *http.Transport, table
 	for range 200 {
 		conns := transport.Clone()
 		client := ddblocal.Client(endpoint, func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: conns} })
-		h := resolver.New(store.New(client, table, cursor.New([]byte("warm-up"))),
+		h := resolver.New(store.New(client, table, cursor.New([]byte("warm-up")), hotkeys.Spread),
 			slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))
 		if _, err := h.Invoke(ctx, payload); err != nil {
 			var fail messages.InvokeResponse_Error
