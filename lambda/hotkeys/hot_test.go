@@ -50,8 +50,8 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 	}
 	unlike(users[0].ID)
 	delete(likers, users[0].ID)
-	f.Must(nil, f.S.MakeHot(ctx, post.ID))
-	f.Must(nil, f.S.MakeHot(ctx, post.ID)) // once hot, it changes nothing
+	f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID))
+	f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID)) // once hot, it changes nothing
 
 	// A second store, as another Lambda instance, that does not know the
 	// post is hot: its likes find out from the failed condition.
@@ -174,7 +174,7 @@ func TestAHotPostsCountSurvivesAThrottledProjector(t *testing.T) {
 	f := newStreamTest(t)
 	ctx := t.Context()
 	users, post := f.fansOfAPost(40)
-	f.Must(nil, f.S.MakeHot(ctx, post.ID))
+	f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID))
 	f.Drain()
 	var wg sync.WaitGroup
 	for _, u := range users {
@@ -234,7 +234,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		comment(f.S, u.ID)
 	}
 	before := slices.Collect(maps.Values(comments))
-	f.Must(nil, f.S.MakeHot(ctx, post.ID))
+	f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID))
 
 	f.atOnceThrottled(users[5:], comment)
 	if n := storetest.Count(t, storetest.Client(t), f.S.Table(), "", "pk", store.PostPK(post.ID), "sk", store.CommentPrefix); n != len(before)+2 {
@@ -317,7 +317,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 	check("read again")
 	// One shard DynamoDB throttles: a page fails, Throttled, rather than end
 	// short of that shard's comments.
-	failing := store.New(&storetest.ThrottleQueriesOf{API: storetest.Client(t), PK: store.ShardPK(post.ID, 3)}, f.S.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
+	failing := store.New(&storetest.ThrottleQueriesOf{API: storetest.Client(t), PK: hotkeys.ShardPK(post.ID, 3)}, f.S.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
 	for _, order := range []store.Order{store.OldestFirst, store.NewestFirst} {
 		if page, err := failing.CommentsOnPost(ctx, post.ID, store.PageRequest{Limit: store.MaxLimit, Order: order}); !errs.Is(err, errs.Throttled) {
 			t.Errorf("a page with a throttled shard: %d comments, error %v; want Throttled", len(page.Items), err)
@@ -346,13 +346,13 @@ func TestTheThresholdsCommentTurnsAPostHot(t *testing.T) {
 	// take a thousand transactions.
 	_, err = storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.S.Table()),
 		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: store.PostPK(post.ID)}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
-		UpdateExpression: aws.String("SET commentCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(store.HotThreshold)}}})
+		UpdateExpression: aws.String("SET commentCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(hotkeys.HotThreshold)}}})
 	f.Must(nil, err)
 	c, err := f.S.CreateComment(ctx, sample.Bob, post.ID, "the one past")
 	f.Must(c, err)
 	shards := 0
-	for n := range store.HotShards {
-		shards += storetest.Count(t, storetest.Client(t), f.S.Table(), "", "pk", store.ShardPK(post.ID, n), "sk", store.CommentPrefix)
+	for n := range hotkeys.HotShards {
+		shards += storetest.Count(t, storetest.Client(t), f.S.Table(), "", "pk", hotkeys.ShardPK(post.ID, n), "sk", store.CommentPrefix)
 	}
 	if shards != 1 {
 		t.Errorf("%d comments in the post's shards, want 1", shards)
@@ -360,8 +360,8 @@ func TestTheThresholdsCommentTurnsAPostHot(t *testing.T) {
 	f.Drain()
 	p, err := f.S.Post(ctx, post.ID)
 	f.Must(p, err)
-	if p.Shards == 0 || p.CommentCount != store.HotThreshold+1 {
-		t.Errorf("shards %d, commentCount %d; want hot and %d", p.Shards, p.CommentCount, store.HotThreshold+1)
+	if p.Shards == 0 || p.CommentCount != hotkeys.HotThreshold+1 {
+		t.Errorf("shards %d, commentCount %d; want hot and %d", p.Shards, p.CommentCount, hotkeys.HotThreshold+1)
 	}
 }
 
@@ -385,8 +385,8 @@ func (f *streamTest) itemsOf(postID string) int {
 	f.T.Helper()
 	c := storetest.Client(f.T)
 	n := storetest.Count(f.T, c, f.S.Table(), "", "pk", store.PostPK(postID), "sk", "")
-	for shard := range store.HotShards {
-		n += storetest.Count(f.T, c, f.S.Table(), "", "pk", store.ShardPK(postID, shard), "sk", "")
+	for shard := range hotkeys.HotShards {
+		n += storetest.Count(f.T, c, f.S.Table(), "", "pk", hotkeys.ShardPK(postID, shard), "sk", "")
 	}
 	return n
 }
@@ -423,8 +423,8 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 	for _, u := range users[:10] { // before: in its own GSI2 partition
 		follow(f.S, u.ID)
 	}
-	f.Must(nil, f.S.MakeUserHot(ctx, star))
-	f.Must(nil, f.S.MakeUserHot(ctx, star)) // once hot, it changes nothing
+	f.Must(nil, hotkeys.Of(f.S).MakeUserHot(ctx, star))
+	f.Must(nil, hotkeys.Of(f.S).MakeUserHot(ctx, star)) // once hot, it changes nothing
 	f.atOnceThrottled(users[10:], follow)
 	if n := storetest.Count(t, storetest.Client(t), f.S.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", ""); n != 11 {
 		t.Errorf("%d entries in the user's own GSI2 partition, want its 10 followers from before and the marker", n)
@@ -489,8 +489,8 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 		if got, want := count(store.UserPK(star)), storetest.Count(t, c, f.S.Table(), store.GSI2, "gsi2pk", store.FollowersPK(star), "gsi2sk", "")-1; got != want {
 			t.Errorf("%s: the user's own counter counts %d, its own GSI2 partition holds %d", when, got, want)
 		}
-		for n := range store.HotShards {
-			if got, want := count(store.UserShardPK(star, n)), storetest.Count(t, c, f.S.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK(star, n), "gsi2sk", ""); got != want {
+		for n := range hotkeys.HotShards {
+			if got, want := count(hotkeys.UserShardPK(star, n)), storetest.Count(t, c, f.S.Table(), store.GSI2, "gsi2pk", hotkeys.FollowersShardPK(star, n), "gsi2sk", ""); got != want {
 				t.Errorf("%s: shard %d counts %d, holds %d", when, n, got, want)
 			}
 		}
@@ -508,13 +508,13 @@ func TestTheThresholdsFollowTurnsAUserHot(t *testing.T) {
 	ctx := t.Context()
 	_, err := storetest.Client(t).UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(f.S.Table()),
 		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: store.UserPK("u_dave")}, "sk": &types.AttributeValueMemberS{Value: store.SKCount}},
-		UpdateExpression: aws.String("SET followerCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(store.HotThreshold)}}})
+		UpdateExpression: aws.String("SET followerCount = :n"), ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: strconv.Itoa(hotkeys.HotThreshold)}}})
 	f.Must(nil, err)
 	_, err = f.S.Follow(ctx, sample.Bob, "u_dave")
 	f.Must(nil, err)
 	shards := 0
-	for n := range store.HotShards {
-		shards += storetest.Count(t, storetest.Client(t), f.S.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK("u_dave", n), "gsi2sk", "")
+	for n := range hotkeys.HotShards {
+		shards += storetest.Count(t, storetest.Client(t), f.S.Table(), store.GSI2, "gsi2pk", hotkeys.FollowersShardPK("u_dave", n), "gsi2sk", "")
 	}
 	if shards != 1 {
 		t.Errorf("%d follows in the user's GSI2 shards, want 1", shards)
@@ -522,8 +522,8 @@ func TestTheThresholdsFollowTurnsAUserHot(t *testing.T) {
 	f.Drain()
 	u, err := f.S.User(ctx, "u_dave")
 	f.Must(u, err)
-	if u.Shards == 0 || u.FollowerCount != store.HotThreshold+1 {
-		t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, store.HotThreshold+1)
+	if u.Shards == 0 || u.FollowerCount != hotkeys.HotThreshold+1 {
+		t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, hotkeys.HotThreshold+1)
 	}
 }
 
@@ -590,8 +590,8 @@ func TestAListingBegunBeforeItTurnedHotListsWhatCameAfter(t *testing.T) {
 		t.Fatal("a first page was the last")
 	}
 
-	f.Must(nil, f.S.MakeUserHot(ctx, star))
-	f.Must(nil, f.S.MakeHot(ctx, post.ID))
+	f.Must(nil, hotkeys.Of(f.S).MakeUserHot(ctx, star))
+	f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID))
 	for _, u := range users[4:] { // u_fan04, u_fan05: after the token's u_fan00, in shards
 		_, err := f.S.Follow(ctx, u.ID, star)
 		f.Must(nil, err)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -34,8 +35,8 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	f := newStreamTest(t)
 	ctx := t.Context()
 	fans, post := f.fansOfAPost(20)
-	f.Must(nil, f.S.MakeHot(ctx, post.ID))
-	f.Must(nil, f.S.MakeUserHot(ctx, sample.Bob))
+	f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID))
+	f.Must(nil, hotkeys.Of(f.S).MakeUserHot(ctx, sample.Bob))
 	f.Drain()
 	writer, _ := storetest.StoreOn(t, f.S.Table())
 	other, _ := storetest.StoreOn(t, f.S.Table())

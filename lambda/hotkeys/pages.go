@@ -26,19 +26,8 @@ import (
 // merged in the connection's order (one round trip too). A store learns
 // that a parent is hot from what it reads (a marker the parent's partition
 // holds once hot, a token that names shards, a write refused as hot) and
-// keeps it (Children.Learn): a parent stays hot. This file is the one place
+// keeps it (known): a parent stays hot. This file is the one place
 // that decides.
-
-// Pages is the store's Spread: it reads a page of a parent's children from
-// the partitions they are in.
-type Pages struct{}
-
-// Spread is the option that gives a store the hot keys' pages: with it, a
-// store turns a parent hot at the threshold, and reads its children from
-// its shards too (store.New(api, table, tokens, hotkeys.Spread)).
-var Spread = store.WithSpread(Pages{})
-
-var _ store.Spread = Pages{}
 
 // sharding is one kind of a parent's children that turning hot spreads:
 // how to find them and what tells a parent is hot.
@@ -60,8 +49,8 @@ type sharding struct {
 // each hot parent: a marker among the children's sort keys (isMarker),
 // which a page of the own partition shows.
 var kinds = map[string]sharding{
-	"Post.likes": {shardPK: store.ShardPK, reads: every, newerFirst: true}, // LIKE#~ sorts first, newest first
-	"Post.comments": {shardPK: store.ShardPK, reads: func(int) int { return store.CommentShards },
+	"Post.likes": {shardPK: ShardPK, reads: every, newerFirst: true}, // LIKE#~ sorts first, newest first
+	"Post.comments": {shardPK: ShardPK, reads: func(int) int { return CommentShards },
 		// A range may leave out both markers (COMMENT#! and COMMENT#~), on a
 		// first page and on any page oldest first, after which newer comments
 		// (in shards, if the post has turned hot since) fall in the range.
@@ -70,42 +59,38 @@ var kinds = map[string]sharding{
 		besideIf: func(c store.Children, page store.PageRequest) bool {
 			return c.Ranged() && (page.NextToken == "" || !c.NewestFirst())
 		},
-		beside: func(postID string) store.Key { return store.Key{PK: store.PostPK(postID), SK: store.SKHotCommentsLast} },
+		beside: func(postID string) store.Key { return store.Key{PK: store.PostPK(postID), SK: commentsLast} },
 	},
-	"User.followers": {shardPK: store.FollowersShardPK, reads: every, // FOLLOWER#! sorts first
+	"User.followers": {shardPK: FollowersShardPK, reads: every, // FOLLOWER#! sorts first
 		// A listing begun before the user turned hot: its shards may hold
 		// followers after the token (IDs sort anywhere), and the marker sorts
 		// before it.
 		besideIf: func(_ store.Children, page store.PageRequest) bool { return page.NextToken != "" },
-		beside:   func(userID string) store.Key { return store.Key{PK: store.UserPK(userID), SK: store.SKHotFollowers} },
+		beside:   func(userID string) store.Key { return store.Key{PK: store.UserPK(userID), SK: followersMarker} },
 	},
 }
 
 // every reads all of a parent's shards.
 func every(shards int) int { return shards }
 
-// isMarker reports whether sk is a hot parent's marker in the range of a
-// connection under prefix: prefix+"!" sorts before every ID, prefix+"~"
-// after.
-func isMarker(prefix, sk string) bool { return sk == prefix+"!" || sk == prefix+"~" }
-
 // Page reads one page of c: from the shards too when the store knows the
 // parent hot or the token names shards, otherwise from the own partition,
 // switching to the shards, learnt, when that shows the parent hot.
-func (p Pages) Page(ctx context.Context, c store.Children, page store.PageRequest) (store.Page[store.Item], error) {
+func (l *Layer) Page(ctx context.Context, c store.Children, page store.PageRequest) (store.Page[store.Item], error) {
 	sh, ok := kinds[c.Scope().Query]
 	if !ok {
 		return c.Own(ctx, page)
 	}
 	parent := c.Scope().Parent
 	spread := func(shards int) (store.Page[store.Item], error) {
-		return p.spreadPage(ctx, spreadOver{c: c, shards: sh.reads(shards), shard: func(n int) string { return sh.shardPK(parent, n) }}, page)
+		return l.spreadPage(ctx, spreadOver{c: c, shards: sh.reads(shards), shard: func(n int) string { return sh.shardPK(parent, n) }}, page)
 	}
-	if n := c.Known(); n > 0 && !(sh.newerFirst && page.NextToken != "") {
+	known := l.known(c.Scope().Query)
+	if n := known.of(parent); n > 0 && !(sh.newerFirst && page.NextToken != "") {
 		return spread(n)
 	}
 	if page.NextToken != "" {
-		if _, n, err := p.spreadToken(c, page.NextToken); err == nil && n > 0 {
+		if _, n, err := l.spreadToken(c, page.NextToken); err == nil && n > 0 {
 			return spread(n)
 		}
 	}
@@ -115,13 +100,13 @@ func (p Pages) Page(ctx context.Context, c store.Children, page store.PageReques
 		err    error
 	)
 	if sh.besideIf != nil && sh.besideIf(c, page) {
-		res, marked, err = p.ownMarked(ctx, c, page, sh.beside(parent))
+		res, marked, err = l.ownMarked(ctx, c, page, sh.beside(parent))
 	} else {
 		res, err = c.Own(ctx, page)
 	}
 	if err == nil && (marked || slices.ContainsFunc(res.Items, func(item store.Item) bool { return isMarker(c.Prefix(), c.SortKey(item)) })) {
-		c.Learn(store.HotShards)
-		return spread(store.HotShards)
+		known.learn(parent, HotShards)
+		return spread(HotShards)
 	}
 	return res, err
 }
@@ -129,7 +114,7 @@ func (p Pages) Page(ctx context.Context, c store.Children, page store.PageReques
 // ownMarked is c's own page beside a GetItem of the marker at key (an item
 // of a few bytes, eventually consistent: half a read unit), in one round
 // trip: the page, and whether the marker is there.
-func (p Pages) ownMarked(ctx context.Context, c store.Children, page store.PageRequest, key store.Key) (store.Page[store.Item], bool, error) {
+func (l *Layer) ownMarked(ctx context.Context, c store.Children, page store.PageRequest, key store.Key) (store.Page[store.Item], bool, error) {
 	var (
 		wg      sync.WaitGroup
 		out     *dynamodb.GetItemOutput
@@ -138,7 +123,7 @@ func (p Pages) ownMarked(ctx context.Context, c store.Children, page store.PageR
 	branch := cost.Together(ctx)
 	markCtx, ownCtx := branch(), branch()
 	wg.Go(func() {
-		out, markErr = c.Store().API().GetItem(markCtx, &dynamodb.GetItemInput{TableName: aws.String(c.Store().Table()), Key: key.Attributes(),
+		out, markErr = l.s.API().GetItem(markCtx, &dynamodb.GetItemInput{TableName: aws.String(l.s.Table()), Key: key.Attributes(),
 			ProjectionExpression: aws.String(store.AttrPK)})
 	})
 	res, err := c.Own(ownCtx, page)
@@ -174,12 +159,12 @@ type spreadOver struct {
 
 // spreadPage reads one page of sp, its items in the connection's order,
 // with every item of every partition once across the pages.
-func (p Pages) spreadPage(ctx context.Context, sp spreadOver, page store.PageRequest) (store.Page[store.Item], error) {
+func (l *Layer) spreadPage(ctx context.Context, sp spreadOver, page store.PageRequest) (store.Page[store.Item], error) {
 	op := "store." + sp.c.Scope().Query
 	if page.Limit < 1 || page.Limit > store.MaxLimit {
 		return store.Page[store.Item]{}, errs.E(op, errs.Validation, "limit must be between 1 and 100")
 	}
-	r, err := p.spreadRange(sp.c, page)
+	r, err := l.spreadRange(sp.c, page)
 	if err != nil {
 		return store.Page[store.Item]{}, err
 	}
@@ -189,18 +174,18 @@ func (p Pages) spreadPage(ctx context.Context, sp spreadOver, page store.PageReq
 			return store.Page[store.Item]{}, part.err
 		}
 	}
-	return p.mergeParts(sp, parts, page)
+	return l.mergeParts(sp, parts, page)
 }
 
 // spreadRange is the sort-key range a page of sp reads in every partition,
 // and the key it resumes after.
 type spreadRange struct{ lo, hi, resume string }
 
-func (p Pages) spreadRange(c store.Children, page store.PageRequest) (spreadRange, error) {
+func (l *Layer) spreadRange(c store.Children, page store.PageRequest) (spreadRange, error) {
 	var r spreadRange
 	r.lo, r.hi = c.Range()
 	if page.NextToken != "" {
-		sk, _, err := p.spreadToken(c, page.NextToken)
+		sk, _, err := l.spreadToken(c, page.NextToken)
 		if err != nil {
 			return spreadRange{}, err
 		}
@@ -265,7 +250,7 @@ func readPart(ctx context.Context, c store.Children, pk string, r spreadRange, p
 // mergeParts merges what the partitions read into one page in the
 // connection's order, ending before anything past the first sort key after
 // which a partition that has more may hold items not read.
-func (p Pages) mergeParts(sp spreadOver, parts []part, page store.PageRequest) (store.Page[store.Item], error) {
+func (l *Layer) mergeParts(sp spreadOver, parts []part, page store.PageRequest) (store.Page[store.Item], error) {
 	order := strings.Compare // sort keys in the page's order
 	if sp.c.NewestFirst() {
 		order = func(a, b string) int { return strings.Compare(b, a) }
@@ -299,7 +284,7 @@ func (p Pages) mergeParts(sp spreadOver, parts []part, page store.PageRequest) (
 	token := func(end store.Item) (string, error) {
 		key := maps.Clone(end)
 		key["shards"] = &types.AttributeValueMemberS{Value: strconv.Itoa(sp.shards)}
-		return sp.c.Store().Tokens().Encode(sp.c.Scope(), key)
+		return l.s.Tokens().Encode(sp.c.Scope(), key)
 	}
 	var next *string
 	// A partition that has more read page.Limit+2 items, of which at most
@@ -321,9 +306,9 @@ func (p Pages) mergeParts(sp spreadOver, parts []part, page store.PageRequest) (
 // spreadToken reads a token of c's connection: the sort key it resumes
 // after, and the shards read with the parent's own partition (0 for a token
 // of that partition alone).
-func (p Pages) spreadToken(c store.Children, token string) (string, int, error) {
+func (l *Layer) spreadToken(c store.Children, token string) (string, int, error) {
 	op := "store." + c.Scope().Query
-	start, err := c.Store().Tokens().Decode(c.Scope(), token)
+	start, err := l.s.Tokens().Decode(c.Scope(), token)
 	if err != nil {
 		return "", 0, err
 	}
@@ -332,8 +317,35 @@ func (p Pages) spreadToken(c store.Children, token string) (string, int, error) 
 		shards, _ = strconv.Atoi(n.Value)
 		delete(start, "shards")
 	}
-	if !c.Holds(start) || shards < 0 || shards > store.HotShards {
+	if !c.Holds(start) || shards < 0 || shards > HotShards {
 		return "", 0, errs.E(op, errs.InvalidNextToken, "nextToken is not valid for this query")
 	}
 	return c.SortKey(start), shards, nil
+}
+
+// All hands each child of c to each: from the parent's own partition, and,
+// for a parent known hot or whose marker that partition shows, from each
+// of its shards.
+func (l *Layer) All(ctx context.Context, c store.Children, each func(store.Item) bool) error {
+	sh, ok := kinds[c.Scope().Query]
+	if !ok {
+		return c.All(ctx, "", each)
+	}
+	parent := c.Scope().Parent
+	shards, done := l.known(c.Scope().Query).of(parent), false
+	err := c.All(ctx, "", func(item store.Item) bool {
+		if isMarker(c.Prefix(), c.SortKey(item)) {
+			shards = HotShards
+			return true
+		}
+		done = !each(item)
+		return !done
+	})
+	for n := 0; n < sh.reads(shards) && err == nil && !done; n++ {
+		err = c.All(ctx, sh.shardPK(parent, n), func(item store.Item) bool {
+			done = !each(item)
+			return !done
+		})
+	}
+	return err
 }

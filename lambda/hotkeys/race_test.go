@@ -76,9 +76,9 @@ func (f *streamTest) checkPost(when, postID string, base map[string]int) (commen
 			f.T.Errorf("%s: the post's own %s counts %d, its partition holds %d", when, kind.count, got, own)
 		}
 		total := own
-		for n := range store.HotShards {
-			held := storetest.Count(f.T, c, f.S.Table(), "", "pk", store.ShardPK(postID, n), "sk", kind.prefix)
-			if got := f.counted(store.ShardPK(postID, n), store.SKShard, kind.count); got != held {
+		for n := range hotkeys.HotShards {
+			held := storetest.Count(f.T, c, f.S.Table(), "", "pk", hotkeys.ShardPK(postID, n), "sk", kind.prefix)
+			if got := f.counted(hotkeys.ShardPK(postID, n), store.SKShard, kind.count); got != held {
 				f.T.Errorf("%s: shard %d's %s counts %d, it holds %d", when, n, kind.count, got, held)
 			}
 			total += held
@@ -107,9 +107,9 @@ func (f *streamTest) checkFollowed(when, userID string, base int, followers ...s
 		f.T.Errorf("%s: the user's own followerCount counts %d, its GSI2 partition holds %d", when, got, own)
 	}
 	total := own
-	for n := range store.HotShards {
-		held := storetest.Count(f.T, c, f.S.Table(), store.GSI2, "gsi2pk", store.FollowersShardPK(userID, n), "gsi2sk", "")
-		if got := f.counted(store.UserShardPK(userID, n), store.SKShard, "followerCount"); got != held {
+	for n := range hotkeys.HotShards {
+		held := storetest.Count(f.T, c, f.S.Table(), store.GSI2, "gsi2pk", hotkeys.FollowersShardPK(userID, n), "gsi2sk", "")
+		if got := f.counted(hotkeys.UserShardPK(userID, n), store.SKShard, "followerCount"); got != held {
 			f.T.Errorf("%s: shard %d counts %d followers, holds %d", when, n, got, held)
 		}
 		total += held
@@ -131,32 +131,32 @@ func TestAWriteThatMeetsAnotherStoresHotTargetGoesToItsShards(t *testing.T) {
 		f := newStreamTest(t)
 		post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "soon hot", Body: "h"})
 		f.Must(post, err)
-		f.setCount(store.PostPK(post.ID), "commentCount", store.HotThreshold)
+		f.setCount(store.PostPK(post.ID), "commentCount", hotkeys.HotThreshold)
 		// The comment finds the threshold and turns the post hot: another
 		// store does so first, just before it reads the counter again.
-		other, m := f.meanwhile(storetest.GetOf(store.PostPK(post.ID), store.SKCount), func() { f.Must(nil, f.S.MakeHot(ctx, post.ID)) })
+		other, m := f.meanwhile(storetest.GetOf(store.PostPK(post.ID), store.SKCount), func() { f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID)) })
 		c, err := other.CreateComment(ctx, sample.Bob, post.ID, "the one past")
 		if err != nil || !m.Ran() {
 			t.Fatalf("CreateComment: %v (the other store turned it hot first: %v)", err, m.Ran())
 		}
 		f.Drain()
-		if comments, _ := f.checkPost("drained", post.ID, map[string]int{"commentCount": store.HotThreshold}); comments != 1 {
+		if comments, _ := f.checkPost("drained", post.ID, map[string]int{"commentCount": hotkeys.HotThreshold}); comments != 1 {
 			t.Errorf("%d comments stored, want 1 (%s)", comments, c.ID)
 		}
 		p, err := f.S.Post(ctx, post.ID)
-		if f.Must(p, err); p.CommentCount != store.HotThreshold+1 {
-			t.Errorf("commentCount %d, want %d", p.CommentCount, store.HotThreshold+1)
+		if f.Must(p, err); p.CommentCount != hotkeys.HotThreshold+1 {
+			t.Errorf("commentCount %d, want %d", p.CommentCount, hotkeys.HotThreshold+1)
 		}
 	})
 	t.Run("a follow past the threshold", func(t *testing.T) {
 		f := newStreamTest(t)
-		f.setCount(store.UserPK("u_dave"), "followerCount", store.HotThreshold)
-		other, m := f.meanwhile(storetest.GetOf(store.UserPK("u_dave"), store.SKCount), func() { f.Must(nil, f.S.MakeUserHot(ctx, "u_dave")) })
+		f.setCount(store.UserPK("u_dave"), "followerCount", hotkeys.HotThreshold)
+		other, m := f.meanwhile(storetest.GetOf(store.UserPK("u_dave"), store.SKCount), func() { f.Must(nil, hotkeys.Of(f.S).MakeUserHot(ctx, "u_dave")) })
 		if _, err := other.Follow(ctx, sample.Bob, "u_dave"); err != nil || !m.Ran() {
 			t.Fatalf("Follow: %v (the other store turned the user hot first: %v)", err, m.Ran())
 		}
 		f.Drain()
-		if n := f.checkFollowed("drained", "u_dave", store.HotThreshold, sample.Bob); n != 1 {
+		if n := f.checkFollowed("drained", "u_dave", hotkeys.HotThreshold, sample.Bob); n != 1 {
 			t.Errorf("%d follows stored, want 1", n)
 		}
 	})
@@ -164,7 +164,7 @@ func TestAWriteThatMeetsAnotherStoresHotTargetGoesToItsShards(t *testing.T) {
 		f := newStreamTest(t)
 		post, err := f.S.CreatePost(ctx, sample.Alice, store.NewPost{Title: "soon hot", Body: "h"})
 		f.Must(post, err)
-		other, m := f.meanwhile(storetest.TransactionOn(store.PostPK(post.ID), store.SKCount), func() { f.Must(nil, f.S.MakeHot(ctx, post.ID)) })
+		other, m := f.meanwhile(storetest.TransactionOn(store.PostPK(post.ID), store.SKCount), func() { f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID)) })
 		if _, err := other.LikePost(ctx, sample.Bob, post.ID, nil); err != nil || !m.Ran() {
 			t.Fatalf("LikePost: %v (the other store turned it hot first: %v)", err, m.Ran())
 		}
@@ -219,32 +219,32 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 		t.Run(c.kind, func(t *testing.T) {
 			f := newStreamTest(t)
 			users, post := f.fansOfAPost(writers)
-			f.setCount(store.PostPK(post.ID), c.counter, store.HotThreshold-below)
+			f.setCount(store.PostPK(post.ID), c.counter, hotkeys.HotThreshold-below)
 			storm(f, users, func(s *store.Store, u string) error { return c.write(s, u, post.ID) })
-			if n := c.stored(f.checkPost("drained", post.ID, map[string]int{c.counter: store.HotThreshold - below})); n != writers {
+			if n := c.stored(f.checkPost("drained", post.ID, map[string]int{c.counter: hotkeys.HotThreshold - below})); n != writers {
 				t.Errorf("%d %s stored, want %d", n, c.kind, writers)
 			}
 			p, err := f.S.Post(ctx, post.ID)
-			if f.Must(p, err); p.Shards == 0 || c.counted(p) != store.HotThreshold-below+writers {
-				t.Errorf("shards %d, %s %d; want hot and %d", p.Shards, c.counter, c.counted(p), store.HotThreshold-below+writers)
+			if f.Must(p, err); p.Shards == 0 || c.counted(p) != hotkeys.HotThreshold-below+writers {
+				t.Errorf("shards %d, %s %d; want hot and %d", p.Shards, c.counter, c.counted(p), hotkeys.HotThreshold-below+writers)
 			}
 		})
 	}
 	t.Run("follows", func(t *testing.T) {
 		f := newStreamTest(t)
 		users, _ := f.fansOfAPost(writers)
-		f.setCount(store.UserPK("u_dave"), "followerCount", store.HotThreshold-below)
+		f.setCount(store.UserPK("u_dave"), "followerCount", hotkeys.HotThreshold-below)
 		storm(f, users, func(s *store.Store, u string) error { _, err := s.Follow(ctx, u, "u_dave"); return err })
 		ids := make([]string, writers)
 		for i, u := range users[:writers] {
 			ids[i] = u.ID
 		}
-		if n := f.checkFollowed("drained", "u_dave", store.HotThreshold-below, ids...); n != writers {
+		if n := f.checkFollowed("drained", "u_dave", hotkeys.HotThreshold-below, ids...); n != writers {
 			t.Errorf("%d follows stored, want %d", n, writers)
 		}
 		u, err := f.S.User(ctx, "u_dave")
-		if f.Must(u, err); u.Shards == 0 || u.FollowerCount != store.HotThreshold-below+writers {
-			t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, store.HotThreshold-below+writers)
+		if f.Must(u, err); u.Shards == 0 || u.FollowerCount != hotkeys.HotThreshold-below+writers {
+			t.Errorf("shards %d, followerCount %d; want hot and %d", u.Shards, u.FollowerCount, hotkeys.HotThreshold-below+writers)
 		}
 	})
 }
@@ -267,7 +267,7 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 				_, err := f.S.Unfollow(ctx, sample.Bob, "u_dave")
 				f.Must(nil, err)
 				if hot {
-					f.Must(nil, f.S.MakeUserHot(ctx, "u_dave"))
+					f.Must(nil, hotkeys.Of(f.S).MakeUserHot(ctx, "u_dave"))
 				}
 				_, err = f.S.Follow(ctx, sample.Bob, "u_dave")
 				f.Must(nil, err)
@@ -294,7 +294,7 @@ func TestAWriteHeldBetweenItsReadAndItsWriteActsOnWhatItRead(t *testing.T) {
 		other, m := f.meanwhile(storetest.TransactionOn(store.UserPK(sample.Bob), store.LikedSK(post.ID)), func() {
 			_, err := f.S.UnlikePost(ctx, sample.Bob, post.ID, nil)
 			f.Must(nil, err)
-			f.Must(nil, f.S.MakeHot(ctx, post.ID))
+			f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID))
 			_, err = f.S.LikePost(ctx, sample.Bob, post.ID, nil)
 			f.Must(nil, err)
 		})

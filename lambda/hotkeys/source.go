@@ -4,7 +4,7 @@ import "github.com/example/appsync-dynamo/lambda/store"
 
 // StreamFilters are the records Tallies applies, as Lambda's event
 // filtering reads them: a hot post's or user's shard counter, its counts to
-// copy (store's hot.go). The projector's event source includes them.
+// copy (writes.go). The projector's event source includes them.
 var StreamFilters = []map[string]any{
 	{"dynamodb": map[string]any{"Keys": map[string]any{
 		store.AttrSK: map[string]any{"S": []any{store.SKShard}},

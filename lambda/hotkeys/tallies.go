@@ -1,12 +1,13 @@
-// Package hotkeys is what spreads a hot post's likes and comments, and a
-// hot user's followers, over shard partitions: a page of a parent's
-// children read from its shards too (Pages, the store's Spread: the option
-// Spread), and each shard's counts copied onto its parent's counter from
-// the table's stream (Tallies, the projector's first step). Turning a
-// parent hot, the writes to shards and the counts a writer reads back are
-// still in lambda/store (hot.go, hotusers.go, own.go, tallies.go), whose
-// key formats this package reads (store.ShardPK, store.ShardParent,
-// store.ShardName, the markers).
+// Package hotkeys spreads a hot post's likes and comments, and a hot
+// user's followers, over shard partitions: a layer under the store's access
+// patterns (its store.Spread: Layer, given by the option Spread), which
+// says where each new child is written and counted (writes.go: a parent
+// turns hot at HotThreshold), reads a page of a parent's children from its
+// partition and its shards together (pages.go), counts a writer's own
+// writes at once (own.go), and, as the projector's first step, copies each
+// shard's counts onto its parent's counter from the table's stream
+// (Tallies). Its key formats are in keys.go. A store without it keeps
+// every child in its parent's partition.
 package hotkeys
 
 import (
@@ -65,10 +66,10 @@ func read(records []events.DynamoDBEventRecord) (map[string]map[int]store.ShardT
 	out, first := map[string]map[int]store.ShardTally{}, map[string]int{}
 	for i, r := range records {
 		img := r.Change.NewImage
-		if str(r.Change.Keys, store.AttrSK) != store.SKShard || img == nil {
+		if imageStr(r.Change.Keys, store.AttrSK) != store.SKShard || img == nil {
 			continue // not a shard counter, or its deletion (with its post)
 		}
-		parent, ok := store.ShardParent(str(r.Change.Keys, store.AttrPK))
+		parent, ok := ShardParent(imageStr(r.Change.Keys, store.AttrPK))
 		shard, ok1 := num(img, "shard")
 		version, ok2 := num(img, "version")
 		if !ok || !ok1 || !ok2 {
@@ -96,7 +97,7 @@ func num(img map[string]events.DynamoDBAttributeValue, name string) (int64, bool
 	return n, err == nil
 }
 
-func str(img map[string]events.DynamoDBAttributeValue, name string) string {
+func imageStr(img map[string]events.DynamoDBAttributeValue, name string) string {
 	v, ok := img[name]
 	if !ok || v.DataType() != events.DataTypeString {
 		return ""
@@ -106,13 +107,13 @@ func str(img map[string]events.DynamoDBAttributeValue, name string) string {
 
 // Apply copies shards' counts (by shard) onto the counter of the hot post
 // or user whose partition is parent ("POST#<id>", "USER#<id>":
-// store.ShardParent), each only if newer than what is there (its version):
+// ShardParent), each only if newer than what is there (its version):
 // one UpdateItem for all of them, or, when one is not newer, one for each
 // of the others. A redelivered or out-of-order record's tally changes
 // nothing; a deleted post's are dropped.
 func (t *Tallies) Apply(ctx context.Context, parent string, tallies map[int]store.ShardTally) error {
 	const op = "hotkeys.Apply"
-	if _, ok := store.ShardParent(parent + "#00"); !ok {
+	if _, ok := ShardParent(parent + "#00"); !ok {
 		return errs.E(op, errs.Validation, "not a hot post's or user's partition")
 	}
 	shards := slices.Sorted(maps.Keys(tallies))
@@ -136,14 +137,14 @@ func (t *Tallies) apply(ctx context.Context, op, parent string, shards []int, ta
 	var upd expression.UpdateBuilder
 	cond := expression.AttributeExists(expression.Name("hot"))
 	for i, n := range shards {
-		name := expression.Name("hot." + store.ShardName(n))
+		name := expression.Name("hot." + ShardName(n))
 		if i == 0 {
 			upd = expression.Set(name, expression.Value(tallies[n]))
 		} else {
 			upd = upd.Set(name, expression.Value(tallies[n]))
 		}
 		cond = cond.And(expression.Or(expression.AttributeNotExists(name),
-			expression.Name("hot."+store.ShardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
+			expression.Name("hot."+ShardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {

@@ -61,14 +61,14 @@ func shardRecord(pk string, shard int, version int64) events.DynamoDBEventRecord
 func TestABatchsTalliesAreOneWriteAParent(t *testing.T) {
 	other := events.DynamoDBEventRecord{Change: events.DynamoDBStreamRecord{Keys: map[string]events.DynamoDBAttributeValue{
 		store.AttrPK: events.NewStringAttribute("USER#u_a"), store.AttrSK: events.NewStringAttribute("FOLLOWS#u_b")}}}
-	deleted := shardRecord(store.ShardPK("p0", 3), 3, 9)
+	deleted := shardRecord(hotkeys.ShardPK("p0", 3), 3, 9)
 	deleted.Change.NewImage = nil
 	records := []events.DynamoDBEventRecord{
 		other, deleted,
-		shardRecord(store.ShardPK("p1", 1), 1, 2), // 2: p1's first
-		shardRecord(store.UserShardPK("u1", 0), 0, 5),
-		shardRecord(store.ShardPK("p1", 1), 1, 1), // older, after
-		shardRecord(store.ShardPK("p1", 4), 4, 7),
+		shardRecord(hotkeys.ShardPK("p1", 1), 1, 2), // 2: p1's first
+		shardRecord(hotkeys.UserShardPK("u1", 0), 0, 5),
+		shardRecord(hotkeys.ShardPK("p1", 1), 1, 1), // older, after
+		shardRecord(hotkeys.ShardPK("p1", 4), 4, 7),
 	}
 	var log []string
 	failAt, err := hotkeys.NewTallies(table{updates{log: &log}}).ApplyBatch(t.Context(), records)

@@ -1,7 +1,7 @@
 // Package hotpage keeps a hot post's page in memory, in each execution
 // environment: a feature (docs/layout.md), a layer between the resolvers and
 // the store. A post read by many at once has turned hot (its likes and
-// comments spread over shards: store/hot.go), and its page (the post with
+// comments spread over shards: lambda/hotkeys), and its page (the post with
 // its counts, the first page of its comments in each order and range, those
 // comments' authors) is read from the table by each execution environment
 // at most once per TTL: the readers of one environment share what it read,
@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/kept"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -138,7 +139,7 @@ func through[T any](ctx context.Context, s *Store, get func() *kept.Value[T], se
 // KeepsPage reports whether a read of the post goes through its kept page:
 // it is known hot and pages are kept; with "" whether any post's may be.
 func (s *Store) KeepsPage(postID string) bool {
-	return s.ttl > 0 && s.hot.KnowsHot(postID)
+	return s.ttl > 0 && hotkeys.Of(s.hot).KnowsHot(postID)
 }
 
 // keeps is KeepsPage for a read that need not be consistent.

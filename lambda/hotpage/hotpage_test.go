@@ -70,7 +70,7 @@ func hotPost(t *testing.T, s *store.Store) store.Post {
 	}
 	for i, u := range []string{sample.Bob, sample.Carol, "u_reader01", "u_reader02"} {
 		if i == 2 {
-			if err := s.MakeHot(ctx, p.ID); err != nil {
+			if err := hotkeys.Of(s).MakeHot(ctx, p.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -133,7 +133,7 @@ func TestAHotPostsPageIsReadOncePerTTL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	partitions := 1 + store.CommentShards // the comments' Queries, one round trip
+	partitions := 1 + hotkeys.CommentShards // the comments' Queries, one round trip
 	if got, want := counted.n.Load()-first, int64(1+partitions+1); got != want {
 		t.Errorf("100 readers in one TTL: %d reads of the table, want %d (the post, its comments' %d partitions, their authors)", got, want, partitions)
 	}

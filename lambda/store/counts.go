@@ -57,13 +57,13 @@ func readCounted[T any, PT counted[T]](ctx context.Context, s *Store, op, pk str
 	if err != nil {
 		return false, Fail(op, err)
 	}
-	return decodeCounted[T, PT](op, s.own, out.Items, v)
+	return decodeCounted[T, PT](op, s, out.Items, v)
 }
 
 // decodeCounted decodes into v an entity's own item and its counter item,
-// in any order among items, the counter's tallies with own's newer ones
-// (own.go); false when its own item is not there.
-func decodeCounted[T any, PT counted[T]](op string, own *ownTallies, items []map[string]types.AttributeValue, v PT) (bool, error) {
+// in any order among items, the counter's tallies as s's Spread counts
+// them; false when its own item is not there.
+func decodeCounted[T any, PT counted[T]](op string, s *Store, items []map[string]types.AttributeValue, v PT) (bool, error) {
 	var (
 		counter           T
 		found, hasCounter bool
@@ -76,7 +76,7 @@ func decodeCounted[T any, PT counted[T]](op string, own *ownTallies, items []map
 		case SKCount:
 			hasCounter, err = true, unmarshal(op, item, &counter)
 			t := PT(&counter).tallies()
-			*t = own.onto(stringAttr(item, AttrPK), *t)
+			*t = s.tallies(stringAttr(item, AttrPK), *t)
 		}
 		if err != nil {
 			return false, err
@@ -118,7 +118,7 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 		return err
 	}
 	t := PT(&c).tallies()
-	*t = s.own.onto(pk, *t)
+	*t = s.tallies(pk, *t)
 	v.add(c)
 	return nil
 }
@@ -173,7 +173,7 @@ func (s *Store) AddCounters(ctx context.Context, op string, posts []Post) error 
 			if err := unmarshal(op, item, &c); err != nil {
 				return err
 			}
-			c.Hot = s.own.onto(keys[i].PK, c.Hot)
+			c.Hot = s.tallies(keys[i].PK, c.Hot)
 			posts[i].add(c)
 		}
 	}

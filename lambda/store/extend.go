@@ -19,8 +19,9 @@ import (
 func (s *Store) Tokens() *cursor.Codec { return s.tokens }
 
 // DecodePost decodes a post's own item, read with attrs (nil: all of it),
-// adding the counts of its counter item (nil: none read) with the tallies
-// this store knows of its shards, as every read of a post's counts does.
+// adding the counts of its counter item (nil: none read) with its parts'
+// tallies as the store's Spread counts them, as every read of a post's
+// counts does.
 func (s *Store) DecodePost(op string, attrs []string, item, counter map[string]types.AttributeValue) (Post, error) {
 	var p Post
 	if err := unmarshal(op, item, &p); err != nil {
@@ -31,7 +32,7 @@ func (s *Store) DecodePost(op string, attrs []string, item, counter map[string]t
 		if err := unmarshal(op, counter, &c); err != nil {
 			return Post{}, err
 		}
-		c.Hot = s.own.onto(stringAttr(counter, AttrPK), c.Hot)
+		c.Hot = s.tallies(stringAttr(counter, AttrPK), c.Hot)
 		p.add(c)
 	}
 	readOnly(&p, attrs)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -32,37 +31,23 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 	}
 	now := s.now()
 	f := Follow{FollowerID: followerID, FollowedID: followedID, CreatedAt: timestamp(now)}
-	item := newFollowItem(f)
-	item.Version = s.newID(now)
-	av, err := marshal(op, item)
-	if err != nil {
-		return Follow{}, err
-	}
+	version := s.newID(now)
 	var existing map[string]types.AttributeValue
-	if shards := s.hotUsers.of(followedID); shards > 0 {
-		err = s.followHot(ctx, op, item, shards, &existing)
-	} else {
-		err = s.counting(ctx, op, func() error {
-			counts := s.followCounts(op, followerID, followedID, countUp)
-			counts[1] = notHot(s.belowThreshold(counts[1], "followerCount")) // the followed user's
-			return s.transact(ctx, op,
-				append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })}, counts...)...)
-		})
-		var hot *errHot
-		switch {
-		case errors.Is(err, errPastThreshold): // the user turns hot, and takes the follow in a shard
-			if err = s.MakeUserHot(ctx, followedID); err == nil {
-				if shards := s.hotUsers.of(followedID); shards > 0 {
-					err = s.followHot(ctx, op, item, shards, &existing)
-				} else { // its counter went meanwhile (MakeUserHot leaves a user without one)
-					err = errs.E(op, errs.NotFound, "user not found")
-				}
-			}
-		case errors.As(err, &hot): // turned hot since this store last knew
-			s.hotUsers.learn(followedID, hot.shards)
-			err = s.followHot(ctx, op, item, hot.shards, &existing)
+	err := s.add(ctx, KindFollowers, followedID, followerID, errs.E(op, errs.NotFound, "user not found"), func(ctx context.Context, place Place) error {
+		item := newFollowItem(f)
+		item.Version = version
+		if place.Partition != "" { // its GSI2 entry in the followed user's part
+			item.GSI2PK = place.Partition
 		}
-	}
+		av, err := marshal(op, item)
+		if err != nil {
+			return err
+		}
+		return s.counting(ctx, op, func() error {
+			return s.transact(ctx, op, append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })},
+				s.followCounts(op, followerID, followedID, place, countUp)...)...)
+		})
+	})
 	if errors.Is(err, errExists) {
 		var old Follow
 		return old, unmarshal(op, existing, &old)
@@ -94,20 +79,12 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 	remove := onlyIf(s.remove(UserPK(followerID), FollowsSK(followedID), func(map[string]types.AttributeValue) error { return errExists }),
 		AttrGSI2PK, item.GSI2PK)
 	remove.cond = asRead(remove.cond, "v", item.Version)
-	if n := followerShard(followedID, item.GSI2PK); n >= 0 { // a hot user's: counted on the shard's counter
-		followerPK := UserPK(followerID)
-		err = s.counting(ctx, op, func() error {
-			return s.transact(ctx, op, remove,
-				s.addCount(followerPK, SKCount, "followingCount", countDown, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
-				s.shardCount(UserShardPK(followedID, n), "followerCount", countDown, errs.E(op, errs.NotFound, "user not found")))
-		})
-		if err == nil {
-			s.ownCount(ctx, UserShardPK(followedID, n))
-		}
-	} else {
-		err = s.counting(ctx, op, func() error {
-			return s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, countDown)...)...)
-		})
+	place := s.locate(KindFollowers, followedID, "", item.GSI2PK) // counted where its GSI2 entry is
+	err = s.counting(ctx, op, func() error {
+		return s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, place, countDown)...)...)
+	})
+	if err == nil {
+		s.wrote(ctx, place)
 	}
 	if errors.Is(err, errExists) { // removed by a concurrent unfollow, perhaps followed again since
 		return nil, nil
@@ -119,45 +96,32 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 }
 
 // followCounts are the actions adding delta to the follower's followingCount
-// and the followed user's followerCount, on their counter items.
-func (s *Store) followCounts(op, followerID, followedID string, delta int) []txAction {
-	followerPK, followedPK := UserPK(followerID), UserPK(followedID)
+// and the followed user's followerCount, on their counter items (the
+// latter's where the follow is: place).
+func (s *Store) followCounts(op, followerID, followedID string, place Place, delta int) []txAction {
+	followerPK := UserPK(followerID)
 	return []txAction{
 		s.addCount(followerPK, SKCount, "followingCount", delta, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
-		s.addCount(followedPK, SKCount, "followerCount", delta, onCounter(followedPK, errs.E(op, errs.NotFound, "user not found"), nil)),
+		s.countOn(KindFollowers, place, UserPK(followedID), "followerCount", delta, errs.E(op, errs.NotFound, "user not found"), nil),
 	}
 }
 
 // FollowerIDs returns every follower of the user: Query pages of GSI2's
-// keys, of its shards too when it is hot (its marker, read first, says so).
+// sort keys (and its Spread's partitions, a hot user's shards).
 func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error) {
 	const op = "store.FollowerIDs"
 	if err := CheckIDs(op, userID); err != nil {
 		return nil, err
 	}
 	var ids []string
-	shards := 0
-	for n := -1; n < shards; n++ {
-		pk := FollowersPK(userID)
-		if n >= 0 {
-			pk = FollowersShardPK(userID, n)
+	err := allChildren(ctx, s, followers(userID), []string{AttrGSI2SK}, func(item Item) bool {
+		if id, ok := strings.CutPrefix(stringAttr(item, AttrGSI2SK), prefixFollower); ok && ValidID(id) { // not a marker
+			ids = append(ids, id)
 		}
-		in := &dynamodb.QueryInput{TableName: aws.String(s.table), IndexName: aws.String(GSI2)}
-		if err := keyQuery(in, partition(AttrGSI2PK, pk), []string{AttrGSI2SK}); err != nil {
-			return nil, err
-		}
-		err := s.QueryAll(ctx, op, in, func(item map[string]types.AttributeValue) bool {
-			switch sk := stringAttr(item, AttrGSI2SK); {
-			case sk == hotFollowerSK:
-				shards = HotShards
-			case sk != "":
-				ids = append(ids, strings.TrimPrefix(sk, prefixFollower))
-			}
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ids, nil
 }

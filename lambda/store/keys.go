@@ -49,29 +49,11 @@ const (
 	// rewriting a 20,000-character body. It sorts before SKMetadata, so the
 	// two are the first items of their partition, read by one Query.
 	SKCount = "#COUNT"
-	// SKShard is the sort key of a hot post's shard counter, in the shard's
-	// partition (ShardPK): its own, so that the projector's filter selects
-	// the shard counters' records and nothing else.
+	// SKShard is the sort key of a part counter (lambda/hotkeys: a hot
+	// parent's shard's), in the part's partition: its own, so that the
+	// projector's filter selects the part counters' records and nothing
+	// else.
 	SKShard = "#SHARD"
-	// skHotMarker is the sort key of the marker, in a hot post's own
-	// partition, that its likes are in shards: "LIKE#~" sorts after every
-	// like, so a newest-first Query of the likes reads it first.
-	skHotMarker = prefixLike + "~"
-	// skHotCommentsFirst and SKHotCommentsLast are the markers, in a hot
-	// post's own partition, that its comments are in shards too: "!" sorts
-	// before every ID character and "~" after, so a Query of its comments
-	// reads one of them first in either order (isMarker).
-	skHotCommentsFirst = prefixComment + "!"
-	SKHotCommentsLast  = prefixComment + "~"
-	// SKHotFollowers is the sort key, in a hot user's partition, of the
-	// marker that its followers are in shards too. "H" sorts after
-	// "FOLLOWS#" and before "LIKED#", outside every range read there; its
-	// GSI2 key, FOLLOWERS#<id> / hotFollowerSK, is the first of the
-	// user's followers in GSI2.
-	SKHotFollowers = "HOT#FOLLOWERS"
-	// hotFollowerSK is the GSI2 sort key of that marker: "!" sorts before
-	// every ID character.
-	hotFollowerSK = prefixFollower + "!"
 )
 
 // UserPK is the partition of a user and the follows it made: "USER#<id>".
@@ -81,46 +63,6 @@ func UserPK(id string) string { return prefixUser + id }
 // likes (those of a hot post's too, from before it turned hot):
 // "POST#<id>".
 func PostPK(id string) string { return prefixPost + id }
-
-// ShardPK is the partition of shard n of a hot post: "POST#<id>#<nn>", where
-// the post's new likes and comments land, with the shard's counter, instead
-// of its own partition (hot.go). An ID holds no "#", so it is no post's
-// partition.
-func ShardPK(postID string, n int) string { return prefixPost + postID + "#" + ShardName(n) }
-
-// ShardName is shard n's two digits: in its partition key, and its key in a
-// hot post's or user's tally map (lambda/hotkeys).
-func ShardName(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
-
-// UserShardPK is the partition of shard n of a hot user: "USER#<id>#<nn>",
-// which holds the shard's counter of followers (hotusers.go).
-func UserShardPK(userID string, n int) string { return prefixUser + userID + "#" + ShardName(n) }
-
-// FollowersShardPK is the GSI2 partition of shard n of a hot user's
-// followers: "FOLLOWERS#<id>#<nn>".
-func FollowersShardPK(userID string, n int) string {
-	return prefixFollowers + userID + "#" + ShardName(n)
-}
-
-// ShardParent returns the partition whose shard pk is ("POST#<id>" of
-// "POST#<id>#<nn>", "USER#<id>" of "USER#<id>#<nn>"); false for any other
-// key.
-func ShardParent(pk string) (string, bool) {
-	i := strings.LastIndexByte(pk, '#')
-	if i < 0 || len(pk)-i != 3 {
-		return "", false
-	}
-	parent, n := pk[:i], pk[i+1:]
-	if n[0] < '0' || n[0] > '9' || n[1] < '0' || n[1] > '9' {
-		return "", false
-	}
-	for _, prefix := range []string{prefixPost, prefixUser} {
-		if id, ok := strings.CutPrefix(parent, prefix); ok && ValidID(id) {
-			return parent, true
-		}
-	}
-	return "", false
-}
 
 // CommentSK is a comment's sort key in its post's partition: "COMMENT#<id>".
 func CommentSK(id string) string { return prefixComment + id }
@@ -165,6 +107,8 @@ const (
 	PostPrefix    = prefixPost
 	FollowsPrefix = prefixFollows
 	LikePrefix    = prefixLike
+	// FollowerPrefix is that of a follow's GSI2 sort key.
+	FollowerPrefix = prefixFollower
 )
 
 // maxIDLength is the longest ID accepted.
@@ -206,16 +150,15 @@ func ValidHandle(h string) bool {
 }
 
 // IsLikeSK reports whether sk is a like's sort key in a post's partition or
-// a shard's (not the marker that its likes are in shards).
-func IsLikeSK(sk string) bool { return strings.HasPrefix(sk, prefixLike) && !isMarker(prefixLike, sk) }
-
-// IsCommentSK reports whether sk is a comment's sort key in a post's
-// partition or a shard's (not a marker that its comments are in shards).
-func IsCommentSK(sk string) bool {
-	return strings.HasPrefix(sk, prefixComment) && !isMarker(prefixComment, sk)
+// a part's (not a marker there: an ID holds no "~" or "!").
+func IsLikeSK(sk string) bool {
+	id, ok := strings.CutPrefix(sk, prefixLike)
+	return ok && ValidID(id)
 }
 
-// isMarker reports whether sk is a hot parent's marker in the range of a
-// connection under prefix: prefix+"!" sorts before every ID, prefix+"~"
-// after (hot.go).
-func isMarker(prefix, sk string) bool { return sk == prefix+"!" || sk == prefix+"~" }
+// IsCommentSK reports whether sk is a comment's sort key in a post's
+// partition or a part's (not a marker there).
+func IsCommentSK(sk string) bool {
+	id, ok := strings.CutPrefix(sk, prefixComment)
+	return ok && ValidID(id)
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -27,42 +28,35 @@ func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []str
 		return Post{}, err
 	}
 	now := s.now()
-	l := Like{ID: s.newID(now), PostID: postID, UserID: userID, LikedAt: timestamp(now)}
-	like, err := marshal(op, newLikeItem(l))
-	if err != nil {
-		return Post{}, err
-	}
-	guard, err := marshal(op, newLikedItem(l))
-	if err != nil {
-		return Post{}, err
-	}
+	notFound := errs.E(op, errs.NotFound, "post not found")
 	postPK, userPK := PostPK(postID), UserPK(userID)
-	if shards := s.hot.of(postID); shards > 0 {
-		err = s.likeHot(ctx, op, l, shards)
-	} else {
-		err = s.counting(ctx, op, func() error {
+	id := s.newID(now)
+	err := s.add(ctx, KindLikes, postID, id, notFound, func(ctx context.Context, place Place) error {
+		l := Like{ID: id, PostID: postID, UserID: userID, LikedAt: timestamp(now), Partition: place.Partition}
+		like, err := marshal(op, newLikeItem(l))
+		if err != nil {
+			return err
+		}
+		guard, err := marshal(op, newLikedItem(l))
+		if err != nil {
+			return err
+		}
+		return s.counting(ctx, op, func() error {
 			return s.transact(ctx, op,
 				s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
 				s.put(like, func(map[string]types.AttributeValue) error {
 					return errs.E(op, errs.Conflict, "like ID collision; retry")
 				}),
-				notHot(published(s.addCount(postPK, SKCount, "likeCount", countUp, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil)))),
+				published(s.countOn(KindLikes, place, postPK, "likeCount", countUp, notFound, nil)),
 				s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
 		})
-		var hot *errHot
-		if errors.As(err, &hot) { // turned hot since this store last knew
-			s.hot.learn(postID, hot.shards)
-			err = s.likeHot(ctx, op, l, hot.shards)
-		}
-	}
+	})
 	if err != nil && !errors.Is(err, errExists) { // liked already: nothing to change
 		return Post{}, err
 	}
 	p, err := s.postAfterWrite(ctx, op, userID, postID, attrs)
-	if err == nil && s.spread != nil && p.Shards == 0 && s.hot.of(postID) == 0 && p.LikeCount+p.CommentCount >= HotThreshold {
-		// Past the threshold: later likes go to shards. A failure leaves the
-		// post as it was, its like counted; the next like tries again.
-		_ = s.MakeHot(ctx, postID)
+	if err == nil && s.spread != nil && p.Shards == 0 {
+		s.spread.Grew(ctx, KindLikes, postID, p.LikeCount+p.CommentCount)
 	}
 	return p, err
 }
@@ -86,23 +80,40 @@ func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []s
 		// The guard of the like read: another one (unliked and liked again
 		// meanwhile) is another like, not this one to undo.
 		guard := onlyIf(s.remove(UserPK(userID), LikedSK(postID), func(map[string]types.AttributeValue) error { return errExists }), "id", l.ID)
-		if l.Partition != "" { // in a hot post's shard, counted on the shard's counter
-			err = s.transact(ctx, op, guard, always(s.remove(l.Partition, LikeSK(l.ID), nil)),
-				s.shardCount(l.Partition, "likeCount", countDown, errs.E(op, errs.NotFound, "post not found")))
-			if err == nil {
-				s.ownCount(ctx, l.Partition)
-			}
-		} else {
-			err = s.counting(ctx, op, func() error {
-				return s.transact(ctx, op, guard, always(s.remove(postPK, LikeSK(l.ID), nil)),
-					s.addCount(postPK, SKCount, "likeCount", countDown, onCounter(postPK, errs.E(op, errs.NotFound, "post not found"), nil)))
-			})
+		place := s.locate(KindLikes, postID, l.ID, l.Partition) // counted where it is
+		pk := cmp.Or(place.Partition, postPK)
+		err = s.counting(ctx, op, func() error {
+			return s.transact(ctx, op, guard, always(s.remove(pk, LikeSK(l.ID), nil)),
+				s.countOn(KindLikes, place, postPK, "likeCount", countDown, errs.E(op, errs.NotFound, "post not found"), nil))
+		})
+		if err == nil {
+			s.wrote(ctx, place)
 		}
 		if err != nil && !errors.Is(err, errExists) { // undone by a concurrent unlike: done
 			return Post{}, err
 		}
 	}
 	return s.postAfterWrite(ctx, op, userID, postID, attrs)
+}
+
+// counterAfterWrite is the counter of the post of partition pk after a
+// write on it: as the Spread keeps it for a post whose counter many writes
+// change (its counts as the projector added them, read at most once a
+// second), or read strongly consistent.
+func (s *Store) counterAfterWrite(ctx context.Context, op, pk string) (Post, bool, error) {
+	var c Post
+	if s.spread != nil {
+		item, found, kept, err := s.spread.Counter(ctx, op, pk)
+		if err != nil || kept {
+			if err == nil && found {
+				err = unmarshal(op, item, &c)
+				c.Hot = s.tallies(pk, c.Hot)
+			}
+			return c, found, err
+		}
+	}
+	found, err := s.GetConsistent(ctx, op, Key{pk, SKCount}, &c)
+	return c, found, err
 }
 
 // onCounterItem are the post's attributes its counter item holds as well:
@@ -120,18 +131,11 @@ func (s *Store) postAfterWrite(ctx context.Context, op, caller, id string, attrs
 	var p Post
 	found := false
 	if attrs != nil && !slices.ContainsFunc(attrs, func(a string) bool { return isPostAttribute(a) && !slices.Contains(onCounterItem, a) }) {
-		if s.hot.of(id) > 0 { // its counts as the projector copied them, read at most once a second
-			var err error
-			if p, found, err = s.hotCounter(ctx, op, id); err != nil {
-				return Post{}, err
-			}
-			p.read = onCounterItem
-		} else {
-			var c Post
-			var err error
-			if found, err = s.GetConsistent(ctx, op, Key{PostPK(id), SKCount}, &c); err != nil {
-				return Post{}, err
-			}
+		c, got, err := s.counterAfterWrite(ctx, op, PostPK(id))
+		if err != nil {
+			return Post{}, err
+		}
+		if found = got; found {
 			p = Post{ID: id, AuthorID: c.AuthorID, Status: c.Status, read: onCounterItem}
 			p.add(c)
 		}

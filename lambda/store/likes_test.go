@@ -188,7 +188,7 @@ func TestConcurrentLikesOfAHotPostShareOneCounterRead(t *testing.T) {
 	d := sample.Data()
 	users := addLikers(&d, 51)
 	seeded, c := storetest.NewStore(t, d)
-	if err := seeded.MakeHot(t.Context(), sample.HelloPost); err != nil {
+	if err := hotkeys.Of(seeded).MakeHot(t.Context(), sample.HelloPost); err != nil {
 		t.Fatal(err)
 	}
 	gets := &counterGets{API: c, key: store.Key{PK: store.PostPK(sample.HelloPost), SK: store.SKCount}}

@@ -32,7 +32,7 @@ func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool,
 // post's, on it and CommentShards of its shards: lambda/hotkeys), a first
 // page of which a layer may keep (lambda/hotpage).
 func (s *Store) CommentsOnPost(ctx context.Context, postID string, page PageRequest) (Page[Comment], error) {
-	return children[Comment](ctx, s, commentsOnPost(postID).shaped(page, ""), s.hot, page)
+	return children[Comment](ctx, s, commentsOnPost(postID).shaped(page, ""), page)
 }
 
 // CommentsByAuthor returns a page of the author's comments, newest first
@@ -50,12 +50,12 @@ func (s *Store) Following(ctx context.Context, userID string, page PageRequest) 
 // Likes returns a page of the post's likes, newest first: one Query on the
 // post's partition (or, a hot post's, on it and its shards: lambda/hotkeys).
 func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Page[Like], error) {
-	return children[Like](ctx, s, likesOnPost(postID).shaped(page, ""), s.hot, page)
+	return children[Like](ctx, s, likesOnPost(postID).shaped(page, ""), page)
 }
 
 // Followers returns a page of the users following userID, ordered by
 // follower ID (AP8): one Query on GSI2, or (a hot user's) on its GSI2
 // partition and its shards': lambda/hotkeys).
 func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
-	return children[Follow](ctx, s, followers(userID), s.hotUsers, page)
+	return children[Follow](ctx, s, followers(userID), page)
 }

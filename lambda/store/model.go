@@ -26,7 +26,7 @@ type User struct {
 	FollowingCount int     `json:"followingCount" dynamodbav:"followingCount,omitempty"`
 	// Shards, on a hot user's counter item, is how many shards its
 	// followers are spread over (0: not hot), and Hot each shard's counts
-	// as the projector last copied them there (hotusers.go).
+	// as the projector last copied them there (lambda/hotkeys).
 	Shards int                   `json:"-" dynamodbav:"shards,omitempty"`
 	Hot    map[string]ShardTally `json:"-" dynamodbav:"hot,omitempty"`
 
@@ -90,7 +90,7 @@ type Post struct {
 	Status string `json:"status" dynamodbav:"status,omitempty"`
 	// Shards, on a hot post's counter item, is how many shard partitions
 	// its likes are written to (0: not hot), and Hot each shard's counts as
-	// the projector last copied them there (see hot.go).
+	// the projector last copied them there (lambda/hotkeys).
 	Shards int                   `json:"-" dynamodbav:"shards,omitempty"`
 	Hot    map[string]ShardTally `json:"-" dynamodbav:"hot,omitempty"`
 	// Version, on the post's own item, counts its edits and its

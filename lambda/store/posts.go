@@ -206,7 +206,11 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		return Post{}, err
 	}
 	if !found {
-		if err := s.sweepPost(ctx, op, id, -1); err != nil {
+		parts, err := s.partsOf(ctx, PostPK(id), -1)
+		if err == nil {
+			err = s.sweepPost(ctx, op, id, parts)
+		}
+		if err != nil {
 			return Post{}, err
 		}
 		return Post{}, errs.E(op, errs.NotFound, "post not found")
@@ -227,18 +231,21 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 		return errStatusChanged
 	}), "authorId", callerID)
 	remove.cond = asVersion(remove.cond, p.Version) // an edit meanwhile: read it again, to return it
-	// The counter goes as read too: hot or not (none for a post older than
-	// counters), and a hot post's shard counters with it, so that no like
-	// lands in a shard afterwards.
+	// The counter goes as read too: with parts or not (none for a post
+	// older than counters), and the part counters with it (a hot post's
+	// shards'), so that no like lands in a part afterwards.
 	counter := txAction{key: Key{PostPK(id), SKCount}, delete: true, cond: expression.AttributeNotExists(expression.Name("shards")),
 		failed: func(map[string]types.AttributeValue) error { return errStatusChanged }}
-	shards := []txAction{counter}
+	parts, err := s.partsOf(ctx, PostPK(id), p.Shards)
+	if err != nil {
+		return Post{}, err
+	}
 	if p.Shards > 0 {
 		counter.cond = expression.Name("shards").Equal(expression.Value(p.Shards))
-		shards[0] = counter
-		for n := range p.Shards {
-			shards = append(shards, always(s.remove(ShardPK(id, n), SKShard, nil)))
-		}
+	}
+	shards := []txAction{counter}
+	for _, part := range parts {
+		shards = append(shards, always(s.remove(part, SKShard, nil)))
 	}
 	if p.Published() {
 		authorPK := UserPK(p.AuthorID)
@@ -258,7 +265,7 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 	if err != nil {
 		return Post{}, err
 	}
-	if err := s.sweepPost(ctx, op, id, p.Shards); err != nil {
+	if err := s.sweepPost(ctx, op, id, parts); err != nil {
 		return p, errors.Join(ErrSweepUnfinished, err)
 	}
 	return p, nil

@@ -96,9 +96,9 @@ func (s *Store) PostWithComments(ctx context.Context, id string, first PageReque
 		pre, err = withChildren[Comment](ctx, s, op, q, first.Limit, maxBytes, &p, "post not found")
 	}
 	if err == nil && p.Shards > 0 {
-		// A hot post's comments are in its shards too: none of them are
-		// prefetched, and the child reads them (CommentsOnPost).
-		s.hot.learn(id, p.Shards)
+		// A hot post's comments are in its parts too (its Spread's): none
+		// of them are prefetched, and the child reads them (CommentsOnPost).
+		s.learn(PostPK(id), p.Shards)
 		pre = Prefetch[Comment]{Parent: id, Items: []Comment{}, Limit: first.Limit, Args: q.scope.Args}
 	}
 	return p, pre, err
@@ -172,7 +172,7 @@ func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op
 	for own < len(out.Items) && own < 2 && strings.HasPrefix(sortKey(out.Items[own]), "#") {
 		own++
 	}
-	found, err := decodeCounted[P, PP](op, s.own, out.Items[:own], parent)
+	found, err := decodeCounted[P, PP](op, s, out.Items[:own], parent)
 	if err != nil {
 		return Prefetch[T]{}, err
 	}

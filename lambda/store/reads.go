@@ -27,7 +27,7 @@ func (s *Store) User(ctx context.Context, id string) (User, error) {
 func (s *Store) Post(ctx context.Context, id string) (Post, error) {
 	var p Post
 	err := getCounted(ctx, s, "store.Post", PostPK, id, "post not found", &p)
-	s.hot.learn(id, p.Shards) // its counter says whether it is hot
+	s.learn(PostPK(id), p.Shards) // its counter says whether it has parts
 	return p, err
 }
 
@@ -62,7 +62,7 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 		return User{}, Fail(op, err)
 	}
 	var u User
-	found, err := decodeCounted(op, s.own, out.Items, &u)
+	found, err := decodeCounted(op, s, out.Items, &u)
 	if err == nil && !found {
 		err = errs.E(op, errs.NotFound, "user not found")
 	}
@@ -152,7 +152,7 @@ func getMany[T any, PT counted[T]](ctx context.Context, s *Store, op string, ids
 			continue
 		}
 		var v T
-		if _, err := decodeCounted[T, PT](op, s.own, []map[string]types.AttributeValue{item, items[Key{key.PK, SKCount}]}, &v); err != nil {
+		if _, err := decodeCounted[T, PT](op, s, []map[string]types.AttributeValue{item, items[Key{key.PK, SKCount}]}, &v); err != nil {
 			return nil, err
 		}
 		readOnly(&v, attrs)

@@ -14,40 +14,178 @@ import (
 // A parent's children: a post's likes and comments, a user's followers,
 // each counted on the parent's counter and listed by a connection of the
 // parent's partition (the user's GSI2 partition, for followers). A page of
-// them is one Query of that partition (queryPage), unless the store has a
-// Spread (WithSpread): a layer under the access patterns that keeps some
-// parents' children in other partitions too, under the same sort keys
-// (lambda/hotkeys: a hot parent's shards), and reads a page of them.
+// them is one Query of that partition (queryPage), and a new one is written
+// there with its count, unless the store has a Spread (WithSpread): a layer
+// under the access patterns that keeps some parents' children in other
+// partitions too, under the same sort keys (lambda/hotkeys: a hot parent's
+// shards), which says where a child goes and reads a page of them. The
+// access patterns ask it through the few functions below and the Place of
+// a write.
 
 // Item is an item as DynamoDB returns it.
 type Item = map[string]types.AttributeValue
 
-// Spread reads a page of a parent's children, in the connection's order,
-// from the partitions it keeps them in: Children.Own alone, for a parent it
-// has not spread. Its tokens are signed with the store's codec (Tokens),
-// under the connection's scope, so that a token of one page resumes under
-// the other's reading.
-type Spread interface {
-	Page(ctx context.Context, c Children, page PageRequest) (Page[Item], error)
+// The kinds of children, by the connection that lists them.
+const (
+	KindLikes     = "Post.likes"
+	KindComments  = "Post.comments"
+	KindFollowers = "User.followers"
+)
+
+// Place is where a parent's child is written and counted: in the parent's
+// partition and on its counter (the zero Place), or, where a Spread keeps
+// the parent's children elsewhere too, in the partition Partition (a
+// follow's GSI2 partition) and on the part counter (SKShard) of partition
+// Counter, which counts its part of the parent's children with a version
+// (the Spread adds the parts onto the parent's counter). ID, when set, is
+// the child's ID as the Spread has it written.
+type Place struct {
+	Partition, Counter, ID string
 }
 
-// WithSpread makes the store read every page of a parent's children
-// through sp.
-func WithSpread(sp Spread) Option { return func(s *Store) { s.spread = sp } }
+// Spread is a layer under the access patterns that keeps some parents'
+// children in other partitions besides the parent's own, under the same
+// sort keys, counted on part counters there (lambda/hotkeys: a hot
+// parent's shards). A store without one keeps every child in its parent's
+// partition, counted on its counter, and never asks. A Spread's tokens are
+// signed with the store's codec (Tokens), under the connection's scope, so
+// that a token of one page resumes under the other's reading.
+type Spread interface {
+	// Page reads a page of c in its order, from the partitions the
+	// children are in (Children.Own alone for a parent not spread).
+	Page(ctx context.Context, c Children, page PageRequest) (Page[Item], error)
+	// All hands each child of c to each, from every partition the children
+	// are in, until each returns false.
+	All(ctx context.Context, c Children, each func(Item) bool) error
+	// Add writes a new child of kind under parent (its ID id) with write,
+	// at the place it chooses: the zero Place (under Guard's condition)
+	// while the parent is not spread. missing is the error of a parent
+	// that is absent.
+	Add(ctx context.Context, kind, parent, id string, missing error, write func(context.Context, Place) error) error
+	// Guard is the condition a child's write at the zero Place puts on the
+	// parent's counter (refused when the parent is spread, or should be),
+	// and failed wrapped to report that refusal to Add.
+	Guard(kind string, failed func(old Item) error) (expression.ConditionBuilder, func(old Item) error)
+	// Locate is the place of an existing child of kind that is not in its
+	// parent's partition: by its ID (a comment) or the partition its item
+	// names (a like's, a follow's GSI2 partition).
+	Locate(kind, parent, id, partition string) Place
+	// Wrote is told that a child was removed at place (not the zero
+	// Place); Add sees its own writes.
+	Wrote(ctx context.Context, place Place)
+	// Grew is told the count of a parent's children after a write of one.
+	Grew(ctx context.Context, kind, parent string, count int)
+	// Tallies are the part counts to add to a parent's counter read from
+	// the partition pk, given those the counter holds (as last added onto
+	// it).
+	Tallies(pk string, tallies map[string]ShardTally) map[string]ShardTally
+	// Learn is told that the counter of partition pk says its parent's
+	// children are in shards parts (0: none).
+	Learn(pk string, shards int)
+	// Counter is the counter item of the partition pk as the Spread keeps
+	// it for a parent whose counter many writes change (kept false: read it).
+	Counter(ctx context.Context, op, pk string) (counter Item, found, kept bool, err error)
+	// Parts are the partitions besides its own that a parent's children
+	// are in, from its counter's shards (-1: unknown, its counter gone).
+	Parts(ctx context.Context, pk string, shards int) ([]string, error)
+}
+
+// WithSpread makes the store keep its parents' children through the
+// Spread that spread makes of it.
+func WithSpread(spread func(*Store) Spread) Option {
+	return func(s *Store) { s.spread = spread(s) }
+}
+
+// Spread is the store's Spread (nil: none).
+func (s *Store) Spread() Spread { return s.spread }
+
+// add writes a new child of kind under parent with write: through the
+// Spread, or at the zero Place.
+func (s *Store) add(ctx context.Context, kind, parent, id string, missing error, write func(context.Context, Place) error) error {
+	if s.spread == nil {
+		return write(ctx, Place{})
+	}
+	return s.spread.Add(ctx, kind, parent, id, missing, write)
+}
+
+// locate is the place of an existing child (see Spread.Locate): the zero
+// Place without a Spread, or for a child in its parent's partition.
+func (s *Store) locate(kind, parent, id, partition string) Place {
+	if s.spread == nil {
+		return Place{}
+	}
+	return s.spread.Locate(kind, parent, id, partition)
+}
+
+// wrote tells the Spread of a write at place.
+func (s *Store) wrote(ctx context.Context, place Place) {
+	if s.spread != nil && place.Counter != "" {
+		s.spread.Wrote(ctx, place)
+	}
+}
+
+// countOn is the action adding delta to counter of a parent's child at
+// place: on the parent's counter (partition pk) under the Spread's guard
+// for an addition, or on the part counter at place (and 1 to its version).
+// missing is the error of an absent counter (the parent is), otherwise of
+// one whose other conditions fail (nil: missing too).
+func (s *Store) countOn(kind string, place Place, pk, counter string, delta int, missing, otherwise error) txAction {
+	if place.Counter != "" {
+		add := expression.Add(expression.Name(counter), expression.Value(delta)).Add(expression.Name("version"), expression.Value(1))
+		return txAction{key: Key{place.Counter, SKShard}, update: &add, cond: itemExists, failed: func(old Item) error {
+			if len(old) == 0 || otherwise == nil {
+				return missing
+			}
+			return otherwise
+		}}
+	}
+	a := s.addCount(pk, SKCount, counter, delta, onCounter(pk, missing, otherwise))
+	if delta > 0 && s.spread != nil {
+		var cond expression.ConditionBuilder
+		cond, a.failed = s.spread.Guard(kind, a.failed)
+		a.cond = a.cond.And(cond)
+	}
+	return a
+}
+
+// tallies are the part counts of a counter read from partition pk.
+func (s *Store) tallies(pk string, t map[string]ShardTally) map[string]ShardTally {
+	if s.spread == nil || t == nil {
+		return t
+	}
+	return s.spread.Tallies(pk, t)
+}
+
+// learn tells the Spread what the counter of partition pk says of its
+// parts.
+func (s *Store) learn(pk string, shards int) {
+	if s.spread != nil {
+		s.spread.Learn(pk, shards)
+	}
+}
+
+// partsOf are the partitions besides its own that the parent's children
+// are in (see Spread.Parts).
+func (s *Store) partsOf(ctx context.Context, pk string, shards int) ([]string, error) {
+	if s.spread == nil {
+		return nil, nil
+	}
+	return s.spread.Parts(ctx, pk, shards)
+}
 
 // Children is a connection of one parent's children, as a Spread reads it.
 type Children struct {
 	s     *Store
 	q     partitionQuery
-	known *hotKeys
+	attrs []string // what All reads of each child (nil: all of it)
 }
 
 // children reads a page of q, a connection of its parent's children.
-func children[T any](ctx context.Context, s *Store, q partitionQuery, known *hotKeys, page PageRequest) (Page[T], error) {
+func children[T any](ctx context.Context, s *Store, q partitionQuery, page PageRequest) (Page[T], error) {
 	if s.spread == nil {
 		return queryPage[T](ctx, s, q, page)
 	}
-	raw, err := s.spread.Page(ctx, Children{s: s, q: q, known: known}, page)
+	raw, err := s.spread.Page(ctx, Children{s: s, q: q}, page)
 	if err != nil {
 		return Page[T]{}, err
 	}
@@ -135,9 +273,30 @@ func (c Children) Resume(item Item) Item {
 // connection's own partition in its range (any other is forged, or a bug).
 func (c Children) Holds(key Item) bool { return c.q.holds(key) }
 
-// Known is how many shards the store knows the parent's children are
-// spread over (0: none known); Learn tells it.
-func (c Children) Known() int { return c.known.of(c.q.scope.Parent) }
+// allChildren hands each child of q, read with attrs (and the keys), to
+// each until it returns false: from the parent's partition, or through the
+// Spread.
+func allChildren(ctx context.Context, s *Store, q partitionQuery, attrs []string, each func(Item) bool) error {
+	c := Children{s: s, q: q, attrs: attrs}
+	if s.spread == nil {
+		return c.All(ctx, "", each)
+	}
+	return s.spread.All(ctx, c, each)
+}
 
-// Learn records that the parent's children are spread over n shards.
-func (c Children) Learn(n int) { c.known.learn(c.q.scope.Parent, n) }
+// All hands each child of the connection in the partition pk ("": the
+// parent's own) to each, Query page after page, until it returns false.
+func (c Children) All(ctx context.Context, pk string, each func(Item) bool) error {
+	if pk == "" {
+		pk = c.q.pk
+	}
+	keys := indexKeys(c.q.scope.Index)
+	in := &dynamodb.QueryInput{TableName: aws.String(c.s.table)}
+	if c.q.scope.Index != "" {
+		in.IndexName = aws.String(c.q.scope.Index)
+	}
+	if err := keyQuery(in, partition(keys.PartitionKey, pk), c.attrs); err != nil {
+		return err
+	}
+	return c.s.QueryAll(ctx, "store."+c.q.scope.Query, in, each)
+}

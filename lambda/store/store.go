@@ -23,7 +23,6 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/kept"
 )
 
 // API is the part of the DynamoDB client the store calls.
@@ -46,11 +45,6 @@ type Store struct {
 	now    func() time.Time
 	newID  func(time.Time) string
 	spread Spread // where some parents' children are besides their partition (spread.go)
-
-	hot       *hotKeys    // which posts this store knows are hot
-	hotUsers  *hotKeys    // which users
-	hotCounts *hotCounts  // hot posts' counter items, kept hotCountsAge
-	own       *ownTallies // the shard tallies read after this store's own writes
 }
 
 // Option configures a Store.
@@ -63,18 +57,11 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // the creation time (tests use a deterministic sequence).
 func WithIDs(newID func(time.Time) string) Option { return func(s *Store) { s.newID = newID } }
 
-// WithShardsFrom makes the store spread a hot post's writes over its shards
-// in turn from shard n, rather than from a random one (the capacity model
-// uses it, for figures that do not change between runs).
-func WithShardsFrom(n uint64) Option {
-	return func(s *Store) { s.hot.next.Store(n); s.hotUsers.next.Store(n) }
-}
-
 // New returns a Store for the table named table, signing pagination tokens
 // with tokens. New post and comment IDs are ULIDs: time-ordered, so sort keys
 // sort by creation.
 func New(api API, table string, tokens *cursor.Codec, opts ...Option) *Store {
-	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID, hot: newHotKeys(), hotUsers: newHotKeys(), hotCounts: &hotCounts{by: map[string]*kept.Value[counterRead]{}}, own: newOwnTallies()}
+	s := &Store{api: reads{api}, table: table, tokens: tokens, now: time.Now, newID: NewULID}
 	for _, o := range opts {
 		o(s)
 	}

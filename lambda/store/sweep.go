@@ -74,21 +74,12 @@ func deleteRequest(k Key) types.WriteRequest {
 }
 
 // sweepPost deletes what remains of the deleted post id: the items of its
-// shards (shards of them; -1: as many as the marker in its partition says,
-// none without one), then of its own partition, the marker last, so that an
-// interrupted sweep is finished by the next.
-func (s *Store) sweepPost(ctx context.Context, op, id string, shards int) error {
-	if shards < 0 {
-		var marker struct {
-			Shards int `dynamodbav:"shards"`
-		}
-		if _, err := s.GetConsistent(ctx, op, Key{PostPK(id), skHotMarker}, &marker); err != nil {
-			return err
-		}
-		shards = marker.Shards
-	}
-	for n := range shards {
-		if err := s.deletePartition(ctx, op, id, ShardPK(id, n)); err != nil {
+// parts (its Spread's partitions, a hot post's shards), then of its own
+// partition, where what marks its parts is, last, so that an interrupted
+// sweep is finished by the next.
+func (s *Store) sweepPost(ctx context.Context, op, id string, parts []string) error {
+	for _, pk := range parts {
+		if err := s.deletePartition(ctx, op, id, pk); err != nil {
 			return err
 		}
 	}

@@ -32,6 +32,26 @@ type txAction struct {
 	failed func(old map[string]types.AttributeValue) error
 }
 
+// Action is one action of a transaction (Transact) and what its failed
+// condition means, for a layer's own writes (lambda/hotkeys).
+type Action = txAction
+
+// Put is the action that writes item, whatever is there.
+func Put(item Item) Action { return txAction{put: item} }
+
+// Update is the action that changes the item at key by update when cond
+// holds; failed is the error of cond failing, given the item as it was
+// (nil when absent).
+func Update(key Key, update expression.UpdateBuilder, cond expression.ConditionBuilder, failed func(old Item) error) Action {
+	return txAction{key: key, update: &update, cond: cond, failed: failed}
+}
+
+// Transact runs actions as one TransactWriteItems: all of them or none, a
+// failed condition returning the error its action names (see transact).
+func (s *Store) Transact(ctx context.Context, op string, actions ...Action) error {
+	return s.transact(ctx, op, actions...)
+}
+
 // item builds the TransactWriteItem of a for table.
 func (a txAction) item(table string) (types.TransactWriteItem, error) {
 	var expr expression.Expression

@@ -202,7 +202,7 @@ func (tt *trendTest) check(when string) {
 func storm(t *testing.T, tt *trendTest, posts []string, users []string, steps int, seed uint64) {
 	ctx := t.Context()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	if err := tt.s.MakeHot(ctx, posts[0]); err != nil {
+	if err := hotkeys.Of(tt.s).MakeHot(ctx, posts[0]); err != nil {
 		t.Fatal(err)
 	}
 	var comments []store.Comment

@@ -14,6 +14,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/feed"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -168,7 +169,7 @@ func benchStore(ctx context.Context, client *dynamodb.Client, prefix string) (*s
 	drop := func() {
 		client.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	}
-	return store.New(client, table, cursor.New([]byte("bench-token-key"))), drop, nil
+	return store.New(client, table, cursor.New([]byte("bench-token-key")), hotkeys.Spread), drop, nil
 }
 
 // PrintFeed writes the fan-out and feed-page tables.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
@@ -91,7 +92,7 @@ func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, 
 		return ProjectionCost{}, err
 	}
 	defer client.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-	s := store.New(client, table, cursor.New([]byte("bench-token-key")))
+	s := store.New(client, table, cursor.New([]byte("bench-token-key")), hotkeys.Spread)
 	const author = "u_author"
 	if _, err := s.CreateUser(ctx, store.User{ID: author, Handle: "author", Name: "Author", Email: ptr("a@e.io")}); err != nil {
 		return ProjectionCost{}, err

@@ -10,6 +10,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/budget"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/feed"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
@@ -112,11 +113,11 @@ func (w *writes) run() {
 		w.measure("follow", p.name, func(ctx context.Context) error { _, err := w.s.Follow(ctx, reader.ID, p.user.ID); return err })
 		w.measure("unfollow", p.name, func(ctx context.Context) error { _, err := w.s.Unfollow(ctx, reader.ID, p.user.ID); return err })
 	}
-	// The largest profile, hot (store.MakeUserHot): a follow's GSI2 entry
+	// The largest profile, hot (hotkeys.Layer.MakeUserHot): a follow's GSI2 entry
 	// lands in one of its shards, counted on that shard's counter.
 	const hotUser = "the largest profile, hot (its followers in 50 shards)"
 	largest := profiles[1].user.ID
-	w.setup(func() error { return w.s.MakeUserHot(w.ctx, largest) })
+	w.setup(func() error { return hotkeys.Of(w.s).MakeUserHot(w.ctx, largest) })
 	w.measure("follow", hotUser, func(ctx context.Context) error { _, err := w.s.Follow(ctx, reader.ID, largest); return err })
 	w.measure("unfollow", hotUser, func(ctx context.Context) error { _, err := w.s.Unfollow(ctx, reader.ID, largest); return err })
 	// What the deployed function adds to every mutation: its caller's count
@@ -204,7 +205,7 @@ func (w *writes) run() {
 		return err
 	})
 
-	// The largest post, hot (store.MakeHot): a like lands in one of its
+	// The largest post, hot (hotkeys.Layer.MakeHot): a like lands in one of its
 	// shards, counted on that shard's counter.
 	const hot = "the largest post, hot (its likes in 50 shards)"
 	var hotPost store.Post
@@ -213,7 +214,7 @@ func (w *writes) run() {
 		if hotPost, err = w.s.CreatePost(w.ctx, author, store.NewPost{Title: posts[2].title, Body: posts[2].body}); err != nil {
 			return err
 		}
-		return w.s.MakeHot(w.ctx, hotPost.ID)
+		return hotkeys.Of(w.s).MakeHot(w.ctx, hotPost.ID)
 	})
 	counts := []string{"id", "likeCount"}
 	w.measure("likePost", hot, func(ctx context.Context) error {

@@ -183,7 +183,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	// the TTLs written from the clock (trending's buckets, the progress) read
 	// a few bytes more or less from one day to the next.
 	now := Clock
-	s := store.New(rec, table, tokens, hotkeys.Spread, store.WithClock(func() time.Time { return now }), store.WithShardsFrom(0))
+	s := store.New(rec, table, tokens, hotkeys.Spread, store.WithClock(func() time.Time { return now }), hotkeys.SpreadFrom(0))
 	sch, err := schema.Load()
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(wired.ProjectorFilters)}, &streams.Checkpoints{})
 	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(trending.NewBuckets(s), quiet).Handle),
 		streams.Config{BatchSize: trending.StreamBatchSize, Filter: streams.Matches(trending.StreamFilters), Window: 24 * time.Hour}, &streams.Checkpoints{})
-	uncached := store.New(rec, table, tokens, hotkeys.Spread, store.WithClock(func() time.Time { return now }), store.WithShardsFrom(0))
+	uncached := store.New(rec, table, tokens, hotkeys.Spread, store.WithClock(func() time.Time { return now }), hotkeys.SpreadFrom(0))
 	e := &Env{Store: s, Uncached: uncached, Rec: rec, Exec: exec, poller: poller, trends: trends, ranking: trending.NewBuckets(s), Viral: viral,
 		Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
 	if err := e.Drain(ctx); err != nil { // the load's records
@@ -235,12 +235,12 @@ func Workloads() []Workload {
 	// within a second: hot, and read at read time (its follows backfill
 	// nothing).
 	celebrity := func(ctx context.Context, e *Env, user string) error {
-		if err := e.Store.MakeUserHot(ctx, user); err != nil {
+		if err := hotkeys.Of(e.Store).MakeUserHot(ctx, user); err != nil {
 			return err
 		}
 		return feed.NewTable(e.Store).MarkPulled(ctx, user)
 	}
-	makeHot := func(ctx context.Context, e *Env, post string) error { return e.Store.MakeHot(ctx, post) }
+	makeHot := func(ctx context.Context, e *Env, post string) error { return hotkeys.Of(e.Store).MakeHot(ctx, post) }
 	return []Workload{
 		{"comments on one post of the largest size", 1000, func(ctx context.Context, e *Env, post, actor string) error {
 			_, err := e.Store.CreateComment(ctx, actor, post, "A comment.")

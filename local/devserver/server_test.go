@@ -16,6 +16,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/budget"
 	"github.com/example/appsync-dynamo/lambda/feed"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -190,8 +191,8 @@ func TestAHotPostThroughMakeDev(t *testing.T) {
 	}
 	const comments, likes = 998 + 12, 20
 	sharded := 0
-	for n := range store.CommentShards {
-		sharded += storetest.Count(t, storetest.Client(t), hotTable, "", "pk", store.ShardPK(hot.ID, n), "sk", store.CommentPrefix)
+	for n := range hotkeys.CommentShards {
+		sharded += storetest.Count(t, storetest.Client(t), hotTable, "", "pk", hotkeys.ShardPK(hot.ID, n), "sk", store.CommentPrefix)
 	}
 	if sharded != 10 { // the 999th and 1,000th in its own partition
 		t.Errorf("%d comments in the post's shards, want 10: the post did not turn hot at the threshold", sharded)

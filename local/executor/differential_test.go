@@ -19,6 +19,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/feed"
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -72,7 +73,7 @@ func newDifferential(tb testing.TB) *differential {
 	hot := d.Posts[1].ID
 	for i, u := range []string{sample.Alice, sample.Bob, sample.Carol, "u_reader01", "u_reader02", "u_reader03"} {
 		if i == 2 {
-			if err := s.MakeHot(tb.Context(), hot); err != nil {
+			if err := hotkeys.Of(s).MakeHot(tb.Context(), hot); err != nil {
 				tb.Fatal(err)
 			}
 		}
@@ -89,7 +90,7 @@ func newDifferential(tb testing.TB) *differential {
 	}
 	// A hot user: carol, followed by alice before, then by the readers, in
 	// her GSI2 shards (pages of her followers merge them).
-	if err := s.MakeUserHot(tb.Context(), sample.Carol); err != nil {
+	if err := hotkeys.Of(s).MakeUserHot(tb.Context(), sample.Carol); err != nil {
 		tb.Fatal(err)
 	}
 	for _, u := range []string{"u_reader01", "u_reader02", "u_reader03"} {

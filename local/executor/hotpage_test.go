@@ -58,7 +58,7 @@ func hotPageData(t *testing.T) (string, string) {
 	}
 	for i, u := range []string{sample.Bob, "u_reader01", "u_reader02", "u_reader03"} {
 		if i == 2 {
-			if err := s.MakeHot(ctx, p.ID); err != nil {
+			if err := hotkeys.Of(s).MakeHot(ctx, p.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

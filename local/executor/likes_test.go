@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -128,7 +129,7 @@ func TestAHotPostsLikesPageThroughTheAPI(t *testing.T) {
 	}{"early return": {js, jsStore}, "direct": {direct, directStore}} {
 		// A like from before, in the post's own partition; then hot.
 		run(t, layout.e, executor.Request{Query: `mutation { likePost(postId: "` + post.ID + `") { id } }`, Identity: signedIn(sample.Alice)})
-		if err := layout.s.MakeHot(t.Context(), post.ID); err != nil {
+		if err := hotkeys.Of(layout.s).MakeHot(t.Context(), post.ID); err != nil {
 			t.Fatal(err)
 		}
 		likers := []string{sample.Alice}

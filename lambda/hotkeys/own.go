@@ -1,11 +1,12 @@
-package store
+package hotkeys
 
 // A writer's own counts. A hot post's or user's counts are its counter's,
-// onto which the projector copies each shard's tally (lambda/hotkeys: Tallies) once it
+// onto which the projector copies each shard's tally (Tallies) once it
 // has read the stream: a read in the execution environment that has just
 // liked, commented or followed there would miss its own write for that
-// long, and keep the miss for a hot page's TTL (lambda/hotpage). So a write on a shard reads the
-// shard's counter back (ownCount: one strongly consistent GetItem, a read
+// long, and keep the miss for a hot page's TTL (lambda/hotpage). So a write
+// on a shard reads the shard's counter back (Wrote: one strongly consistent
+// GetItem, a read
 // unit on the shard's partition) and the store keeps its tally; every read
 // of the parent's counter in this store then counts that tally in place of
 // the one the projector copied while it is newer (its version), so that
@@ -19,8 +20,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // maxOwnParents bounds the parents a store keeps its own tallies of; past
@@ -31,21 +31,21 @@ const maxOwnParents = 4096
 // the parent's partition ("POST#<id>", "USER#<id>") and shard name.
 type ownTallies struct {
 	mu    sync.Mutex
-	by    map[string]map[string]ShardTally
+	by    map[string]map[string]store.ShardTally
 	known atomic.Int64 // len(by), read without mu
 }
 
-func newOwnTallies() *ownTallies { return &ownTallies{by: map[string]map[string]ShardTally{}} }
+func newOwnTallies() *ownTallies { return &ownTallies{by: map[string]map[string]store.ShardTally{}} }
 
 // learn keeps t as shard's tally of parent, unless it knows a newer one.
-func (o *ownTallies) learn(parent, shard string, t ShardTally) {
+func (o *ownTallies) learn(parent, shard string, t store.ShardTally) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.by[parent] == nil {
 		if len(o.by) >= maxOwnParents {
 			clear(o.by)
 		}
-		o.by[parent] = map[string]ShardTally{}
+		o.by[parent] = map[string]store.ShardTally{}
 	}
 	if old, ok := o.by[parent][shard]; !ok || old.Version < t.Version {
 		o.by[parent][shard] = t
@@ -58,7 +58,7 @@ func (o *ownTallies) learn(parent, shard string, t ShardTally) {
 // one is; hot itself is never changed), and forgets those the counter has
 // caught up with. A counter read without its tallies (nil: its counts were
 // not read) is returned as it is.
-func (o *ownTallies) onto(parent string, hot map[string]ShardTally) map[string]ShardTally {
+func (o *ownTallies) onto(parent string, hot map[string]store.ShardTally) map[string]store.ShardTally {
 	if hot == nil || o.known.Load() == 0 {
 		return hot
 	}
@@ -82,23 +82,24 @@ func (o *ownTallies) onto(parent string, hot map[string]ShardTally) map[string]S
 	return out
 }
 
-// ownCount reads back the counter of the shard partition pk (ShardPK,
+// Wrote reads back the counter of the shard at place (ShardPK,
 // UserShardPK) after this store's write on it, and keeps its tally for its
 // parent's reads. A failed read keeps nothing: the write stands, and the
 // parent's count is the projector's until it has copied the write.
-func (s *Store) ownCount(ctx context.Context, pk string) {
-	parent, ok := ShardParent(pk)
+func (l *Layer) Wrote(ctx context.Context, place store.Place) {
+	parent, ok := ShardParent(place.Counter)
 	if !ok {
 		return
 	}
-	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
-		Key: Key{pk, SKShard}.Attributes(), ConsistentRead: aws.Bool(true)})
-	if err != nil || out.Item == nil {
+	var c shardCounter
+	if found, err := l.s.GetConsistent(ctx, "store.ownCount", store.Key{PK: place.Counter, SK: store.SKShard}, &c); err != nil || !found {
 		return
 	}
-	var c shardCounterItem
-	if unmarshal("store.ownCount", out.Item, &c) != nil {
-		return
-	}
-	s.own.learn(parent, ShardName(c.Shard), ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})
+	l.own.learn(parent, ShardName(c.Shard), store.ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})
+}
+
+// Tallies are the shard tallies of the counter of partition pk as read,
+// with each of this store's own that is newer in place.
+func (l *Layer) Tallies(pk string, hot map[string]store.ShardTally) map[string]store.ShardTally {
+	return l.own.onto(pk, hot)
 }
