@@ -34,7 +34,6 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/example/appsync-dynamo/appsyncjs"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -355,9 +354,9 @@ type Projected struct {
 }
 
 // ProjectorConsumer is the projector (lambda/cmd/projector, its default
-// projection): the hot keys' tallies, and the projections of the features
-// (their filters first, in order, then its own; its role theirs and its
-// own). With a feature's, the stream has at most two consumers, the most a
+// projection): the features' projections and batch steps (the feed's, the
+// hot keys' tallies), their filters in order, its role theirs. With a
+// feature's own consumer, the stream has at most two consumers, the most a
 // DynamoDB stream's shard should have.
 func ProjectorConsumer(features []Feature) Consumer {
 	c := Consumer{ID: "Projector", Description: "Keeps the readers' feeds from the table's stream", Projection: "feed",
@@ -370,18 +369,20 @@ func ProjectorConsumer(features []Feature) Consumer {
 			c.IndexActions = append(c.IndexActions, f.Projected.IndexActions...)
 		}
 	}
-	c.Filters = append(c.Filters, hotkeys.StreamFilters...)
-	c.Actions = append(c.Actions, hotkeys.TableActions...)
 	slices.Sort(c.Actions)
 	slices.Sort(c.IndexActions)
 	c.Actions, c.IndexActions = slices.Compact(c.Actions), slices.Compact(c.IndexActions)
 	return c
 }
 
-// consumers are the stream's consumers: the feed's projector and each
-// feature's.
+// consumers are the stream's consumers: the projector, when a feature has
+// it project something (none reads the stream for nothing), and each
+// feature's own.
 func (p *Props) consumers() []Consumer {
-	cs := []Consumer{ProjectorConsumer(p.Features)}
+	var cs []Consumer
+	if c := ProjectorConsumer(p.Features); len(c.Filters) > 0 {
+		cs = append(cs, c)
+	}
 	for _, f := range p.Features {
 		if f.Consumer != nil {
 			cs = append(cs, *f.Consumer)

@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -48,7 +47,7 @@ func TestFaultsAndTheCostLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	p := projector.New(hotkeys.NewTallies(s), slog.New(slog.NewJSONHandler(&logs, nil)), feed.NewProjection(s))
+	p := projector.New(slog.New(slog.NewJSONHandler(&logs, nil)), nil, feed.NewProjection(s))
 	place := store.PublishedSK(post.ID)
 	resp, err := p.Handle(t.Context(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
 		postRecord("1", "INSERT", post.ID, place, false),

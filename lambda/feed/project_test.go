@@ -18,7 +18,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -26,9 +25,8 @@ import (
 	"github.com/example/appsync-dynamo/local/streams"
 )
 
-// filters are the projector's event source's filters with the feed wired
-// in, as the stack orders them.
-var filters = slices.Concat(feed.StreamFilters, hotkeys.StreamFilters)
+// filters are the records the feed's projection is handed.
+var filters = feed.StreamFilters
 
 // feedTest is a table with its stream, and the projector with the feed's
 // projection applying what Drain reads of it.
@@ -39,9 +37,8 @@ func newFeedTest(t *testing.T, opts ...feed.Option) *feedTest {
 }
 
 // The projector with the feed's projection asks DynamoDB for exactly what
-// its role grants (hotkeys.TableActions, feed.TableActions and
-// IndexActions), over every kind of record it
-// applies: posts published, drafts published, posts deleted, follows,
+// its role grants for it (feed.TableActions and IndexActions), over every
+// kind of record it applies: posts published, drafts published, posts deleted, follows,
 // unfollows, an author passing the threshold and posting after.
 func TestTheProjectorDoesWhatItsRoleGrants(t *testing.T) {
 	f := newFeedTest(t, feed.WithPullThreshold(2))
@@ -62,7 +59,7 @@ func TestTheProjectorDoesWhatItsRoleGrants(t *testing.T) {
 	f.want(sample.Carol, "after", "draft")
 
 	var want []string
-	for _, a := range slices.Concat(hotkeys.TableActions, feed.TableActions) {
+	for _, a := range feed.TableActions {
 		if !slices.Contains(want, "table "+a) {
 			want = append(want, "table "+a)
 		}

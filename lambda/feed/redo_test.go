@@ -17,9 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -197,8 +195,8 @@ func TestAProjectionRedoneAtAnyCutPointIsExact(t *testing.T) {
 		s, client := storetest.NewStreamStore(t, store.Dataset{Users: historyUsers})
 		k.API = client
 		newProjector := func() *projector.Projector { // a new process: nothing of the killed one's memory
-			ps := store.New(k, s.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
-			return projector.New(hotkeys.NewTallies(ps), slog.New(slog.DiscardHandler), feed.NewProjection(ps, feed.WithPullThreshold(pullAt)))
+			ps := storetest.New(k, s.Table())
+			return projector.New(slog.New(slog.DiscardHandler), nil, feed.NewProjection(ps, feed.WithPullThreshold(pullAt)))
 		}
 		read := &streams.Checkpoints{}
 		project := func() {

@@ -52,16 +52,17 @@ func record(seq string) events.DynamoDBEventRecord {
 		Keys: map[string]events.DynamoDBAttributeValue{"pk": events.NewStringAttribute("USER#u_a"), "sk": events.NewStringAttribute("FOLLOWS#u_b")}}}
 }
 
-// The projector, whatever its projections: the batch to its first step,
-// then each record to each projection in order, the first it cannot apply
-// reported and nothing after it applied (Lambda sends it and them again); a
-// failure of the first step reported at the record it names, no record
-// from it on handed to a projection; no record started past the
+// The projector, whatever its projections: the batch to each of its batch
+// steps, then each record to each projection in order, the first it cannot
+// apply reported and nothing after it applied (Lambda sends it and them
+// again); a batch step's failure reported at the record it names, no
+// record from it on handed to a projection (the other steps still have the
+// whole batch); no record started past the
 // deadline's reserve; one cost line an invocation.
 func TestHandleAppliesInOrderAndReportsTheFirstFailure(t *testing.T) {
 	var log []string
 	var logs bytes.Buffer
-	p := projector.New(batch{&log, -1}, slog.New(slog.NewJSONHandler(&logs, nil)),
+	p := projector.New(slog.New(slog.NewJSONHandler(&logs, nil)), []projector.Batch{batch{&log, -1}},
 		applied{"a", &log, map[string]bool{"3": true}}, applied{"b", &log, nil})
 	resp, err := p.Handle(t.Context(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
 		record("1"), record("2"), record("3"), record("4"), record("5")}})
@@ -82,17 +83,17 @@ func TestHandleAppliesInOrderAndReportsTheFirstFailure(t *testing.T) {
 	}
 
 	log = nil
-	p = projector.New(batch{&log, 1}, slog.New(slog.DiscardHandler), applied{"a", &log, nil})
+	p = projector.New(slog.New(slog.DiscardHandler), []projector.Batch{batch{&log, 1}, batch{&log, -1}}, applied{"a", &log, nil})
 	resp, _ = p.Handle(t.Context(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
 		record("1"), record("2"), record("3")}})
-	if want := []string{"batch of 3", "a 1"}; !slices.Equal(failed(resp), []string{"2"}) || !slices.Equal(log, want) {
+	if want := []string{"batch of 3", "batch of 3", "a 1"}; !slices.Equal(failed(resp), []string{"2"}) || !slices.Equal(log, want) {
 		t.Errorf("a failed first step: reported %q, applied %q; want 2 reported, %q", failed(resp), log, want)
 	}
 
 	log = nil
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond) // within the reserve
 	defer cancel()
-	resp, _ = projector.New(nil, slog.New(slog.DiscardHandler), applied{"a", &log, nil}).Handle(ctx,
+	resp, _ = projector.New(slog.New(slog.DiscardHandler), nil, applied{"a", &log, nil}).Handle(ctx,
 		events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{record("1"), record("2")}})
 	if !slices.Equal(failed(resp), []string{"1"}) || len(log) != 0 {
 		t.Errorf("past the reserve: reported %q, applied %q; want 1 reported, none applied", failed(resp), log)

@@ -1,8 +1,8 @@
 // Package projector is the Lambda function of the table's stream: it hands
-// the batch to its first step (the hot keys' tallies, lambda/hotkeys: one
-// write per post or user a batch), then each record to the projections
-// wired in (lambda/feed keeps the readers' feeds), in order, reporting the
-// first record not applied (partial batch responses).
+// the batch to the steps that take a batch at once (the hot keys' tallies,
+// lambda/hotkeys: one write per post or user a batch), then each record to
+// the projections wired in (lambda/feed keeps the readers' feeds), in
+// order, reporting the first record not applied (partial batch responses).
 //
 // A projection's writes must be idempotent and converge: a record may come
 // again (a retried batch), and after records that came later.
@@ -34,17 +34,18 @@ type Projection interface {
 	Apply(ctx context.Context, r events.DynamoDBEventRecord) error
 }
 
-// Projector applies stream records: its first step, then its projections.
+// Projector applies stream records: its batches' steps, then its
+// projections.
 type Projector struct {
-	first       Batch
 	log         *slog.Logger
+	batches     []Batch
 	projections []Projection
 }
 
-// New returns a projector handing each batch to first (nil: none), then
-// each record it applied to the projections, in order.
-func New(first Batch, log *slog.Logger, projections ...Projection) *Projector {
-	return &Projector{first: first, log: log, projections: projections}
+// New returns a projector handing each batch to batches, in order, then
+// each record they all applied to the projections, in order.
+func New(log *slog.Logger, batches []Batch, projections ...Projection) *Projector {
+	return &Projector{log: log, batches: batches, projections: projections}
 }
 
 // reserve is the time Handle keeps before its deadline: it starts no record
@@ -64,11 +65,12 @@ func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 	defer func() { p.logCost(len(ev.Records), applied, meter.Summary(), time.Since(start)) }()
 	deadline, hasDeadline := ctx.Deadline()
 	failAt := len(ev.Records)
-	if p.first != nil {
-		var err error
-		if failAt, err = p.first.ApplyBatch(ctx, ev.Records); err != nil {
+	for _, b := range p.batches {
+		n, err := b.ApplyBatch(ctx, ev.Records)
+		if err != nil {
 			p.log.Error("batch not applied", "cause", err.Error())
 		}
+		failAt = min(failAt, n)
 	}
 	for _, r := range ev.Records[:failAt] {
 		if hasDeadline && time.Until(deadline) < reserve {

@@ -3,17 +3,11 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -114,17 +108,6 @@ func TestLikes(t *testing.T) {
 	}
 }
 
-// addLikers adds n users to d, liker000 on, and returns their IDs.
-func addLikers(d *store.Dataset, n int) []string {
-	var ids []string
-	for i := range n {
-		id := fmt.Sprintf("liker%03d", i)
-		ids = append(ids, id)
-		d.Users = append(d.Users, store.User{ID: id, Handle: id, Name: id, CreatedAt: "2024-05-01T00:00:00.000Z"})
-	}
-	return ids
-}
-
 // 200 concurrent likes and unlikes by 100 users on one post, a third of
 // the transactions cancelled for TransactionConflict, leave likeCount equal
 // to its likes, and no caller's write fails.
@@ -132,7 +115,7 @@ func TestConcurrentLikesKeepCountExact(t *testing.T) {
 	for _, rate := range []float64{0, 0.3} {
 		t.Run(fmt.Sprintf("conflicts %.0f%%", rate*100), func(t *testing.T) {
 			d := sample.Data()
-			users := addLikers(&d, 100)
+			users := storetest.AddLikers(&d, 100)
 			for i, id := range users {
 				if i%2 == 0 { // half of them liked it before
 					d.Likes = append(d.Likes, store.Like{ID: fmt.Sprintf("01HWN00000000000000000L%03d", i), PostID: sample.HelloPost, UserID: id,
@@ -142,10 +125,10 @@ func TestConcurrentLikesKeepCountExact(t *testing.T) {
 			d.Posts[0].LikeCount = len(d.Likes)
 			seeded, c := storetest.NewStore(t, d)
 			conflicts := &storetest.Conflicts{API: c, Rate: rate, Seed: 7}
-			s := store.New(conflicts, seeded.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
+			s := storetest.New(conflicts, seeded.Table())
 			// Each user likes and unlikes once, at the same time: whichever
 			// lands last decides, and the count must follow the items.
-			results := parallel(200, func(i int) error {
+			results := storetest.AtOnce(200, func(i int) error {
 				ctx, cancel := context.WithTimeout(context.Background(), routes.FunctionTimeout)
 				defer cancel()
 				var err error
@@ -156,63 +139,10 @@ func TestConcurrentLikesKeepCountExact(t *testing.T) {
 				}
 				return err
 			})
-			failed := failures(t, results)
+			failed := storetest.Failures(t, results)
 			likes := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.LikePrefix)
 			wantLikes(t, s, c, sample.HelloPost, append(users, sample.Bob), likes) // bob's like is the sample's
 			t.Logf("200 writes, %d failed; %d likes left; %d transactions sent, %d cancelled for TransactionConflict", failed, likes, conflicts.Calls, conflicts.Cancelled)
 		})
-	}
-}
-
-// counterGets counts the GetItems of one counter item a store sends.
-type counterGets struct {
-	store.API
-	key store.Key
-	n   atomic.Int64
-}
-
-func (c *counterGets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	if pk, sk := in.Key["pk"], in.Key["sk"]; pk != nil && sk != nil {
-		if pk.(*types.AttributeValueMemberS).Value == c.key.PK && sk.(*types.AttributeValueMemberS).Value == c.key.SK {
-			c.n.Add(1)
-		}
-	}
-	return c.API.GetItem(ctx, in, opts...)
-}
-
-// The likes of a hot post that answer with its counts alone, 50 at once in
-// one store, read its counter item once: those that miss it wait for that
-// read, instead of each reading a unit on the hot partition; a like a
-// second later reads it again.
-func TestConcurrentLikesOfAHotPostShareOneCounterRead(t *testing.T) {
-	d := sample.Data()
-	users := addLikers(&d, 51)
-	seeded, c := storetest.NewStore(t, d)
-	if err := hotkeys.Of(seeded).MakeHot(t.Context(), sample.HelloPost); err != nil {
-		t.Fatal(err)
-	}
-	gets := &counterGets{API: c, key: store.Key{PK: store.PostPK(sample.HelloPost), SK: store.SKCount}}
-	var mu sync.Mutex
-	now := time.Now()
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s := store.New(gets, seeded.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(clock))
-	if _, err := s.Post(t.Context(), sample.HelloPost); err != nil { // the store learns the post hot
-		t.Fatal(err)
-	}
-	results := parallel(50, func(i int) error {
-		p, err := s.LikePost(t.Context(), users[i], sample.HelloPost, []string{"likeCount"})
-		if err == nil && p.LikeCount < 1 {
-			return fmt.Errorf("likeCount %d", p.LikeCount)
-		}
-		return err
-	})
-	if failures(t, results) > 0 || gets.n.Load() != 1 {
-		t.Errorf("50 likes at once read the hot post's counter %d times, want once", gets.n.Load())
-	}
-	mu.Lock()
-	now = now.Add(time.Second)
-	mu.Unlock()
-	if _, err := s.LikePost(t.Context(), users[50], sample.HelloPost, []string{"likeCount"}); err != nil || gets.n.Load() != 2 {
-		t.Errorf("a like a second later: %v, the counter read %d times in all, want twice", err, gets.n.Load())
 	}
 }

@@ -222,10 +222,6 @@ func (c Children) Own(ctx context.Context, page PageRequest) (Page[Item], error)
 	return rawPage(ctx, c.s, c.q, page)
 }
 
-// Store is the store the children are read from: its client, table and
-// tokens' codec.
-func (c Children) Store() *Store { return c.s }
-
 // Read queries the partition pk (of the connection's table or index; "":
 // the parent's own) for up to limit children with sort keys in [lo, hi], in the connection's
 // order, reading attrs of them (nil: all) and the keys; more reports that

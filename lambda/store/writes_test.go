@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 	"testing"
 	"time"
 
@@ -47,39 +46,9 @@ func numberAttr(t *testing.T, item map[string]types.AttributeValue, name string)
 	return v.Value
 }
 
-// failures reports each error of results as a failed write and returns
-// how many there were.
-func failures(t *testing.T, results []error) int {
-	t.Helper()
-	failed := 0
-	for i, err := range results {
-		if err != nil {
-			failed++
-			t.Errorf("write %d: %v", i, err)
-		}
-	}
-	return failed
-}
-
-// parallel runs fn(i) for i in [0, n) at the same time and returns the errors.
-func parallel(n int, fn func(i int) error) []error {
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			errs[i] = fn(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return errs
-}
-
 func TestConcurrentCreateUserSameHandle(t *testing.T) {
 	s, c := storetest.NewStore(t, store.Dataset{})
-	results := parallel(20, func(i int) error {
+	results := storetest.AtOnce(20, func(i int) error {
 		_, err := s.CreateUser(context.Background(), store.User{ID: fmt.Sprintf("caller%02d", i), Handle: "dana", Name: "Dana"})
 		return err
 	})
@@ -138,7 +107,7 @@ func TestConcurrentCommentsKeepCountExact(t *testing.T) {
 			seededStore, c := storetest.NewStore(t, d)
 			conflicts := &storetest.Conflicts{API: c, Rate: rate, Seed: 21}
 			s := store.New(conflicts, seededStore.Table(), cursor.New(storetest.TokenKey))
-			results := parallel(creates+seeded, func(i int) error {
+			results := storetest.AtOnce(creates+seeded, func(i int) error {
 				ctx, cancel := context.WithTimeout(context.Background(), routes.FunctionTimeout)
 				defer cancel()
 				if i < creates {
@@ -148,7 +117,7 @@ func TestConcurrentCommentsKeepCountExact(t *testing.T) {
 				_, err := s.DeleteComment(ctx, sample.Bob, sample.HelloPost, d.Comments[i-creates].ID)
 				return err
 			})
-			failed := failures(t, results)
+			failed := storetest.Failures(t, results)
 			items := count(t, c, s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
 			got := numberAttr(t, raw(t, c, s.Table(), store.PostPK(sample.HelloPost), store.SKCount), "commentCount")
 			if items != creates || got != fmt.Sprint(items) {
@@ -165,7 +134,7 @@ func TestConcurrentFollowIsIdempotent(t *testing.T) {
 		return numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Carol), store.SKCount), "followingCount"),
 			numberAttr(t, raw(t, c, s.Table(), store.UserPK(sample.Bob), store.SKCount), "followerCount")
 	}
-	for i, err := range parallel(50, func(int) error { _, err := s.Follow(context.Background(), sample.Carol, sample.Bob); return err }) {
+	for i, err := range storetest.AtOnce(50, func(int) error { _, err := s.Follow(context.Background(), sample.Carol, sample.Bob); return err }) {
 		if err != nil {
 			t.Errorf("follow %d: %v", i, err)
 		}
@@ -173,7 +142,7 @@ func TestConcurrentFollowIsIdempotent(t *testing.T) {
 	if following, followers := counts(); following != "1" || followers != "2" { // bob already has alice
 		t.Errorf("after 50 follows: carol follows %s, bob has %s followers; want 1 and 2", following, followers)
 	}
-	for i, err := range parallel(50, func(int) error { _, err := s.Unfollow(context.Background(), sample.Carol, sample.Bob); return err }) {
+	for i, err := range storetest.AtOnce(50, func(int) error { _, err := s.Unfollow(context.Background(), sample.Carol, sample.Bob); return err }) {
 		if err != nil {
 			t.Errorf("unfollow %d: %v", i, err)
 		}

@@ -15,8 +15,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -183,7 +181,7 @@ func (r redoRun) records() (held, later, next []events.DynamoDBEventRecord) {
 
 // store is a store of the run's table on the run's clock, through api.
 func (r redoRun) store(api store.API) *store.Store {
-	return store.New(api, r.table, cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(func() time.Time { return r.now }))
+	return storetest.New(api, r.table, store.WithClock(func() time.Time { return r.now }))
 }
 
 func (r redoRun) aggregator(api store.API, maxCells int) *trending.Aggregator {

@@ -19,9 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -106,7 +104,7 @@ func (tt *trendTest) aggregate(fn streams.Function, batch int, done *streams.Che
 }
 
 func (tt *trendTest) aggregator(opts ...trending.Option) lambda.Handler {
-	s := store.New(tt.client, tt.s.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
+	s := storetest.New(tt.client, tt.s.Table())
 	return lambda.NewHandler(trending.New(trending.NewBuckets(s), slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
 }
 
@@ -202,7 +200,7 @@ func (tt *trendTest) check(when string) {
 func storm(t *testing.T, tt *trendTest, posts []string, users []string, steps int, seed uint64) {
 	ctx := t.Context()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	if err := hotkeys.Of(tt.s).MakeHot(ctx, posts[0]); err != nil {
+	if err := storetest.MakeHot(ctx, tt.s, posts[0]); err != nil {
 		t.Fatal(err)
 	}
 	var comments []store.Comment
@@ -299,7 +297,7 @@ func TestAWindowEndedEarlyIsFlushed(t *testing.T) {
 	}
 	all := tt.records()
 	recs := all[len(all)-len(users):] // the sample's own likes and comments come first
-	agg := trending.New(trending.NewBuckets(store.New(tt.client, tt.s.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	agg := trending.New(trending.NewBuckets(storetest.New(tt.client, tt.s.Table())), slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	ev := events.DynamoDBTimeWindowEvent{DynamoDBEvent: events.DynamoDBEvent{Records: recs[:2]}}
 	ev.ShardID = "shard-1"
 	out, err := agg.Handle(t.Context(), ev)
@@ -359,7 +357,7 @@ func (k *killer) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	}
 	k.killed = true
 	c := &cut{API: k.tt.client, after: k.after, landed: k.landed}
-	s := store.New(c, k.tt.s.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread)
+	s := storetest.New(c, k.tt.s.Table())
 	_, _ = lambda.NewHandler(trending.New(trending.NewBuckets(s), slog.New(slog.DiscardHandler), trending.WithMaxCells(k.maxCells)).Handle).Invoke(ctx, payload)
 	if k.consumerDies {
 		k.kill()

@@ -26,7 +26,6 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -175,7 +174,7 @@ func open(ctx context.Context, endpoint string, wrap func(store.API) store.API) 
 	if wrap != nil {
 		api = wrap(client)
 	}
-	s := store.New(api, table, cursor.New([]byte(cursor.DevelopmentKey)), hotkeys.Spread)
+	s := store.New(api, table, cursor.New([]byte(cursor.DevelopmentKey)), wired.Store...)
 	return s, sch, s.Load(ctx, Data())
 }
 

@@ -14,10 +14,10 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/wired"
 )
 
 // FanOut is what publishing one post cost the projector, for an author with
@@ -69,7 +69,7 @@ func FanOuts(ctx context.Context, endpoint string, followers ...int) ([]FanOut, 
 		mctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		mctx, m := cost.WithMeter(mctx)
 		start := time.Now()
-		resp, err := projector.New(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), feed.NewProjection(s)).Handle(mctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}})
+		resp, err := projector.New(slog.New(slog.NewTextHandler(io.Discard, nil)), nil, feed.NewProjection(s)).Handle(mctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{rec}})
 		took := time.Since(start)
 		cancel()
 		drop()
@@ -169,7 +169,7 @@ func benchStore(ctx context.Context, client *dynamodb.Client, prefix string) (*s
 	drop := func() {
 		client.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	}
-	return store.New(client, table, cursor.New([]byte("bench-token-key")), hotkeys.Spread), drop, nil
+	return store.New(client, table, cursor.New([]byte("bench-token-key")), wired.Store...), drop, nil
 }
 
 // PrintFeed writes the fan-out and feed-page tables.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
+	"github.com/example/appsync-dynamo/local/wired"
 )
 
 // Projection is one way GSI1 could project its items.
@@ -92,7 +92,7 @@ func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, 
 		return ProjectionCost{}, err
 	}
 	defer client.DeleteTable(context.WithoutCancel(ctx), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-	s := store.New(client, table, cursor.New([]byte("bench-token-key")), hotkeys.Spread)
+	s := store.New(client, table, cursor.New([]byte("bench-token-key")), wired.Store...)
 	const author = "u_author"
 	if _, err := s.CreateUser(ctx, store.User{ID: author, Handle: "author", Name: "Author", Email: ptr("a@e.io")}); err != nil {
 		return ProjectionCost{}, err

@@ -183,7 +183,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	// the TTLs written from the clock (trending's buckets, the progress) read
 	// a few bytes more or less from one day to the next.
 	now := Clock
-	s := store.New(rec, table, tokens, hotkeys.Spread, store.WithClock(func() time.Time { return now }), hotkeys.SpreadFrom(0))
+	s := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }), hotkeys.SpreadFrom(0))
 	sch, err := schema.Load()
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 	poller := streams.New(ddblocal.StreamsClient(endpoint), arn, fn, streams.Config{BatchSize: projector.StreamBatchSize, Filter: streams.Matches(wired.ProjectorFilters)}, &streams.Checkpoints{})
 	trends := streams.New(ddblocal.StreamsClient(endpoint), arn, lambda.NewHandler(trending.New(trending.NewBuckets(s), quiet).Handle),
 		streams.Config{BatchSize: trending.StreamBatchSize, Filter: streams.Matches(trending.StreamFilters), Window: 24 * time.Hour}, &streams.Checkpoints{})
-	uncached := store.New(rec, table, tokens, hotkeys.Spread, store.WithClock(func() time.Time { return now }), hotkeys.SpreadFrom(0))
+	uncached := store.New(rec, table, tokens, store.WithClock(func() time.Time { return now }), hotkeys.SpreadFrom(0))
 	e := &Env{Store: s, Uncached: uncached, Rec: rec, Exec: exec, poller: poller, trends: trends, ranking: trending.NewBuckets(s), Viral: viral,
 		Largest: largest[0], LargestToo: largest[1], Popular: sample.Alice, PopularToo: sample.Bob}
 	if err := e.Drain(ctx); err != nil { // the load's records

@@ -14,7 +14,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/routes"
@@ -71,7 +70,7 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(cfg.Table)); err != nil {
 		return nil, fmt.Errorf("create table %s: %w", cfg.Table, err)
 	}
-	s := store.New(client, cfg.Table, cursor.New([]byte(cursor.DevelopmentKey)), hotkeys.Spread)
+	s := store.New(client, cfg.Table, cursor.New([]byte(cursor.DevelopmentKey)), wired.Store...)
 	if err := s.Load(ctx, cfg.Data); err != nil {
 		return nil, fmt.Errorf("load sample data: %w", err)
 	}

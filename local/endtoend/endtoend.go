@@ -23,13 +23,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/nodebaseline"
 	"github.com/example/appsync-dynamo/local/traffic"
+	"github.com/example/appsync-dynamo/local/wired"
 )
 
 // Cases are the batches measured: the traffic's 100-event Post.author and
@@ -90,7 +90,7 @@ func Start(ctx context.Context, endpoint, table string) (Functions, error) {
 	if err := ddblocal.Seed(ctx, endpoint, table, d); err != nil {
 		return Functions{}, err
 	}
-	s := store.New(ddblocal.Client(endpoint), table, cursor.New([]byte(cursor.DevelopmentKey)), hotkeys.Spread)
+	s := store.New(ddblocal.Client(endpoint), table, cursor.New([]byte(cursor.DevelopmentKey)), wired.Store...)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	h := lambda.NewHandler(resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
 	peer, err := nodebaseline.StartPeer(ctx, endpoint, table)

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/resolver"
@@ -31,7 +30,7 @@ import (
 // AppSync over a handler of it.
 func environment(t *testing.T, table string, ttl time.Duration) (*executor.Executor, *hotpage.Store) {
 	t.Helper()
-	raw := store.New(storetest.Client(t), table, cursor.New(storetest.TokenKey), hotkeys.Spread)
+	raw := storetest.New(storetest.Client(t), table)
 	s := hotpage.New(raw, raw, hotpage.WithTTL(ttl))
 	sch, err := schema.Load()
 	if err != nil {

@@ -17,10 +17,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -56,7 +53,7 @@ func Event(ctx context.Context, endpoint, table string, r Request) ([]byte, erro
 	}
 	// Tokens signed as the replays check them: a nextToken a recorded
 	// query was given by an earlier one replays.
-	s := store.New(ddblocal.Client(endpoint), table, cursor.New(storetest.TokenKey), hotkeys.Spread)
+	s := storetest.New(ddblocal.Client(endpoint), table)
 	sch, err := schema.Load(wired.SDL...)
 	if err != nil {
 		return nil, err

@@ -62,21 +62,30 @@ func marked(t *testing.T, kind string) (root string, files []string, parts []par
 	return root, files, parts
 }
 
+// The core stands without each optional feature, and without all of
+// them: a copy of the tree with the feature's folder and marked lines
+// deleted (and those of the features built on it: their folders import
+// it) builds, vets and passes the functions' tests and the stack builds.
 func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	root, files, features := marked(t, "feature")
-	var removals [][]part
+	type removal struct {
+		name string
+		gone []part
+	}
+	var removals []removal
 	for _, f := range features {
-		removals = append(removals, []part{f})
+		r := removal{"without " + f.name, builtOn(t, root, files, features, f)}
+		if len(r.gone) > 1 {
+			r.name += " (and " + strings.Join(names(r.gone[1:]), ", ") + ", built on it)"
+		}
+		removals = append(removals, r)
 	}
 	if len(features) > 1 {
-		removals = append(removals, features)
+		removals = append(removals, removal{"without " + strings.Join(names(features), ", "), features})
 	}
-	for _, gone := range removals {
-		var names []string
-		for _, g := range gone {
-			names = append(names, g.name)
-		}
-		t.Run("without "+strings.Join(names, ", "), func(t *testing.T) {
+	for _, r := range removals {
+		gone := r.gone
+		t.Run(r.name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyWithout(t, root, dir, files, gone)
 			treecopy.Run(t, dir, "go", "build", "./lambda/...", "./local/cmd/dev", "./schema/...")
@@ -104,6 +113,51 @@ func TestEachSpeedUpTurnsOff(t *testing.T) {
 
 // wired are the parts of kind ("feature" or "speed-up") whose lines are
 // marked in the tree's Go files, each with its folder.
+func names(parts []part) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p.name)
+	}
+	return out
+}
+
+// builtOn is f and every feature whose folder imports f's package (a hot
+// post's page is built on hot keys), or one of those: a person leaving f
+// out leaves them out with it.
+func builtOn(t *testing.T, root string, files []string, features []part, f part) []part {
+	gone := []part{f}
+	for grew := true; grew; {
+		grew = false
+		for _, other := range features {
+			if slices.Contains(gone, other) {
+				continue
+			}
+			if slices.ContainsFunc(gone, func(g part) bool { return imports(t, root, files, other, g) }) {
+				gone, grew = append(gone, other), true
+			}
+		}
+	}
+	return gone
+}
+
+// imports reports whether a file of p's folder imports q's package.
+func imports(t *testing.T, root string, files []string, p, q part) bool {
+	path := []byte(`"github.com/example/appsync-dynamo/` + q.folder() + `"`)
+	for _, f := range files {
+		if !strings.HasPrefix(f, p.folder()+"/") || !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(raw, path) {
+			return true
+		}
+	}
+	return false
+}
+
 func wired(t *testing.T, root string, files []string, kind string) []part {
 	var parts []part
 	for _, f := range files {

@@ -7,8 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
+	"github.com/example/appsync-dynamo/lambda/hotkeys" // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -42,12 +41,14 @@ func NewProjected(t *testing.T, filters []map[string]any, projections ...func(*s
 		t.Fatal(err)
 	}
 	calls := NewRecorder(client)
-	ps := store.New(calls, s.Table(), cursor.New(TokenKey), hotkeys.Spread)
+	ps := New(calls, s.Table())
 	var applied []projector.Projection
 	for _, p := range projections {
 		applied = append(applied, p(ps))
 	}
-	fn := lambda.NewHandler(projector.New(hotkeys.NewTallies(ps), slog.New(slog.NewJSONHandler(io.Discard, nil)), applied...).Handle)
+	var batches []projector.Batch
+	batches = append(batches, hotkeys.NewTallies(ps)) // feature: hotkeys
+	fn := lambda.NewHandler(projector.New(slog.New(slog.NewJSONHandler(io.Discard, nil)), batches, applied...).Handle)
 	api := ddblocal.StreamsClient(Endpoint(t))
 	done := &streams.Checkpoints{}
 	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(filters)}, done)

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +24,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
+	"github.com/example/appsync-dynamo/lambda/hotkeys" // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
@@ -121,17 +122,49 @@ func NewStreamStore(tb testing.TB, data store.Dataset, opts ...store.Option) (*s
 	return load(tb, client, NewStreamTable(tb, client), data, opts), client
 }
 
+// Options are the options of every store a test makes (New): the
+// optional features' that a store takes, as the functions wire them.
+var Options = []store.Option{
+	hotkeys.Spread, // feature: hotkeys
+}
+
+// New returns a store of the table on api, as the functions make it
+// (Options), with opts, its tokens signed with TokenKey.
+func New(api store.API, table string, opts ...store.Option) *store.Store {
+	return store.New(api, table, cursor.New(TokenKey), append(slices.Clone(Options), opts...)...)
+}
+
+// hot are what turns a post hot in a test's table, as the optional
+// features wired in do (none without hot keys).
+var hot = []func(context.Context, *store.Store, string) error{
+	func(ctx context.Context, s *store.Store, postID string) error {
+		return hotkeys.Of(s).MakeHot(ctx, postID)
+	}, // feature: hotkeys
+}
+
+// MakeHot turns the post hot (its likes and comments in shards) where the
+// store has hot keys: a test of what reads a post's likes and comments
+// meets a hot one too. Without hot keys it leaves the post as it is.
+func MakeHot(ctx context.Context, s *store.Store, postID string) error {
+	for _, h := range hot {
+		if err := h(ctx, s, postID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // StoreOn returns another store of the table, as another Lambda instance
 // has: it shares nothing with the others but the table.
 func StoreOn(tb testing.TB, table string, opts ...store.Option) (*store.Store, *dynamodb.Client) {
 	tb.Helper()
 	client := Client(tb)
-	return store.New(client, table, cursor.New(TokenKey), append([]store.Option{hotkeys.Spread}, opts...)...), client
+	return New(client, table, opts...), client
 }
 
 func load(tb testing.TB, client *dynamodb.Client, table string, data store.Dataset, opts []store.Option) *store.Store {
 	tb.Helper()
-	s := store.New(client, table, cursor.New(TokenKey), append([]store.Option{hotkeys.Spread}, opts...)...)
+	s := New(client, table, opts...)
 	if err := s.Load(context.Background(), data); err != nil {
 		tb.Fatalf("load data: %v", err)
 	}

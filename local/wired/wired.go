@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
+	"github.com/example/appsync-dynamo/lambda/feed"    // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotkeys" // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
@@ -31,6 +31,11 @@ var Routes = slices.Concat[[]routes.Route](
 	trending.Routes, // feature: trending
 )
 
+// Store are the features' options of every store the local tools make.
+var Store = []store.Option{
+	hotkeys.Spread, // feature: hotkeys
+}
+
 // Options wire the features into a resolver reading s.
 func Options(s *store.Store) []resolver.Option {
 	return []resolver.Option{
@@ -40,14 +45,16 @@ func Options(s *store.Store) []resolver.Option {
 	}
 }
 
-// Projector is the projector of s's stream, logging to log: the hot keys'
-// tallies, then the features' projections.
+// Projector is the projector of s's stream, logging to log: the features'
+// batch steps, then their projections.
 func Projector(s *store.Store, log *slog.Logger) *projector.Projector {
-	return projector.New(hotkeys.NewTallies(s), log, Projections(s)...)
+	return projector.New(log, []projector.Batch{
+		hotkeys.NewTallies(s), // feature: hotkeys
+	}, Projections(s)...)
 }
 
 // Projections are the features' projections of s's stream, which the
-// projector applies after the hot keys' tallies.
+// projector applies after their batch steps.
 func Projections(s *store.Store) []projector.Projection {
 	return []projector.Projection{
 		feed.NewProjection(s), // feature: feed
@@ -57,6 +64,6 @@ func Projections(s *store.Store) []projector.Projection {
 // ProjectorFilters are the projector's event source filters: the
 // features' projections' (as the stack orders them), then the hot keys'.
 var ProjectorFilters = slices.Concat(
-	feed.StreamFilters, // feature: feed
-	hotkeys.StreamFilters,
+	feed.StreamFilters,    // feature: feed
+	hotkeys.StreamFilters, // feature: hotkeys
 )

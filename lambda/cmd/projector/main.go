@@ -1,6 +1,7 @@
-// Command projector is the Lambda function of the table's stream: it copies
-// hot keys' shard counts and applies the projections wired in below (the
-// readers' feeds: package feed), with partial batch responses
+// Command projector is the Lambda function of the table's stream: it applies
+// the batch steps and projections wired in below (hot keys' shard counts:
+// package hotkeys; the readers' feeds: package feed), with partial batch
+// responses
 // (ReportBatchItemFailures; package projector), or runs the consumer a
 // feature wired in below names (PROJECTION=trending: the likes and comments
 // of Query.trending, counted on a tumbling window; package trending). Build
@@ -25,8 +26,8 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
+	"github.com/example/appsync-dynamo/lambda/feed"            // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotkeys"         // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -52,10 +53,14 @@ func main() {
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	})
 	// The projector signs no pagination token: any key will do.
-	s := store.New(client, table, cursor.New([]byte(rand.Text())))
+	s := store.New(client, table, cursor.New([]byte(rand.Text())),
+		hotkeys.Spread, // feature: hotkeys
+	)
+	var batches []projector.Batch
+	batches = append(batches, hotkeys.NewTallies(s)) // feature: hotkeys
 	var applied []projector.Projection
 	applied = append(applied, feed.NewProjection(s)) // feature: feed
-	projections := map[string]any{"feed": projector.New(hotkeys.NewTallies(s), log, applied...).Handle}
+	projections := map[string]any{"feed": projector.New(log, batches, applied...).Handle}
 	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
 	handler, ok := projections[cmp.Or(os.Getenv("PROJECTION"), "feed")]
 	if !ok {

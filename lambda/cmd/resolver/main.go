@@ -33,8 +33,8 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
+	"github.com/example/appsync-dynamo/lambda/feed"            // feature: feed
+	"github.com/example/appsync-dynamo/lambda/hotkeys"         // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/hotpage"         // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/resolver"
@@ -67,7 +67,9 @@ func main() {
 	client := store.NewClient(cfg, endpoint, func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, cost.Middleware)
 	})
-	s := store.New(client, table, tokens, hotkeys.Spread)
+	s := store.New(client, table, tokens,
+		hotkeys.Spread, // feature: hotkeys
+	)
 	namespace := cmp.Or(os.Getenv("METRICS_NAMESPACE"), resolver.DefaultMetricsNamespace)
 	reading, err := selection.ParseReading(os.Getenv("SELECTION_READING"))
 	if err != nil {

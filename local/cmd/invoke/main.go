@@ -24,13 +24,14 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/rie"
 	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/wired"
 )
 
 func main() {
@@ -226,7 +227,7 @@ func warm(ctx context.Context, endpoint string, transport *http.Transport, table
 	for range 200 {
 		conns := transport.Clone()
 		client := ddblocal.Client(endpoint, func(o *dynamodb.Options) { o.HTTPClient = &http.Client{Transport: conns} })
-		h := resolver.New(store.New(client, table, cursor.New([]byte("warm-up")), hotkeys.Spread),
+		h := resolver.New(store.New(client, table, cursor.New([]byte("warm-up")), wired.Store...),
 			slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard))
 		if _, err := h.Invoke(ctx, payload); err != nil {
 			var fail messages.InvokeResponse_Error
