@@ -40,7 +40,7 @@ func (c *counterGets) GetItem(ctx context.Context, in *dynamodb.GetItemInput, op
 func TestConcurrentLikesOfAHotPostShareOneCounterRead(t *testing.T) {
 	d := sample.Data()
 	users := storetest.AddLikers(&d, 51)
-	seeded, c := storetest.NewStore(t, d)
+	seeded, c := storetest.NewStore(t, d, hotkeys.Spread)
 	if err := hotkeys.Of(seeded).MakeHot(t.Context(), sample.HelloPost); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestConcurrentLikesOfAHotPostShareOneCounterRead(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	s := storetest.New(gets, seeded.Table(), store.WithClock(clock))
+	s := storetest.New(gets, seeded.Table(), hotkeys.Spread, store.WithClock(clock))
 	if _, err := s.Post(t.Context(), sample.HelloPost); err != nil { // the store learns the post hot
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestAHotPostsLikesCountAndListExactly(t *testing.T) {
 
 	// A second store, as another Lambda instance, that does not know the
 	// post is hot: its likes find out from the failed condition.
-	other, _ := storetest.StoreOn(t, f.S.Table())
+	other, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, u := range users[10:] {
@@ -269,7 +269,7 @@ func TestAHotPostsCommentsCountAndListExactly(t *testing.T) {
 		},
 			req, func(c store.Comment) string { return c.ID })
 	}
-	freshStore := func() *store.Store { s, _ := storetest.StoreOn(t, f.S.Table()); return s } // knows nothing of the post
+	freshStore := func() *store.Store { s, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread); return s } // knows nothing of the post
 	check := func(when string) {
 		t.Helper()
 		p, err := f.S.Post(ctx, post.ID)
@@ -432,7 +432,7 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 	for _, u := range []string{users[1].ID, users[20].ID, users[33].ID} { // one from before, two in shards
 		unfollow(u)
 	}
-	unknowing, _ := storetest.StoreOn(t, f.S.Table())
+	unknowing, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 	follow(unknowing, users[20].ID) // followed again, into a shard, by a store that finds out
 	follow(f.S, users[5].ID)        // again while following: changes nothing
 	f.Drain()
@@ -445,7 +445,7 @@ func TestAHotUsersFollowersCountAndListExactly(t *testing.T) {
 	check := func(when string) {
 		t.Helper()
 		want := slices.Sorted(maps.Keys(followers)) // GSI2 sorts by the follower's ID
-		fresh, _ := storetest.StoreOn(t, f.S.Table())
+		fresh, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 		u, err := fresh.User(ctx, star)
 		f.Must(u, err)
 		byHandle, err := fresh.UserByHandle(ctx, "dave")
@@ -580,7 +580,7 @@ func TestAListingBegunBeforeItTurnedHotListsWhatCameAfter(t *testing.T) {
 		_, err := f.S.CreateComment(ctx, users[i].ID, post.ID, "before")
 		f.Must(nil, err)
 	}
-	begun, _ := storetest.StoreOn(t, f.S.Table())
+	begun, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 	followers, err := begun.Followers(ctx, star, store.PageRequest{Limit: 1})
 	f.Must(followers, err)
 	ranged := store.PageRequest{Limit: 1, After: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), Before: time.Now().Add(time.Hour)}
@@ -603,13 +603,13 @@ func TestAListingBegunBeforeItTurnedHotListsWhatCameAfter(t *testing.T) {
 		after = append(after, c.ID)
 	}
 
-	fresh, _ := storetest.StoreOn(t, f.S.Table())
+	fresh, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 	rest := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Follow], error) { return fresh.Followers(ctx, star, r) },
 		store.PageRequest{Limit: 1, NextToken: *followers.NextToken}, func(f store.Follow) string { return f.FollowerID })
 	if want := []string{"u_fan01", "u_fan02", "u_fan03", "u_fan04", "u_fan05"}; !slices.Equal(rest, want) {
 		t.Errorf("followers after the first page: %v, want %v", rest, want)
 	}
-	fresh, _ = storetest.StoreOn(t, f.S.Table())
+	fresh, _ = storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 	ranged.NextToken = *comments.NextToken
 	got := storetest.IDs(t, func(r store.PageRequest) (store.Page[store.Comment], error) {
 		return fresh.CommentsOnPost(ctx, post.ID, r)

@@ -38,8 +38,8 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	f.Must(nil, hotkeys.Of(f.S).MakeHot(ctx, post.ID))
 	f.Must(nil, hotkeys.Of(f.S).MakeUserHot(ctx, sample.Bob))
 	f.Drain()
-	writer, _ := storetest.StoreOn(t, f.S.Table())
-	other, _ := storetest.StoreOn(t, f.S.Table())
+	writer, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
+	other, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 	before := postCounts(t, other, post.ID) // learns it hot, and keeps its page
 	postCounts(t, writer, post.ID)
 
@@ -111,7 +111,7 @@ func TestTheWriterReadsItsOwnCountsAtOnce(t *testing.T) {
 	}
 
 	f.Drain() // the projector copies the shards' tallies
-	fresh, _ := storetest.StoreOn(t, f.S.Table())
+	fresh, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 	if got := postCounts(t, fresh, post.ID); got != want {
 		t.Errorf("once copied, a new environment reads %+v, want %+v", got, want)
 	}

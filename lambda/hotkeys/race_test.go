@@ -184,7 +184,7 @@ func TestTwoStoresRacingTheThresholds(t *testing.T) {
 	const writers, below = 40, 10
 	storm := func(f *streamTest, users []store.User, write func(s *store.Store, user string) error) {
 		t.Helper()
-		other, _ := storetest.StoreOn(t, f.S.Table())
+		other, _ := storetest.StoreOn(t, f.S.Table(), hotkeys.Spread)
 		var wg sync.WaitGroup
 		for i, u := range users[:writers] {
 			wg.Go(func() {

@@ -105,7 +105,7 @@ func readPage(ctx context.Context, s *hotpage.Store, postID string) (store.Post,
 // post, one of its comments (its partition and shards, one round trip), one
 // of their authors; past the TTL, once again.
 func TestAHotPostsPageIsReadOncePerTTL(t *testing.T) {
-	base, _ := storetest.NewStore(t, hotData())
+	base, _ := storetest.NewStore(t, hotData(), hotkeys.Spread)
 	post := hotPost(t, base)
 	counted := &reads{API: storetest.Client(t)}
 	c := &clock{t: time.Now()}
@@ -150,7 +150,7 @@ func TestAHotPostsPageIsReadOncePerTTL(t *testing.T) {
 // What another environment writes is seen within the TTL, never later;
 // what this environment writes, at once.
 func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
-	base, _ := storetest.NewStore(t, hotData())
+	base, _ := storetest.NewStore(t, hotData(), hotkeys.Spread)
 	post := hotPost(t, base)
 	c := &clock{t: time.Now()}
 	reader := keeper(store.New(storetest.Client(t), base.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(c.now)))
@@ -197,7 +197,7 @@ func TestAHotPostsPageIsAtMostTheTTLLate(t *testing.T) {
 		t.Error("its own deletion, at once: the post is still read")
 	}
 	// A consistent read (a mutation's answer) never reads what is kept.
-	base2, _ := storetest.NewStore(t, hotData())
+	base2, _ := storetest.NewStore(t, hotData(), hotkeys.Spread)
 	hot := hotPost(t, base2)
 	kept := keeper(store.New(storetest.Client(t), base2.Table(), cursor.New(storetest.TokenKey), hotkeys.Spread, store.WithClock(c.now)))
 	kept.Post(ctx, hot.ID)
@@ -234,7 +234,7 @@ func (f *failing) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...fu
 // a page kept empty or in part; and the first reader once it answers again
 // reads the whole page.
 func TestAHotPostsPageIsNotKeptWhileDynamoDBFails(t *testing.T) {
-	base, _ := storetest.NewStore(t, hotData())
+	base, _ := storetest.NewStore(t, hotData(), hotkeys.Spread)
 	post := hotPost(t, base)
 	client := storetest.Client(t)
 	api := &failing{API: client, throttled: storetest.ThrottleQueriesOf{API: client, PK: store.PostPK(post.ID)}}

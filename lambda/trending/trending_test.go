@@ -77,7 +77,7 @@ type trendTest struct {
 
 func newTrendTest(t *testing.T, data store.Dataset) *trendTest {
 	c := &clock{t: time.Now().UTC()}
-	s, client := storetest.NewStreamStore(t, data, store.WithClock(c.now))
+	s, client := storetest.NewStreamStore(t, data, append(slices.Clone(storetest.Wired), store.WithClock(c.now))...)
 	arn, err := ddblocal.StreamARN(t.Context(), client, s.Table())
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func (tt *trendTest) aggregate(fn streams.Function, batch int, done *streams.Che
 }
 
 func (tt *trendTest) aggregator(opts ...trending.Option) lambda.Handler {
-	s := storetest.New(tt.client, tt.s.Table())
+	s := storetest.New(tt.client, tt.s.Table(), storetest.Wired...)
 	return lambda.NewHandler(trending.New(trending.NewBuckets(s), slog.New(slog.NewJSONHandler(io.Discard, nil)), opts...).Handle)
 }
 
@@ -297,7 +297,7 @@ func TestAWindowEndedEarlyIsFlushed(t *testing.T) {
 	}
 	all := tt.records()
 	recs := all[len(all)-len(users):] // the sample's own likes and comments come first
-	agg := trending.New(trending.NewBuckets(storetest.New(tt.client, tt.s.Table())), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	agg := trending.New(trending.NewBuckets(storetest.New(tt.client, tt.s.Table(), storetest.Wired...)), slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	ev := events.DynamoDBTimeWindowEvent{DynamoDBEvent: events.DynamoDBEvent{Records: recs[:2]}}
 	ev.ShardID = "shard-1"
 	out, err := agg.Handle(t.Context(), ev)
@@ -357,7 +357,7 @@ func (k *killer) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	}
 	k.killed = true
 	c := &cut{API: k.tt.client, after: k.after, landed: k.landed}
-	s := storetest.New(c, k.tt.s.Table())
+	s := storetest.New(c, k.tt.s.Table(), storetest.Wired...)
 	_, _ = lambda.NewHandler(trending.New(trending.NewBuckets(s), slog.New(slog.DiscardHandler), trending.WithMaxCells(k.maxCells)).Handle).Invoke(ctx, payload)
 	if k.consumerDies {
 		k.kill()

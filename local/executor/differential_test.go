@@ -67,7 +67,7 @@ func newDifferential(tb testing.TB) *differential {
 	feedtest.FollowWithFeed(&d, sample.Carol, sample.Alice, 4102444800)
 	d.Items = append(d.Items, feed.Entry{Reader: sample.Carol, Place: store.PublishedSK("01HZZZZZZZZZZZZZZZZZZZZZZZ"),
 		PostID: "01HZZZZZZZZZZZZZZZZZZZZZZZ", AuthorID: sample.Alice, Expires: 4102444800}.Item())
-	s, _ := storetest.NewStore(tb, d)
+	s, _ := storetest.NewStore(tb, d, wired.Store...)
 	// A hot post: two likes in its own partition, then four in its shards
 	// (pages of its likes merge them), and comments in both.
 	hot := d.Posts[1].ID

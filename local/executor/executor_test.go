@@ -113,7 +113,7 @@ func (e *endingWriter) Write(p []byte) (int, error) {
 // setupStore is setupWith, returning the store too.
 func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option, onStore ...func(*store.Store) resolver.Option) (*executor.Executor, *recorder, *store.Store) {
 	t.Helper()
-	s, _ := storetest.NewStore(t, data)
+	s, _ := storetest.NewStore(t, data, wired.Store...)
 	for _, o := range onStore {
 		hopts = append(hopts, o(s))
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -30,7 +31,7 @@ import (
 // AppSync over a handler of it.
 func environment(t *testing.T, table string, ttl time.Duration) (*executor.Executor, *hotpage.Store) {
 	t.Helper()
-	raw := storetest.New(storetest.Client(t), table)
+	raw := storetest.New(storetest.Client(t), table, wired.Store...)
 	s := hotpage.New(raw, raw, hotpage.WithTTL(ttl))
 	sch, err := schema.Load()
 	if err != nil {
@@ -49,7 +50,7 @@ func hotPageData(t *testing.T) (string, string) {
 	for i := 1; i <= 3; i++ {
 		d.Users = append(d.Users, store.User{ID: fmt.Sprintf("u_reader%02d", i), Handle: fmt.Sprintf("reader%02d", i), Name: "Reader", CreatedAt: "2024-05-01T00:00:00.000Z"})
 	}
-	s, _ := storetest.NewStore(t, d)
+	s, _ := storetest.NewStore(t, d, wired.Store...)
 	ctx := t.Context()
 	p, err := s.CreatePost(ctx, sample.Alice, store.NewPost{Title: "viral", Body: "read by many"})
 	if err != nil {
@@ -211,7 +212,7 @@ func TestConcurrentEnvironmentsServeNothingOlderThanTheTTL(t *testing.T) {
 		}
 	}
 	time.Sleep(ttl)
-	fresh, _ := storetest.StoreOn(t, table)
+	fresh, _ := storetest.StoreOn(t, table, wired.Store...)
 	want, _ := fresh.Post(ctx, post)
 	for i, env := range envs {
 		if data, _ := run(t, env.e, executor.Request{Query: query}); get(data, "post", "title") != want.Title {

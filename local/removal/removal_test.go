@@ -11,6 +11,7 @@ package removal_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -88,6 +89,9 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 		t.Run(r.name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyWithout(t, root, dir, files, gone)
+			if unused := deleteUnused(t, dir); len(unused) > 0 {
+				t.Logf("left unused, deleted too: %s", strings.Join(unused, ", "))
+			}
 			treecopy.Run(t, dir, "go", "build", "./lambda/...", "./local/cmd/dev", "./schema/...")
 			treecopy.Run(t, dir, "go", "vet", "./lambda/...", "./schema/...")
 			treecopy.Run(t, filepath.Join(dir, "infra"), "go", "build", "./...")
@@ -113,6 +117,36 @@ func TestEachSpeedUpTurnsOff(t *testing.T) {
 
 // wired are the parts of kind ("feature" or "speed-up") whose lines are
 // marked in the tree's Go files, each with its folder.
+// deleteUnused deletes from the copy in dir each package under lambda/
+// that no function reaches any more (lambda/kept, once every feature that
+// keeps a value is gone), as a person would whom docs/layout.md's test
+// tells so, and returns their folders.
+func deleteUnused(t *testing.T, dir string) []string {
+	list := func(args ...string) []string {
+		cmd := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{.Dir}}"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %v: %v", args, err)
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	reached := list("-deps", "./lambda/cmd/...")
+	var unused []string
+	for _, pkg := range list("./lambda/...") {
+		if slices.Contains(reached, pkg) {
+			continue
+		}
+		folder := strings.Fields(pkg)[1]
+		if err := os.RemoveAll(folder); err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, folder)
+		unused = append(unused, rel)
+	}
+	return unused
+}
+
 func names(parts []part) []string {
 	var out []string
 	for _, p := range parts {

@@ -29,19 +29,20 @@ type Projected struct {
 	Done   *streams.Checkpoints
 }
 
-// NewProjected returns the table and its projector, applying projections
-// (each made on the projector's own store, which records its requests in
-// Calls) to the records that filters match, 100 a batch, bisected and
-// retried 3 times.
+// NewProjected returns the table and its projector, applying the wired
+// features' batch steps and projections (each made on the projector's own
+// store, which records its requests in Calls) to the records that filters
+// match, 100 a batch, bisected and retried 3 times. Both stores are as the
+// functions make them (Wired).
 func NewProjected(t *testing.T, filters []map[string]any, projections ...func(*store.Store) projector.Projection) *Projected {
 	s, client := NewStreamStore(t, store.Dataset{Users: append(sample.Data().Users,
-		store.User{ID: "u_dave", Handle: "dave", Name: "Dave", CreatedAt: "2024-05-01T00:00:00.000Z"})})
+		store.User{ID: "u_dave", Handle: "dave", Name: "Dave", CreatedAt: "2024-05-01T00:00:00.000Z"})}, Wired...)
 	arn, err := ddblocal.StreamARN(t.Context(), client, s.Table())
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := NewRecorder(client)
-	ps := New(calls, s.Table())
+	ps := New(calls, s.Table(), Wired...)
 	var applied []projector.Projection
 	for _, p := range projections {
 		applied = append(applied, p(ps))

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -122,34 +121,28 @@ func NewStreamStore(tb testing.TB, data store.Dataset, opts ...store.Option) (*s
 	return load(tb, client, NewStreamTable(tb, client), data, opts), client
 }
 
-// Options are the options of every store a test makes (New): the
-// optional features' that a store takes, as the functions wire them.
-var Options = []store.Option{
+// Wired are the options the optional features wired in give a store, as
+// the functions make it: a test of a feature, or of what the API does with
+// them all, passes them (the stores here are the core's, without them).
+var Wired = []store.Option{
 	hotkeys.Spread, // feature: hotkeys
 }
 
-// New returns a store of the table on api, as the functions make it
-// (Options), with opts, its tokens signed with TokenKey.
+// New returns a store of the table on api with opts, its tokens signed
+// with TokenKey.
 func New(api store.API, table string, opts ...store.Option) *store.Store {
-	return store.New(api, table, cursor.New(TokenKey), append(slices.Clone(Options), opts...)...)
-}
-
-// hot are what turns a post hot in a test's table, as the optional
-// features wired in do (none without hot keys).
-var hot = []func(context.Context, *store.Store, string) error{
-	func(ctx context.Context, s *store.Store, postID string) error {
-		return hotkeys.Of(s).MakeHot(ctx, postID)
-	}, // feature: hotkeys
+	return store.New(api, table, cursor.New(TokenKey), opts...)
 }
 
 // MakeHot turns the post hot (its likes and comments in shards) where the
-// store has hot keys: a test of what reads a post's likes and comments
-// meets a hot one too. Without hot keys it leaves the post as it is.
+// store's Spread can (hot keys: lambda/hotkeys), so that a test of what
+// reads a post's likes and comments meets a hot one too. Without one it
+// leaves the post as it is.
 func MakeHot(ctx context.Context, s *store.Store, postID string) error {
-	for _, h := range hot {
-		if err := h(ctx, s, postID); err != nil {
-			return err
-		}
+	if h, ok := s.Spread().(interface {
+		MakeHot(ctx context.Context, postID string) error
+	}); ok {
+		return h.MakeHot(ctx, postID)
 	}
 	return nil
 }

@@ -63,7 +63,7 @@ func Projections(s *store.Store) []projector.Projection {
 
 // ProjectorFilters are the projector's event source filters: the
 // features' projections' (as the stack orders them), then the hot keys'.
-var ProjectorFilters = slices.Concat(
+var ProjectorFilters = slices.Concat[[]map[string]any](
 	feed.StreamFilters,    // feature: feed
 	hotkeys.StreamFilters, // feature: hotkeys
 )

@@ -56,16 +56,24 @@ func main() {
 	s := store.New(client, table, cursor.New([]byte(rand.Text())),
 		hotkeys.Spread, // feature: hotkeys
 	)
-	var batches []projector.Batch
-	batches = append(batches, hotkeys.NewTallies(s)) // feature: hotkeys
-	var applied []projector.Projection
-	applied = append(applied, feed.NewProjection(s)) // feature: feed
-	projections := map[string]any{"feed": projector.New(log, batches, applied...).Handle}
-	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
+	projections := wire(s, log)
 	handler, ok := projections[cmp.Or(os.Getenv("PROJECTION"), "feed")]
 	if !ok {
 		log.Error("refusing to start: PROJECTION names no projection", "PROJECTION", os.Getenv("PROJECTION"), "projections", slices.Sorted(maps.Keys(projections)))
 		os.Exit(1)
 	}
 	lambda.Start(handler)
+}
+
+// wire returns the handlers PROJECTION names, of the features wired in
+// below, each writing through s: the projector ("feed") with their batch
+// steps and projections, and the consumers of their own.
+func wire(s *store.Store, log *slog.Logger) map[string]any {
+	var batches []projector.Batch
+	batches = append(batches, hotkeys.NewTallies(s)) // feature: hotkeys
+	var applied []projector.Projection
+	applied = append(applied, feed.NewProjection(s)) // feature: feed
+	projections := map[string]any{"feed": projector.New(log, batches, applied...).Handle}
+	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
+	return projections
 }
