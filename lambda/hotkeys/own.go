@@ -6,8 +6,8 @@ package hotkeys
 // liked, commented or followed there would miss its own write for that
 // long, and keep the miss for a hot page's TTL (lambda/hotpage). So a write
 // on a shard reads the shard's counter back (Wrote: one strongly consistent
-// GetItem, a read
-// unit on the shard's partition) and the store keeps its tally; every read
+// GetItem, a read unit on the shard's partition) and the store keeps its
+// tally (Tallies); every read
 // of the parent's counter in this store then counts that tally in place of
 // the one the projector copied while it is newer (its version), so that
 // the writer's environment answers its own writes at once, and never a
@@ -92,7 +92,7 @@ func (l *Layer) Wrote(ctx context.Context, place store.Place) {
 		return
 	}
 	var c shardCounter
-	if found, err := l.s.GetConsistent(ctx, "store.ownCount", store.Key{PK: place.Counter, SK: store.SKShard}, &c); err != nil || !found {
+	if found, err := l.s.GetConsistent(ctx, "hotkeys.Wrote", store.Key{PK: place.Counter, SK: store.SKShard}, &c); err != nil || !found {
 		return
 	}
 	l.own.learn(parent, ShardName(c.Shard), store.ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})

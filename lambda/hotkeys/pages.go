@@ -20,14 +20,14 @@ import (
 
 // Where a parent's children live, and how a page over them is read. A
 // post's likes and comments and a user's followers are in the parent's own
-// partition until it turns hot (store's hot.go, hotusers.go), and in its
+// partition until it turns hot (writes.go), and in its
 // shards as well after: a page reads the own partition's Query (one round
 // trip) for a parent not hot, or that partition and the shards together,
 // merged in the connection's order (one round trip too). A store learns
 // that a parent is hot from what it reads (a marker the parent's partition
 // holds once hot, a token that names shards, a write refused as hot) and
-// keeps it (known): a parent stays hot. This file is the one place
-// that decides.
+// keeps it (known): a parent stays hot. This file is the one place that
+// decides how a page is read, as writes.go is where a child goes.
 
 // sharding is one kind of a parent's children that turning hot spreads:
 // how to find them and what tells a parent is hot.
