@@ -185,8 +185,8 @@ func TestLayoutNamesEveryStoreFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := bytes.Index(layout, []byte("**The store, a file an idea.**"))
-	end := bytes.Index(layout, []byte("| Path | What it holds |"))
+	start := bytes.Index(layout, []byte("## The store, a file an idea"))
+	end := bytes.Index(layout, []byte("## Every folder"))
 	if start < 0 || end < start {
 		t.Fatal("layout.md has no store section before its table of paths")
 	}
@@ -208,5 +208,67 @@ func TestLayoutNamesEveryStoreFile(t *testing.T) {
 		if !exists[m] {
 			t.Errorf("layout.md's store section names %s, which lambda/store does not hold", m)
 		}
+	}
+}
+
+// firstScreen is how many lines a reader sees of a document before scrolling.
+const firstScreen = 60
+
+// The README and layout.md lead with the core: within their first screen, the
+// pattern's five ideas, numbered, each linking the files it lives in; both
+// name the same files, and the optional features come after them.
+func TestBothLeadWithTheCore(t *testing.T) {
+	var named [][]string
+	for _, doc := range []string{"../README.md", "layout.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		ideas := strings.Index(text, "the pattern in five ideas")
+		if ideas < 0 {
+			ideas = strings.Index(text, "The pattern in five ideas")
+		}
+		features := strings.Index(text, "Optional features")
+		if features < 0 {
+			features = strings.Index(text, "## The optional features")
+		}
+		if ideas < 0 || features < ideas {
+			t.Errorf("%s: no five ideas of the pattern before its optional features", doc)
+			continue
+		}
+		if line := strings.Count(text[:ideas], "\n") + 1; line > firstScreen/2 {
+			t.Errorf("%s: the five ideas start on line %d, past the first screen's first half", doc, line)
+		}
+		section := text[ideas:features]
+		var files []string
+		for i := 1; i <= 5; i++ {
+			start := strings.Index(section, fmt.Sprintf("\n%d. **", i))
+			if start < 0 {
+				t.Errorf("%s: idea %d is not there", doc, i)
+				continue
+			}
+			item := section[start+1:]
+			if end := strings.Index(item, fmt.Sprintf("\n%d. **", i+1)); end >= 0 {
+				item = item[:end]
+			} else if end := strings.Index(item, "\n\n"); end >= 0 {
+				item = item[:end]
+			}
+			links := regexp.MustCompile(`\]\((?:\.\./)?((?:lambda|appsyncjs)/[^)#]+)\)`).FindAllStringSubmatch(item, -1)
+			if len(links) == 0 {
+				t.Errorf("%s: idea %d links no file", doc, i)
+			}
+			for _, l := range links {
+				files = append(files, l[1])
+			}
+		}
+		if start := strings.Count(text[:ideas], "\n") + 1; start+strings.Count(section, "\n") > firstScreen {
+			t.Logf("%s: the five ideas end past line %d", doc, firstScreen)
+		}
+		slices.Sort(files)
+		named = append(named, slices.Compact(files))
+	}
+	if len(named) == 2 && !slices.Equal(named[0], named[1]) {
+		t.Errorf("the README's five ideas name %v, layout.md's %v: the same files, please", named[0], named[1])
 	}
 }

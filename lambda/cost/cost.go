@@ -104,7 +104,7 @@ type meterKey struct{}
 // enclosing contexts, so an outer meter (a whole GraphQL request) sees what
 // an inner one (one Lambda invocation) counts.
 func WithMeter(ctx context.Context) (context.Context, *Meter) {
-	m := &Meter{parent: FromContext(ctx)}
+	m := &Meter{parent: fromContext(ctx)}
 	return context.WithValue(ctx, meterKey{}, m), m
 }
 
@@ -116,8 +116,8 @@ func (m *Meter) record(c Call) {
 	}
 }
 
-// FromContext returns the context's Meter, or nil.
-func FromContext(ctx context.Context) *Meter {
+// fromContext returns the context's Meter, or nil.
+func fromContext(ctx context.Context) *Meter {
 	m, _ := ctx.Value(meterKey{}).(*Meter)
 	return m
 }

@@ -25,7 +25,7 @@ import (
 func Middleware(stack *middleware.Stack) error {
 	if err := stack.Initialize.Add(middleware.InitializeMiddlewareFunc("cost.Meter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			m := FromContext(ctx)
+			m := fromContext(ctx)
 			if m == nil {
 				return next.HandleInitialize(ctx, in)
 			}

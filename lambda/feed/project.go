@@ -16,7 +16,7 @@ import (
 // The feeds, kept from the table's stream (applied by lambda/projector): a
 // published post (created published, or a draft published) enters the
 // feed of each of its author's followers, a deleted post leaves them; a
-// follow brings the followed user's latest posts (FollowBackfill) into the
+// follow brings the followed user's latest posts (followBackfill) into the
 // follower's feed, an unfollow takes every entry of that user out of it.
 //
 // Every write is idempotent (an entry's key is its reader and its post's
@@ -28,10 +28,10 @@ import (
 // unfollowed), Feed leaves out at read time, which checks each entry's post
 // and follow: the projection only has to converge.
 
-// FollowBackfill is how many of a user's latest posts a new follow brings
+// followBackfill is how many of a user's latest posts a new follow brings
 // into the follower's feed: one full page of it, so that a new follow shows
 // at once; older ones the follower finds on the user's own page.
-const FollowBackfill = 20
+const followBackfill = 20
 
 // Follows is what the projection reads of the core's items: every follower
 // of a user, whether a follow stands, whether a post is published (strongly
@@ -48,7 +48,7 @@ type Projection struct {
 	table     *Table
 	core      Follows
 	now       func() time.Time
-	threshold int      // PullThreshold, but in tests
+	threshold int      // pullThreshold, but in tests
 	pulled    sync.Map // author ID -> true: read pulled (reach)
 }
 
@@ -61,7 +61,7 @@ func WithPullThreshold(n int) Option { return func(p *Projection) { p.threshold 
 
 // NewProjection returns the projection of s's stream onto its feeds.
 func NewProjection(s *store.Store, opts ...Option) *Projection {
-	p := &Projection{table: NewTable(s), core: s, now: time.Now, threshold: PullThreshold}
+	p := &Projection{table: NewTable(s), core: s, now: time.Now, threshold: pullThreshold}
 	for _, o := range opts {
 		o(p)
 	}
@@ -176,7 +176,7 @@ func (p *Projection) followed(ctx context.Context, follower, followed string) er
 	if reach.Pulled { // read at read time: the reader's marker is all it needs
 		return p.table.PutPullMarkers(ctx, followed, []string{follower})
 	}
-	latest, err := p.table.PublishedSince(ctx, followed, p.now().Add(-TTL), FollowBackfill)
+	latest, err := p.table.PublishedSince(ctx, followed, p.now().Add(-TTL), followBackfill)
 	if err != nil {
 		return err
 	}

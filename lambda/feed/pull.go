@@ -22,14 +22,14 @@ import (
 // for their posts, and a reader's feed reads them at read time from the
 // pull markers in its partition, with the counters indexed by publication.
 
-// PullThreshold is the follower count above which an author's posts are no
+// pullThreshold is the follower count above which an author's posts are no
 // longer fanned out to the followers' feeds: their feeds read the author's
 // posts at read time instead (see Feed). A fan-out costs one write unit
 // and a 25th of a BatchWriteItem per follower; at 10,000 it is 400 requests,
 // a second or two of one projector invocation, and past it one post's
 // fan-out would take a good part of the function's 60 s (100,000: 4,000
 // requests; make bench measures them).
-const PullThreshold = 10000
+const pullThreshold = 10000
 
 // Reach is what the projector reads of an author to choose between fanning
 // out and being read at read time.

@@ -10,30 +10,30 @@ import (
 // (store.PostPK, store.UserPK, store.FollowersPK), and the markers a hot
 // parent's partition holds (docs/table.md#keys).
 
-// ShardName is shard n's two digits: in its partition key, and its key in a
+// shardName is shard n's two digits: in its partition key, and its key in a
 // hot post's or user's tally map.
-func ShardName(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
+func shardName(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
 
 // ShardPK is the partition of shard n of a hot post: "POST#<id>#<nn>",
 // where the post's new likes and comments land, with the shard's counter,
 // instead of its own partition. An ID holds no "#", so it is no post's
 // partition.
-func ShardPK(postID string, n int) string { return store.PostPK(postID) + "#" + ShardName(n) }
+func ShardPK(postID string, n int) string { return store.PostPK(postID) + "#" + shardName(n) }
 
 // UserShardPK is the partition of shard n of a hot user: "USER#<id>#<nn>",
 // which holds the shard's counter of followers.
-func UserShardPK(userID string, n int) string { return store.UserPK(userID) + "#" + ShardName(n) }
+func UserShardPK(userID string, n int) string { return store.UserPK(userID) + "#" + shardName(n) }
 
 // FollowersShardPK is the GSI2 partition of shard n of a hot user's
 // followers: "FOLLOWERS#<id>#<nn>".
 func FollowersShardPK(userID string, n int) string {
-	return store.FollowersPK(userID) + "#" + ShardName(n)
+	return store.FollowersPK(userID) + "#" + shardName(n)
 }
 
-// ShardParent returns the partition whose shard pk is ("POST#<id>" of
+// shardParent returns the partition whose shard pk is ("POST#<id>" of
 // "POST#<id>#<nn>", "USER#<id>" of "USER#<id>#<nn>"); false for any other
 // key.
-func ShardParent(pk string) (string, bool) {
+func shardParent(pk string) (string, bool) {
 	i := strings.LastIndexByte(pk, '#')
 	if i < 0 || len(pk)-i != 3 {
 		return "", false

@@ -87,7 +87,7 @@ func (o *ownTallies) onto(parent string, hot map[string]store.ShardTally) map[st
 // parent's reads. A failed read keeps nothing: the write stands, and the
 // parent's count is the projector's until it has copied the write.
 func (l *Layer) Wrote(ctx context.Context, place store.Place) {
-	parent, ok := ShardParent(place.Counter)
+	parent, ok := shardParent(place.Counter)
 	if !ok {
 		return
 	}
@@ -95,7 +95,7 @@ func (l *Layer) Wrote(ctx context.Context, place store.Place) {
 	if found, err := l.s.GetConsistent(ctx, "hotkeys.Wrote", store.Key{PK: place.Counter, SK: store.SKShard}, &c); err != nil || !found {
 		return
 	}
-	l.own.learn(parent, ShardName(c.Shard), store.ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})
+	l.own.learn(parent, shardName(c.Shard), store.ShardTally{Likes: c.LikeCount, Comments: c.CommentCount, Followers: c.FollowerCount, Version: c.Version})
 }
 
 // Tallies are the shard tallies of the counter of partition pk as read,

@@ -69,7 +69,7 @@ func read(records []events.DynamoDBEventRecord) (map[string]map[int]store.ShardT
 		if imageStr(r.Change.Keys, store.AttrSK) != store.SKShard || img == nil {
 			continue // not a shard counter, or its deletion (with its post)
 		}
-		parent, ok := ShardParent(imageStr(r.Change.Keys, store.AttrPK))
+		parent, ok := shardParent(imageStr(r.Change.Keys, store.AttrPK))
 		shard, ok1 := num(img, "shard")
 		version, ok2 := num(img, "version")
 		if !ok || !ok1 || !ok2 {
@@ -107,13 +107,13 @@ func imageStr(img map[string]events.DynamoDBAttributeValue, name string) string 
 
 // Apply copies shards' counts (by shard) onto the counter of the hot post
 // or user whose partition is parent ("POST#<id>", "USER#<id>":
-// ShardParent), each only if newer than what is there (its version):
+// shardParent), each only if newer than what is there (its version):
 // one UpdateItem for all of them, or, when one is not newer, one for each
 // of the others. A redelivered or out-of-order record's tally changes
 // nothing; a deleted post's are dropped.
 func (t *Tallies) Apply(ctx context.Context, parent string, tallies map[int]store.ShardTally) error {
 	const op = "hotkeys.Apply"
-	if _, ok := ShardParent(parent + "#00"); !ok {
+	if _, ok := shardParent(parent + "#00"); !ok {
 		return errs.E(op, errs.Validation, "not a hot post's or user's partition")
 	}
 	shards := slices.Sorted(maps.Keys(tallies))
@@ -137,14 +137,14 @@ func (t *Tallies) apply(ctx context.Context, op, parent string, shards []int, ta
 	var upd expression.UpdateBuilder
 	cond := expression.AttributeExists(expression.Name("hot"))
 	for i, n := range shards {
-		name := expression.Name("hot." + ShardName(n))
+		name := expression.Name("hot." + shardName(n))
 		if i == 0 {
 			upd = expression.Set(name, expression.Value(tallies[n]))
 		} else {
 			upd = upd.Set(name, expression.Value(tallies[n]))
 		}
 		cond = cond.And(expression.Or(expression.AttributeNotExists(name),
-			expression.Name("hot."+ShardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
+			expression.Name("hot."+shardName(n)+".v").LessThan(expression.Value(tallies[n].Version))))
 	}
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {

@@ -3,7 +3,7 @@ package trending
 // The buckets: what the aggregator counts, by their own time, into
 // five-minute cells, written once a tumbling window per stream shard into
 // buckets of five minutes for the hour, an hour for the day, a day for the
-// week, each bucket in parts by post (BucketPK), one UpdateItem per part and
+// week, each bucket in parts by post (bucketPK), one UpdateItem per part and
 // 100 posts. A window's ranking is the sum of its buckets: one BatchGetItem
 // of their parts, then one of its top posts, kept in each environment for
 // KeepFor.
@@ -57,9 +57,9 @@ var Spans = map[Window]Span{
 	Week: {Length: 24 * time.Hour, Buckets: 7, Parts: 16},
 }
 
-// CellSpan is the span of the cells the aggregator counts in: the
+// cellSpan is the span of the cells the aggregator counts in: the
 // shortest bucket's, which every longer one is a multiple of.
-const CellSpan = 5 * time.Minute
+const cellSpan = 5 * time.Minute
 
 // MaxPosts is the most posts a ranking lists.
 const MaxPosts = 50
@@ -77,7 +77,7 @@ type Cell struct {
 
 // CellOf returns the cell of a like or comment on postID made at t.
 func CellOf(postID string, t time.Time) Cell {
-	return Cell{PostID: postID, Start: t.UTC().Truncate(CellSpan)}
+	return Cell{PostID: postID, Start: t.UTC().Truncate(cellSpan)}
 }
 
 // Count is the likes and comments counted in a cell or a window.
@@ -118,7 +118,9 @@ type bucket struct {
 	part   int
 }
 
-func (b bucket) key() store.Key { return store.Key{PK: BucketPK(b.length, b.start, b.part), SK: SK} }
+func (b bucket) key() store.Key {
+	return store.Key{PK: bucketPK(b.length, b.start, b.part), SK: trendSK}
+}
 
 // Apply adds counts, what one stream shard's records counted in one flush,
 // to every bucket they fall in. mark orders the shard's flushes (the padded
@@ -135,7 +137,7 @@ func (b *Buckets) Apply(ctx context.Context, shardID, mark string, counts map[Ce
 			continue
 		}
 		for _, w := range Spans {
-			k := bucket{w.Length, cell.Start.Truncate(w.Length), Part(cell.PostID, w.Parts)}
+			k := bucket{w.Length, cell.Start.Truncate(w.Length), partOf(cell.PostID, w.Parts)}
 			if byBucket[k] == nil {
 				byBucket[k] = map[string]Count{}
 			}

@@ -30,8 +30,8 @@ func Feature(b *Buckets) resolver.Feature {
 	return resolver.Feature{Routes: Routes, Fields: map[string]resolver.Field{"Query.trending": resolver.Each(rankingOf(b))}}
 }
 
-// DefaultLimit is Query.trending's limit when none is given.
-const DefaultLimit = 20
+// defaultLimit is Query.trending's limit when none is given.
+const defaultLimit = 20
 
 // args are Query.trending's arguments.
 type args struct {
@@ -55,7 +55,7 @@ func rankingOf(b *Buckets) func(ctx context.Context, _ *appsync.Event, a args) (
 		if err := a.validate(); err != nil {
 			return nil, err
 		}
-		limit := DefaultLimit
+		limit := defaultLimit
 		if a.Limit != nil {
 			limit = *a.Limit
 		}

@@ -12,31 +12,31 @@ import (
 
 const prefix = "TREND#"
 
-// BucketPK is the partition of one part of a bucket: the likes and
+// bucketPK is the partition of one part of a bucket: the likes and
 // comments made in the span of the given length that starts at start, on
-// the posts whose IDs hash to part (Part): "TREND#<span>#<start in Unix
-// seconds>#<part>". Its one item's sort key is SK.
-func BucketPK(span time.Duration, start time.Time, part int) string {
+// the posts whose IDs hash to part (partOf): "TREND#<span>#<start in Unix
+// seconds>#<part>". Its one item's sort key is trendSK.
+func bucketPK(span time.Duration, start time.Time, part int) string {
 	return prefix + span.String() + "#" + strconv.FormatInt(start.Unix(), 10) + "#" + strconv.Itoa(part)
 }
 
-// SK is the sort key of a bucket's part (BucketPK) and of a stream shard's
-// progress (ProgressPK).
-const SK = "#TREND"
+// trendSK is the sort key of a bucket's part (bucketPK) and of a stream shard's
+// progress (progressPK).
+const trendSK = "#TREND"
 
-// ProgressPK is the partition of the aggregator's progress on one stream
-// shard: the last sequence number it has counted there (under SK), and the
-// flushes it began (FlushSK).
-func ProgressPK(shardID string) string { return prefix + "SHARD#" + shardID }
+// progressPK is the partition of the aggregator's progress on one stream
+// shard: the last sequence number it has counted there (under trendSK), and the
+// flushes it began (flushSK).
+func progressPK(shardID string) string { return prefix + "SHARD#" + shardID }
 
-// FlushSK is the sort key, in a shard's progress partition, of the counts
+// flushSK is the sort key, in a shard's progress partition, of the counts
 // of the flush whose first record has the padded sequence number first:
 // "FLUSH#<first>".
-func FlushSK(first string) string { return "FLUSH#" + first }
+func flushSK(first string) string { return "FLUSH#" + first }
 
-// Part returns the part of a bucket that counts postID, of parts: FNV-1a
+// partOf returns the part of a bucket that counts postID, of parts: FNV-1a
 // of the ID.
-func Part(postID string, parts int) int {
+func partOf(postID string, parts int) int {
 	h := uint32(2166136261)
 	for i := 0; i < len(postID); i++ {
 		h = (h ^ uint32(postID[i])) * 16777619

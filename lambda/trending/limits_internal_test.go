@@ -15,11 +15,11 @@ import (
 // item DynamoDB takes: BeginFlush writes it whole, and Progress reads it
 // back as it was.
 func TestAFullFlushFitsItsItem(t *testing.T) {
-	start := time.Now().UTC().Truncate(CellSpan)
+	start := time.Now().UTC().Truncate(cellSpan)
 	cells := map[Cell]Count{}
 	for i := range MaxCells {
 		id := fmt.Sprintf("%064d", i)
-		cells[Cell{PostID: id, Start: start.Add(-time.Duration(i%288) * CellSpan)}] = Count{Likes: -999999, Comments: 999999}
+		cells[Cell{PostID: id, Start: start.Add(-time.Duration(i%288) * cellSpan)}] = Count{Likes: -999999, Comments: 999999}
 	}
 	counts := encodeCells(cells)
 	t.Logf("%d cells: %d bytes", MaxCells, len(counts))

@@ -32,7 +32,7 @@ type Flush struct {
 
 // progressItem is a shard's progress item: the last record applied, and the
 // flush begun (its first and last records; its counts are in an item of
-// their own, FlushSK, so that the progress item stays small).
+// their own, flushSK, so that the progress item stays small).
 type progressItem struct {
 	Seq          string `dynamodbav:"seq"`
 	PendingFirst string `dynamodbav:"pendingFirst"`
@@ -49,11 +49,11 @@ const progressTTL = 48 * time.Hour
 func (b *Buckets) Progress(ctx context.Context, shardID string) (Progress, error) {
 	const op = "trending.Progress"
 	var item progressItem
-	if _, err := b.s.GetConsistent(ctx, op, store.Key{PK: ProgressPK(shardID), SK: SK}, &item); err != nil || item.PendingFirst == "" {
+	if _, err := b.s.GetConsistent(ctx, op, store.Key{PK: progressPK(shardID), SK: trendSK}, &item); err != nil || item.PendingFirst == "" {
 		return Progress{Seq: item.Seq}, err
 	}
 	var f Flush
-	found, err := b.s.GetConsistent(ctx, op, store.Key{PK: ProgressPK(shardID), SK: FlushSK(item.PendingFirst)}, &f)
+	found, err := b.s.GetConsistent(ctx, op, store.Key{PK: progressPK(shardID), SK: flushSK(item.PendingFirst)}, &f)
 	if err != nil {
 		return Progress{}, err
 	}
@@ -76,14 +76,14 @@ func (b *Buckets) BeginFlush(ctx context.Context, shardID string, f Flush) error
 	expires := b.s.Now().Add(progressTTL).Unix()
 	counts := expression.Set(expression.Name("first"), expression.Value(f.First)).Set(expression.Name("last"), expression.Value(f.Last)).
 		Set(expression.Name("counts"), expression.Value(f.Counts)).Set(expression.Name("ttl"), expression.Value(expires))
-	if err := b.update(ctx, op, store.Key{PK: ProgressPK(shardID), SK: FlushSK(f.First)}, counts, expression.ConditionBuilder{}); err != nil {
+	if err := b.update(ctx, op, store.Key{PK: progressPK(shardID), SK: flushSK(f.First)}, counts, expression.ConditionBuilder{}); err != nil {
 		return err
 	}
 	seq, pending := expression.Name("seq"), expression.Name("pendingFirst")
 	upd := expression.Set(pending, expression.Value(f.First)).Set(expression.Name("pendingLast"), expression.Value(f.Last)).
 		Set(expression.Name("ttl"), expression.Value(expires))
 	cond := expression.AttributeNotExists(pending).And(expression.Or(expression.AttributeNotExists(seq), seq.LessThan(expression.Value(f.First))))
-	err := b.update(ctx, op, store.Key{PK: ProgressPK(shardID), SK: SK}, upd, cond)
+	err := b.update(ctx, op, store.Key{PK: progressPK(shardID), SK: trendSK}, upd, cond)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return errs.E(op, errs.Conflict, "another flush of the shard is pending, or its records are applied")
@@ -104,7 +104,7 @@ func (b *Buckets) SetProgress(ctx context.Context, shardID, seq string) error {
 	cond := expression.And(
 		expression.Or(expression.AttributeNotExists(seqName), seqName.LessThan(expression.Value(seq))),
 		expression.Or(expression.AttributeNotExists(last), last.LessThanEqual(expression.Value(seq))))
-	err := b.update(ctx, op, store.Key{PK: ProgressPK(shardID), SK: SK}, upd, cond)
+	err := b.update(ctx, op, store.Key{PK: progressPK(shardID), SK: trendSK}, upd, cond)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil // a later record recorded already

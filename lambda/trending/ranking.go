@@ -43,7 +43,7 @@ func (b *Buckets) read(ctx context.Context, op string, window Window) ([]Ranked,
 	}
 	var top []Ranked
 	for len(ranked) > 0 && len(top) < MaxPosts {
-		n := min(len(ranked), MaxPostsRead)
+		n := min(len(ranked), maxPostsRead)
 		ids := make([]string, n)
 		for i := range n {
 			ids[i] = ranked[i].Post.ID
@@ -62,9 +62,9 @@ func (b *Buckets) read(ctx context.Context, op string, window Window) ([]Ranked,
 	return top, nil
 }
 
-// MaxPostsRead is the posts a ranking reads at once: BatchGetItem's 100
+// maxPostsRead is the posts a ranking reads at once: BatchGetItem's 100
 // keys, a post's own item and its counter each.
-const MaxPostsRead = 50
+const maxPostsRead = 50
 
 // rank sums the window's buckets at now: the posts with a positive score,
 // by score and then ID, both descending.
@@ -74,7 +74,7 @@ func (b *Buckets) rank(ctx context.Context, op string, window Window) ([]Ranked,
 	keys := make([]store.Key, 0, w.Buckets*w.Parts)
 	for i := range w.Buckets {
 		for part := range w.Parts {
-			keys = append(keys, store.Key{PK: BucketPK(w.Length, now.Add(-time.Duration(i)*w.Length), part), SK: SK})
+			keys = append(keys, store.Key{PK: bucketPK(w.Length, now.Add(-time.Duration(i)*w.Length), part), SK: trendSK})
 		}
 	}
 	items, err := b.s.BatchGet(ctx, op, keys, nil)

@@ -7,7 +7,7 @@
 // interface{} tree with encoding/json, then from the tree into its types: a
 // BatchGetItem of 30 users cost about 2,100 allocations there. The decoder
 // here is exact or refuses: anything it does not know (a member, a shape,
-// malformed JSON) is ErrUnknown, and the caller decodes the same bytes with
+// malformed JSON) is errUnknown, and the caller decodes the same bytes with
 // the SDK instead; its tests compare it with the SDK's on generated and
 // fuzzed responses.
 package ddbjson
@@ -24,12 +24,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// ErrUnknown is what the decoder does not decode: the SDK must.
-var ErrUnknown = errors.New("ddbjson: not decoded here")
+// errUnknown is what the decoder does not decode: the SDK must.
+var errUnknown = errors.New("ddbjson: not decoded here")
 
 // BatchGetItem decodes a BatchGetItem response body: its Responses, its
 // ConsumedCapacity, and UnprocessedKeys when there are none (an empty
-// object); anything else is ErrUnknown.
+// object); anything else is errUnknown.
 func BatchGetItem(body []byte) (*dynamodb.BatchGetItemOutput, error) {
 	d := decoder{s: string(body)}
 	out := &dynamodb.BatchGetItemOutput{}
@@ -56,7 +56,7 @@ func BatchGetItem(body []byte) (*dynamodb.BatchGetItemOutput, error) {
 		return false
 	})
 	if !ok || !d.end() {
-		return nil, ErrUnknown
+		return nil, errUnknown
 	}
 	return out, nil
 }
