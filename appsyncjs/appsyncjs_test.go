@@ -10,7 +10,7 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/probe"
 )
 
 // eslint returns the linter make test installs (APPSYNCJS_ESLINT), failing
@@ -89,10 +89,10 @@ func TestSelectionLimitFitsTheEventReserve(t *testing.T) {
 // on the same header, with the same errorType (make smoke reads both).
 func TestTheProbeIsTheLambdas(t *testing.T) {
 	header := regexp.MustCompile(`(?m)^const PROBE_HEADER = '([^']+)';$`).FindStringSubmatch(appsyncjs.Child)
-	if header == nil || header[1] != resolver.ProbeHeader {
-		t.Errorf("child.js's PROBE_HEADER %q, want resolver.ProbeHeader %q", header, resolver.ProbeHeader)
+	if header == nil || header[1] != probe.Header {
+		t.Errorf("child.js's PROBE_HEADER %q, want probe.Header %q", header, probe.Header)
 	}
-	if !regexp.MustCompile(`'` + resolver.ProbeErrorType + `',\s*\);`).MatchString(appsyncjs.Child) {
-		t.Errorf("child.js does not fail the probe with errorType %q", resolver.ProbeErrorType)
+	if !regexp.MustCompile(`'` + probe.ErrorType + `',\s*\);`).MatchString(appsyncjs.Child) {
+		t.Errorf("child.js does not fail the probe with errorType %q", probe.ErrorType)
 	}
 }

@@ -22,9 +22,10 @@ const ANSWERS = '_answers';
 const DEFAULTS = '_defaults';
 
 // The request header that asks the resolver of the field it names
-// ("Post.comments") to fail with the selection AppSync gave it, as
-// resolver.ProbeHeader does for root fields: make smoke reads it to tell how
-// AppSync writes a field merged from several occurrences.
+// ("Post.comments") to fail with the selection AppSync gave it, as the
+// function does for root fields (lambda/probe's Header): the deployment and
+// make smoke read it to tell how AppSync writes a field merged from several
+// occurrences.
 const PROBE_HEADER = 'x-selection-probe';
 
 // A selection longer than this, with the variables it names, in UTF-16

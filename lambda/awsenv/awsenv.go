@@ -91,46 +91,94 @@ func Endpoint(getenv func(string) string, service string) string {
 // Manager's GetSecretValue, at endpoint ("" for the region's), signed with
 // cfg's credentials. An empty value is an error.
 func SecretString(ctx context.Context, client aws.HTTPClient, cfg aws.Config, endpoint, arn string) (string, error) {
-	if endpoint == "" {
-		endpoint = "https://secretsmanager." + cfg.Region + ".amazonaws.com"
-	}
-	body, _ := json.Marshal(map[string]string{"SecretId": arn})
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(endpoint, "/")+"/", bytes.NewReader(body))
-	if err != nil {
+	var out struct{ SecretString *string }
+	if err := Call(ctx, client, cfg, Service{"secretsmanager", "secretsmanager", endpoint}, "GetSecretValue", map[string]string{"SecretId": arn}, &out); err != nil {
 		return "", err
-	}
-	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
-	req.Header.Set("X-Amz-Target", "secretsmanager.GetSecretValue")
-	creds, err := cfg.Credentials.Retrieve(ctx)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(body)
-	if err := v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), "secretsmanager", cfg.Region, time.Now()); err != nil {
-		return "", err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return "", err
-	}
-	var out struct {
-		SecretString *string
-		Type         string `json:"__type"`
-		Message      string `json:"message"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return "", fmt.Errorf("GetSecretValue: HTTP %d, not JSON: %.200s", resp.StatusCode, raw)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GetSecretValue: HTTP %d %s: %s", resp.StatusCode, out.Type, out.Message)
 	}
 	if out.SecretString == nil || *out.SecretString == "" {
 		return "", errors.New("GetSecretValue: the secret has no string value")
 	}
 	return *out.SecretString, nil
+}
+
+// A Service is an AWS service that speaks JSON 1.1 (Secrets Manager,
+// Systems Manager): its signing name, the prefix of its X-Amz-Target and its
+// endpoint ("" for the region's, https://<Name>.<region>.amazonaws.com).
+type Service struct {
+	Name, TargetPrefix, Endpoint string
+}
+
+// SSM is Systems Manager at endpoint ("" for the region's).
+func SSM(endpoint string) Service { return Service{"ssm", "AmazonSSM", endpoint} }
+
+// Call sends the action to the service with in as its JSON body, signed
+// with cfg's credentials (Signature V4), and decodes the answer into out
+// (nil: not decoded). A service's error comes back as an *APIError.
+func Call(ctx context.Context, client aws.HTTPClient, cfg aws.Config, svc Service, action string, in, out any) error {
+	endpoint := svc.Endpoint
+	if endpoint == "" {
+		endpoint = "https://" + svc.Name + "." + cfg.Region + ".amazonaws.com"
+	}
+	body, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(endpoint, "/")+"/", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.1")
+	req.Header.Set("X-Amz-Target", svc.TargetPrefix+"."+action)
+	if err := Sign(ctx, cfg, req, body, svc.Name); err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Type    string `json:"__type"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(raw, &e) != nil {
+			return fmt.Errorf("%s: HTTP %d, not JSON: %.200s", action, resp.StatusCode, raw)
+		}
+		return &APIError{Action: action, Status: resp.StatusCode, Type: e.Type[strings.LastIndex(e.Type, "#")+1:], Message: e.Message}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("%s: HTTP %d, not JSON: %.200s", action, resp.StatusCode, raw)
+	}
+	return nil
+}
+
+// APIError is a service's answer to a call it refused.
+type APIError struct {
+	Action  string
+	Status  int
+	Type    string // "ResourceNotFoundException", "ParameterNotFound", ...
+	Message string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d %s: %s", e.Action, e.Status, e.Type, e.Message)
+}
+
+// Sign signs req, whose body is body, for the service named service with
+// cfg's credentials (Signature V4, now).
+func Sign(ctx context.Context, cfg aws.Config, req *http.Request, body []byte, service string) error {
+	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(body)
+	return v4.NewSigner().SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), service, cfg.Region, time.Now())
 }

@@ -44,9 +44,10 @@ type Handler struct {
 	// noPrefetch and noAnswers turn the pattern's two parts off, for the
 	// benchmark's layouts (see WithoutPrefetch and WithoutAnswers).
 	noPrefetch, noAnswers bool
-	// reading is how the handler takes AppSync to write a merged field's
-	// selection (WithSelectionReading).
-	reading selection.Reading
+	// reading says how the handler takes AppSync to write a merged field's
+	// selection (WithSelectionReading), asked once an event; nil: the
+	// default, selection.FirstOccurrence.
+	reading func() selection.Reading
 }
 
 // Option configures a Handler.
@@ -81,8 +82,26 @@ func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
 // counts, users of a connection are all read) and the children answered
 // are answered whole. selection.EveryOccurrence reads and answers for the
 // selection alone: cheaper, and right only where AppSync writes every
-// occurrence's selection (make smoke tells; docs/deploying.md).
-func WithSelectionReading(r selection.Reading) Option { return func(h *Handler) { h.reading = r } }
+// occurrence's selection (the deployment's probe tells: lambda/probe;
+// docs/deploying.md).
+func WithSelectionReading(r selection.Reading) Option {
+	return WithSelectionReadingFrom(func() selection.Reading { return r })
+}
+
+// WithSelectionReadingFrom is WithSelectionReading with the reading asked of
+// reading at each event (probe.Handoff's, once the deployment's probe has
+// told it).
+func WithSelectionReadingFrom(reading func() selection.Reading) Option {
+	return func(h *Handler) { h.reading = reading }
+}
+
+// readingNow is how the handler reads an event's selection now.
+func (h *Handler) readingNow() selection.Reading {
+	if h.reading == nil {
+		return selection.FirstOccurrence
+	}
+	return h.reading()
+}
 
 // New returns a Handler reading from s and logging to log, serving the
 // core's fields (routes.Core) and those of the features wired in
@@ -174,8 +193,8 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 		return nil, h.invokeError("", errs.Wrap("resolver.Invoke", errs.Validation, "malformed AppSync event", err))
 	}
 	if !batch {
-		if probed, ok := probe(&events[0]); ok {
-			return nil, probed
+		if answer, ok := probed(&events[0]); ok {
+			return nil, answer
 		}
 	}
 	ptrs := make([]*appsync.Event, len(events))

@@ -1,9 +1,10 @@
 package resolver
 
-// The selection probe: what AppSync told a root field's resolver of its
-// selection, shown to the client that asks, so that make smoke can tell how
-// a deployed AppSync writes a merged field's selection (selection.Reading).
-// appsyncjs/child.js answers the same probe for the fields of objects.
+// The selection probe (lambda/probe): what AppSync told a root field's
+// resolver of its selection, shown to the client that asks, so that the
+// deployment and make smoke can tell how AppSync writes a merged field's
+// selection (selection.Reading). appsyncjs/child.js answers the same probe
+// for the fields of objects.
 
 import (
 	"bytes"
@@ -14,28 +15,13 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/probe"
 )
 
-// ProbeHeader is the request header that asks the resolver of the field it
-// names ("Query.post") to fail with ProbeErrorType, the info's
-// selectionSetGraphQL and selectionSetList as its message (ProbedSelection,
-// in JSON). It shows the caller nothing but what its own query selects, and
-// costs a root field's event without it one scan of its request member.
-const (
-	ProbeHeader    = "x-selection-probe"
-	ProbeErrorType = "SelectionProbe"
-)
-
-// ProbedSelection is the message of a probe's error.
-type ProbedSelection struct {
-	SelectionSetGraphQL string   `json:"selectionSetGraphQL"`
-	SelectionSetList    []string `json:"selectionSetList"`
-}
-
-// probe returns the probe's error when ev's request asks for one of its
+// probed returns the probe's error when ev's request asks for one of its
 // field.
-func probe(ev *appsync.Event) (messages.InvokeResponse_Error, bool) {
-	if !bytes.Contains(bytes.ToLower(ev.Request), []byte(ProbeHeader)) {
+func probed(ev *appsync.Event) (messages.InvokeResponse_Error, bool) {
+	if !bytes.Contains(bytes.ToLower(ev.Request), []byte(probe.Header)) {
 		return messages.InvokeResponse_Error{}, false
 	}
 	var req struct {
@@ -46,17 +32,17 @@ func probe(ev *appsync.Event) (messages.InvokeResponse_Error, bool) {
 	}
 	asked := ""
 	for name, v := range req.Headers {
-		if s, ok := v.(string); ok && strings.EqualFold(name, ProbeHeader) {
+		if s, ok := v.(string); ok && strings.EqualFold(name, probe.Header) {
 			asked = s
 		}
 	}
 	if asked != ev.Info.Field() {
 		return messages.InvokeResponse_Error{}, false
 	}
-	seen := ProbedSelection{SelectionSetGraphQL: ev.Info.SelectionSetGraphQL, SelectionSetList: []string{}}
+	seen := probe.Selection{SelectionSetGraphQL: ev.Info.SelectionSetGraphQL, SelectionSetList: []string{}}
 	if len(ev.Info.SelectionSetList) > 0 {
 		_ = json.Unmarshal(ev.Info.SelectionSetList, &seen.SelectionSetList)
 	}
 	msg, _ := payload.Marshal(seen)
-	return messages.InvokeResponse_Error{Type: ProbeErrorType, Message: string(msg)}, true
+	return messages.InvokeResponse_Error{Type: probe.ErrorType, Message: string(msg)}, true
 }

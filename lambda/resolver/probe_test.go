@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/local/sample"
 )
 
@@ -19,10 +19,10 @@ func TestARootFieldAnswersTheSelectionProbe(t *testing.T) {
 		headers map[string]string
 		probed  bool
 	}{
-		{map[string]string{resolver.ProbeHeader: "Query.post"}, true},
+		{map[string]string{probe.Header: "Query.post"}, true},
 		{map[string]string{"X-Selection-Probe": "Query.post"}, true},
-		{map[string]string{resolver.ProbeHeader: "Post.comments"}, false},
-		{map[string]string{"x-api-key": "Query.post " + resolver.ProbeHeader}, false},
+		{map[string]string{probe.Header: "Post.comments"}, false},
+		{map[string]string{"x-api-key": "Query.post " + probe.Header}, false},
 		{nil, false},
 	} {
 		e.Request, _ = json.Marshal(map[string]any{"headers": c.headers})
@@ -33,10 +33,10 @@ func TestARootFieldAnswersTheSelectionProbe(t *testing.T) {
 			}
 			continue
 		}
-		if ierr == nil || ierr.Type != resolver.ProbeErrorType || m.Total() != 0 {
+		if ierr == nil || ierr.Type != probe.ErrorType || m.Total() != 0 {
 			t.Fatalf("headers %v: %s, %v, %d requests; want the probe's error and no request", c.headers, out, ierr, m.Total())
 		}
-		var seen resolver.ProbedSelection
+		var seen probe.Selection
 		if err := json.Unmarshal([]byte(ierr.Message), &seen); err != nil || seen.SelectionSetGraphQL != e.Info.SelectionSetGraphQL ||
 			len(seen.SelectionSetList) != 2 || seen.SelectionSetList[1] != "title" {
 			t.Errorf("probe answered %q (%v)", ierr.Message, err)
@@ -44,7 +44,7 @@ func TestARootFieldAnswersTheSelectionProbe(t *testing.T) {
 	}
 	// A batch (fields of objects, which child.js probes) is never probed here.
 	batch := []appsync.Event{e, e}
-	batch[0].Request, _ = json.Marshal(map[string]any{"headers": map[string]string{resolver.ProbeHeader: "Query.post"}})
+	batch[0].Request, _ = json.Marshal(map[string]any{"headers": map[string]string{probe.Header: "Query.post"}})
 	if _, ierr, _ := invoke(t, h, mustJSON(t, batch)); ierr != nil {
 		t.Errorf("a batch was probed: %v", ierr)
 	}

@@ -18,7 +18,7 @@ import (
 // selectionOf reads ev's selection as the handler's reading has it
 // (WithSelectionReading).
 func (h *Handler) selectionOf(ev *appsync.Event) (selection.Set, error) {
-	return selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables, h.reading)
+	return selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables, h.readingNow())
 }
 
 // itemAttributes returns the attributes a connection's selection reads of
@@ -81,7 +81,7 @@ func (h *Handler) needsUserItems(ev *appsync.Event) bool {
 // selections name none and spread no named fragment: a look at the text
 // spares parsing them.
 func (h *Handler) selectsUserCount(ev *appsync.Event, under string) bool {
-	if text := ev.Info.SelectionSetGraphQL; h.reading == selection.EveryOccurrence && text != "" &&
+	if text := ev.Info.SelectionSetGraphQL; h.readingNow() == selection.EveryOccurrence && text != "" &&
 		!strings.Contains(text, "Count") && !strings.Contains(text, "...") {
 		return false
 	}

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
@@ -34,16 +35,7 @@ type Target struct {
 	Reading selection.Reading
 }
 
-type gqlError struct {
-	Message   string `json:"message"`
-	ErrorType string `json:"errorType"`
-	Path      []any  `json:"path"`
-}
-
-type response struct {
-	Data   map[string]any `json:"data"`
-	Errors []gqlError     `json:"errors"`
-}
+type response = probe.Response
 
 // Run runs the checks against t, writing what it saw to out. It returns an
 // error when a check fails.

@@ -15,7 +15,10 @@
 // which they are refused (package budget, wired in below; unset or 0: no
 // budget; the stack sets budget.WritesPerMinute); SELECTION_READING, how AppSync
 // writes a merged field's selection (resolver.WithSelectionReading:
-// first-occurrence, the default, or every-occurrence).
+// first-occurrence, the default, or every-occurrence), or, where it is unset,
+// SELECTION_READING_PARAMETER, the Systems Manager parameter the deployment's
+// probe writes its verdict into (lambda/probe: read in the background, as
+// the secret is; first-occurrence until it is read).
 //
 // The secret is read in the background from the start of init: nothing
 // waits for it but the first request that signs or checks a token, and
@@ -24,10 +27,12 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
@@ -37,6 +42,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotkeys"         // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/hotpage"         // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
+	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -71,11 +77,11 @@ func main() {
 		hotkeys.Spread, // feature: hotkeys
 	)
 	namespace := cmp.Or(os.Getenv("METRICS_NAMESPACE"), resolver.DefaultMetricsNamespace)
-	reading, err := selection.ParseReading(os.Getenv("SELECTION_READING"))
+	reading, err := readingOf(cfg, os.Getenv, log)
 	if err != nil {
 		refuse(err.Error())
 	}
-	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithSelectionReading(reading),
+	lambda.Start(resolver.New(s, log, resolver.WithMetricsNamespace(namespace), resolver.WithSelectionReadingFrom(reading),
 		resolver.WithFeature(must(budget.FromEnvironment(s, os.Getenv)).Feature()), // feature: budget
 		resolver.WithFeature(feed.Feature(feed.NewTable(s))),                       // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))),             // feature: trending
@@ -90,4 +96,25 @@ func must[T any](v T, err error) T {
 		os.Exit(1)
 	}
 	return v
+}
+
+// readingOf is how the handler reads merged fields' selections: as
+// SELECTION_READING names, else as the deployment's probe found
+// (SELECTION_READING_PARAMETER), else first-occurrence.
+func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (func() selection.Reading, error) {
+	name, parameter := getenv("SELECTION_READING"), getenv("SELECTION_READING_PARAMETER")
+	if name != "" || parameter == "" {
+		r, err := selection.ParseReading(name)
+		return func() selection.Reading { return r }, err
+	}
+	endpoint := awsenv.SSM(awsenv.Endpoint(getenv, "SSM"))
+	read := func(ctx context.Context) (string, error) {
+		var out struct{ Parameter struct{ Value string } }
+		err := awsenv.Call(ctx, cfg.HTTPClient, cfg, endpoint, "GetParameter", map[string]string{"Name": parameter}, &out)
+		return out.Parameter.Value, err
+	}
+	failed := func(err error) {
+		log.Warn("the selection probe's verdict is not read: reading as first-occurrence", "parameter", parameter, "error", err)
+	}
+	return probe.NewHandoff(read, failed).Reading, nil
 }

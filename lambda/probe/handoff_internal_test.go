@@ -1,0 +1,98 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/selection"
+)
+
+// A clock the test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time       { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+// newHandoff is NewHandoff on the clock c, its first read done.
+func newHandoff(t *testing.T, c *clock, read func(context.Context) (string, error), failed func(error)) *Handoff {
+	t.Helper()
+	h := &Handoff{read: read, now: c.now, failed: failed}
+	h.next.Store(c.now().Add(RetryEvery).UnixNano())
+	h.fetch()
+	return h
+}
+
+// waitFor polls cond for a second: the reads after the first run in the
+// background.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("%s: not within a second", what)
+}
+
+// Without a verdict the handler reads as first-occurrence, right under
+// either reading, and reads the parameter again at most once a RetryEvery,
+// however many events ask at once; once read, the verdict stays.
+func TestTheHandoffReadsAgainOncePerRetryUntilItKnows(t *testing.T) {
+	c := &clock{t: time.Unix(1_700_000_000, 0)}
+	var reads atomic.Int32
+	var value atomic.Value
+	value.Store("")
+	read := func(context.Context) (string, error) {
+		reads.Add(1)
+		if v := value.Load().(string); v != "" {
+			return v, nil
+		}
+		return "", errors.New("ParameterNotFound")
+	}
+	var failures atomic.Int32
+	h := newHandoff(t, c, read, func(error) { failures.Add(1) })
+	if r := h.Reading(); r != selection.FirstOccurrence || reads.Load() != 1 || failures.Load() != 1 {
+		t.Fatalf("before any verdict: %v after %d reads, %d failures", r, reads.Load(), failures.Load())
+	}
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Go(func() { h.Reading() })
+	}
+	wg.Wait()
+	if reads.Load() != 1 {
+		t.Fatalf("%d reads within RetryEvery of the first", reads.Load())
+	}
+	value.Store("every-occurrence")
+	c.add(RetryEvery)
+	for range 100 {
+		wg.Go(func() { h.Reading() })
+	}
+	wg.Wait()
+	waitFor(t, "the verdict read after RetryEvery", func() bool { return h.Reading() == selection.EveryOccurrence })
+	if reads.Load() != 2 {
+		t.Errorf("%d reads, want 2: one a RetryEvery", reads.Load())
+	}
+	value.Store("first-occurrence")
+	c.add(10 * RetryEvery)
+	if r := h.Reading(); r != selection.EveryOccurrence || reads.Load() != 2 {
+		t.Errorf("a known verdict: %v after %d reads; want it kept, no read", r, reads.Load())
+	}
+}
+
+// A value that names no reading is not a verdict: the handler stays on
+// first-occurrence and the failure is told.
+func TestTheHandoffRefusesAValueThatNamesNoReading(t *testing.T) {
+	c := &clock{t: time.Unix(1_700_000_000, 0)}
+	var told error
+	h := newHandoff(t, c, func(context.Context) (string, error) { return "every", nil }, func(err error) { told = err })
+	if r := h.Reading(); r != selection.FirstOccurrence || told == nil {
+		t.Errorf("reading %v, failure %v", r, told)
+	}
+}

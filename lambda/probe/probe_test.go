@@ -1,0 +1,81 @@
+package probe_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/example/appsync-dynamo/lambda/probe"
+	"github.com/example/appsync-dynamo/lambda/selection"
+)
+
+// appsync answers a probe as an AppSync writing selections under r would:
+// the probed field's selection is the first occurrence's, or both's.
+func appsync(r func(shape int) selection.Reading) probe.Send {
+	n := 0
+	return func(_ context.Context, query string, _ map[string]any, headers ...string) (probe.Response, error) {
+		if len(headers) != 2 || headers[0] != probe.Header {
+			return probe.Response{}, errors.New("no probe header")
+		}
+		defer func() { n++ }()
+		seen := probe.Selection{SelectionSetGraphQL: "{ id }", SelectionSetList: []string{"id"}}
+		if headers[1] == "Post.comments" {
+			seen = probe.Selection{SelectionSetGraphQL: "{ items { id } }", SelectionSetList: []string{"items", "items/id"}}
+		}
+		if r(n) == selection.EveryOccurrence {
+			if headers[1] == "Query.post" {
+				seen.SelectionSetGraphQL, seen.SelectionSetList = "{ id title }", []string{"id", "title"}
+			} else {
+				seen.SelectionSetGraphQL, seen.SelectionSetList = "{ items { id body } }", []string{"items", "items/id", "items/body"}
+			}
+		}
+		msg, _ := json.Marshal(seen)
+		return probe.Response{Errors: []probe.Error{{ErrorType: probe.ErrorType, Message: string(msg)}}}, nil
+	}
+}
+
+func TestTheVerdictIsTheReadingEveryShapeShows(t *testing.T) {
+	for _, want := range []selection.Reading{selection.FirstOccurrence, selection.EveryOccurrence} {
+		shapes, err := probe.Run(t.Context(), appsync(func(int) selection.Reading { return want }), "p1")
+		if err != nil || len(shapes) != 6 {
+			t.Fatalf("%v: %d shapes, %v", want, len(shapes), err)
+		}
+		for _, s := range shapes {
+			if s.Text != want || s.List != want {
+				t.Errorf("%v: %s read as %v and %v", want, s.Name, s.Text, s.List)
+			}
+		}
+		if got, err := probe.Verdict(shapes); got != want || err != nil {
+			t.Errorf("verdict %v, %v; want %v", got, err, want)
+		}
+	}
+}
+
+// Shapes that disagree are no verdict: the deployment fails, naming each.
+func TestShapesThatDisagreeAreNoVerdict(t *testing.T) {
+	shapes, err := probe.Run(t.Context(), appsync(func(n int) selection.Reading { return selection.Reading(min(n/3, 1)) }), "p1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := probe.Verdict(shapes)
+	if !errors.Is(err, probe.ErrDisagree) || got != selection.FirstOccurrence ||
+		!strings.Contains(err.Error(), "a root field written twice: first-occurrence") || !strings.Contains(err.Error(), "an object's field written twice: every-occurrence") {
+		t.Errorf("verdict %v, %v", got, err)
+	}
+	if _, err := probe.Verdict(nil); err == nil {
+		t.Error("no shapes: a verdict")
+	}
+}
+
+// A field that does not answer the probe (an API without the probe, a
+// resolver that failed) is an error naming the field, not a reading.
+func TestAFieldThatDoesNotAnswerIsAnError(t *testing.T) {
+	send := func(context.Context, string, map[string]any, ...string) (probe.Response, error) {
+		return probe.Response{Errors: []probe.Error{{ErrorType: "Unauthorized", Message: "Not Authorized to access post on type Query"}}}, nil
+	}
+	if _, err := probe.Run(t.Context(), send, "p1"); err == nil || !strings.Contains(err.Error(), "Query.post did not answer the probe") {
+		t.Errorf("err %v", err)
+	}
+}
