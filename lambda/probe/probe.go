@@ -68,7 +68,7 @@ type Shape struct {
 // A shape selects Probed twice; only the second occurrence selects the
 // added field (its name in the text, its path in the list).
 type shape struct {
-	name, query, probed string
+	name, query, probed  string
 	addedText, addedPath string
 }
 
