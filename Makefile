@@ -38,7 +38,7 @@ RIE         := $(CACHE_DIR)/bin/aws-lambda-rie-$(RIE_VERSION)-static
 export AWS_LAMBDA_RIE := $(RIE)
 
 # The Lambda, as AWS runs it: linux/arm64, no cgo, no RPC shim, named bootstrap.
-# ARCH=x86_64 builds, synthesizes and deploys both functions for x86_64
+# ARCH=x86_64 builds, synthesizes and deploys the functions for x86_64
 # instead (for sam local invoke on an x86_64 host without emulation); the
 # bootstraps are rebuilt when ARCH changes ($(BUILD_DIR)/arch records it).
 ARCH ?= arm64
@@ -128,7 +128,7 @@ vet: ## go vet and gofmt, in both modules (the function and local tools; the CDK
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
-build: $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap ## build the Lambdas (linux/arm64, or ARCH=x86_64) into .build/resolver/bootstrap and .build/projector/bootstrap
+build: $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap $(BUILD_DIR)/probe/bootstrap ## build the Lambdas (linux/arm64, or ARCH=x86_64) into .build/<function>/bootstrap: resolver, projector, probe
 	@ls -l $^
 
 # The architecture the bootstraps were last built for: rewritten (and so
@@ -144,6 +144,10 @@ $(BUILD_DIR)/resolver/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
 $(BUILD_DIR)/projector/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
 	@mkdir -p $(@D)
 	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/projector
+
+$(BUILD_DIR)/probe/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
+	@mkdir -p $(@D)
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/probe
 
 FORCE:
 
@@ -208,7 +212,7 @@ $(BUILD_DIR)/synth-context: FORCE
 	@mkdir -p $(@D)
 	@echo "$(ARCH) $(STACK_READING)" | cmp -s - $@ || echo "$(ARCH) $(STACK_READING)" > $@
 
-$(TEMPLATE): $(INFRA_SRC) $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap $(BUILD_DIR)/synth-context | check-node cdk-cli
+$(TEMPLATE): $(INFRA_SRC) $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap $(BUILD_DIR)/probe/bootstrap $(BUILD_DIR)/synth-context | check-node cdk-cli
 	$(CDK) synth --quiet -c arch=$(ARCH) $(STACK_READING)
 	@touch $@
 

@@ -1,7 +1,7 @@
 package main
 
-// Building what the stack's assets hold, both functions, as make build
-// builds them, so that `cdk synth` and `cdk deploy` typed as they are find
+// Building what the stack's assets hold, every function, as make build
+// builds them (the resolver, the projector, the deployment's probe), so that `cdk synth` and `cdk deploy` typed as they are find
 // their assets and write the template make synth writes.
 
 import (
@@ -13,6 +13,7 @@ import (
 var functions = []struct{ cmd, dir string }{
 	{"./lambda/cmd/resolver", ".build/resolver"},
 	{"./lambda/cmd/projector", ".build/projector"},
+	{"./lambda/cmd/probe", ".build/probe"},
 }
 
 // buildFunctions builds each function's bootstrap for arch, from the

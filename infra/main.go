@@ -1,16 +1,16 @@
 // Command infra is the CDK app: `cdk synth` and `cdk deploy` build it from
 // this folder, its own module, and run it from the repository's root (see
 // cdk.json and infra/app.sh; make synth, make deploy), so paths are
-// relative to the root; it builds both functions' bootstraps first
+// relative to the root; it builds the functions' bootstraps first
 // (build.go). Context: -c throwaway=true for a stack
 // whose table and user pool are destroyed with it; -c stackName=... to name it;
 // apiKeyExpires (in cdk.json) is the date the public-read API key expires;
 // -c reservedConcurrency=N caps the function's concurrency; -c arch=x86_64
 // builds the functions for x86_64 instead of arm64 (make ... ARCH=x86_64,
-// which builds the bootstraps to match); -c
-// selectionReading=every-occurrence lets the resolver function read a merged
-// field's selection as AppSync's every occurrence (cheaper; only once make
-// smoke has shown that AppSync writes it so: docs/deploying.md).
+// which builds the bootstraps to match); -c selectionReading=first-occurrence
+// or every-occurrence pins how the resolver function reads a merged field's
+// selection, which the deployment's selection probe otherwise finds out
+// (docs/deploying.md).
 package main
 
 import (
@@ -54,11 +54,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "arch must be arm64 or x86_64, got %q\n", arch)
 		os.Exit(1)
 	}
-	readingName, _ := app.Node().TryGetContext(jsii.String("selectionReading")).(string)
-	reading, err := selection.ParseReading(readingName)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	var reading *selection.Reading // unset: the deployment's probe decides
+	if name, _ := app.Node().TryGetContext(jsii.String("selectionReading")).(string); name != "" {
+		r, err := selection.ParseReading(name)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		reading = &r
 	}
 	if err := buildFunctions(arch); err != nil {
 		fmt.Fprintln(os.Stderr, "cdk:", err)
@@ -74,6 +77,7 @@ func main() {
 		Features:            apistack.Wired,
 		LambdaDir:           ".build/resolver",
 		ProjectorDir:        ".build/projector",
+		ProbeDir:            ".build/probe",
 		Throwaway:           throwaway == true || throwaway == "true",
 		APIKeyExpires:       expires,
 	})

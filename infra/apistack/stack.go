@@ -10,6 +10,7 @@
 package apistack
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -53,6 +54,9 @@ type Props struct {
 	// ProjectorDir is the directory holding the feed projector's built
 	// bootstrap (make build).
 	ProjectorDir string
+	// ProbeDir is the directory holding the deployment's selection probe's
+	// built bootstrap (make build).
+	ProbeDir string
 	// Throwaway relaxes what protects data: the table and the user pool are
 	// destroyed with the stack and deletion protection is off. For test stacks.
 	Throwaway bool
@@ -64,13 +68,15 @@ type Props struct {
 	// sam local invoke; -c arch=x86_64, make ... ARCH=x86_64). The
 	// bootstraps in LambdaDir and ProjectorDir must be built for it.
 	Architecture string
-	// SelectionReading is how the resolver function takes AppSync to write
-	// the selection of a field a query selects more than once
-	// (selection.Reading): the zero value, first-occurrence, is right
-	// whichever way AppSync writes it; every-occurrence (-c
-	// selectionReading=every-occurrence) is cheaper, and right only where
-	// make smoke has seen AppSync write every occurrence (docs/deploying.md).
-	SelectionReading selection.Reading
+	// SelectionReading, when set (-c selectionReading=...), pins how the
+	// resolver function takes AppSync to write the selection of a field a
+	// query selects more than once (selection.Reading). Unset, the
+	// deployment's probe (probe.go) finds how AppSync writes it and hands the
+	// function its verdict; the function reads first-occurrence, right
+	// whichever way AppSync writes it, until it has it. Pinned, the probe
+	// still runs, and fails the deployment where every-occurrence is pinned
+	// and AppSync writes less (docs/deploying.md).
+	SelectionReading *selection.Reading
 	// APIKeyExpires is when the public-read API key expires: a fixed date (the
 	// app reads it from cdk.json), so that every synth writes the same
 	// template. AppSync takes 1 to 365 days from the deploy; redeploying
@@ -121,6 +127,8 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	api := graphqlAPI(stack, id, props, users)
 	fn := resolverFunction(stack, props, table)
 	resolvers(api, fn, props.table())
+	readVerdict(stack, fn)
+	selectionProbe(stack, props, api, fn, table)
 	var watched []consumerWatch
 	for _, c := range props.consumers() {
 		f, failed := streamFunction(stack, table, props, c)
@@ -175,6 +183,10 @@ func graphqlAPI(stack awscdk.Stack, id string, props *Props, users awscognito.Us
 					Description: jsii.String("public reads"),
 					Expires:     awscdk.Expiration_AtTimestamp(jsii.Number(float64(props.APIKeyExpires.UnixMilli()))),
 				},
+			}, {
+				// The deployment's selection probe: it may read what
+				// lambda/probe.Fields names, as its role allows (probe.go).
+				AuthorizationType: awsappsync.AuthorizationType_IAM,
 			}},
 		},
 		XrayEnabled: jsii.Bool(true),
@@ -223,7 +235,9 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 			"NEXT_TOKEN_SECRET_ARN": tokenKey.SecretArn(),
 			// The cost metrics of two stacks in one account do not mix.
 			"METRICS_NAMESPACE": stack.StackName(),
-			"SELECTION_READING": jsii.String(props.SelectionReading.String()),
+			// Pinned, or "": the deployment's probe's verdict
+			// (SELECTION_READING_PARAMETER, probe.go).
+			"SELECTION_READING": jsii.String(props.pinnedReading()),
 			// Declared empty, for `sam local invoke` (make sam-invoke) to
 			// override: SAM passes only the variables the template declares.
 			// Empty, they change nothing in AWS.
@@ -282,7 +296,17 @@ func outputs(stack awscdk.Stack, props *Props, api awsappsync.GraphqlApi, users 
 	out("UserPoolClientId", *client.UserPoolClientId(), "App client for signing in")
 	out("TableName", *table.TableName(), "The DynamoDB table")
 	out("FunctionName", *fn.FunctionName(), "The resolver Lambda")
-	out("SelectionReading", props.SelectionReading.String(), "How the resolver Lambda reads a merged field's selection (make smoke checks it against AppSync's)")
+	out("SelectionReadingParameter", readingParameter(stack), "The parameter holding how AppSync writes a merged field's selection, as the deployment's probe found it (the resolver Lambda reads it)")
+	out("SelectionReading", cmp.Or(props.pinnedReading(), "probed"), "How the resolver Lambda reads a merged field's selection: pinned (-c selectionReading), or probed (the parameter's)")
+}
+
+// pinnedReading is the name of the reading the function is pinned to, ""
+// for none.
+func (p *Props) pinnedReading() string {
+	if p.SelectionReading == nil {
+		return ""
+	}
+	return p.SelectionReading.String()
 }
 
 // architecture is props' Architecture ("": arm64); New refuses another.

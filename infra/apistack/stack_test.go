@@ -36,6 +36,7 @@ type resource struct {
 	Properties     map[string]any
 	Metadata       map[string]any
 	DeletionPolicy string
+	DependsOn      []string
 }
 
 type template struct {
@@ -137,14 +138,14 @@ func synthFor(tb testing.TB, throwaway bool, arch string) template {
 		}
 		return dir
 	}
-	lambdaDir, projectorDir := built("resolver"), built("projector")
+	lambdaDir, projectorDir, probeDir := built("resolver"), built("projector"), built("probe")
 	outdir, err := os.MkdirTemp(scratch, "cdk.out-")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(outdir), Context: appContext(tb)})
 	stack := apistack.New(app, "TestStack", &apistack.Props{
-		Features: apistack.Wired, LambdaDir: lambdaDir, ProjectorDir: projectorDir, Throwaway: throwaway, APIKeyExpires: keyExpires, Architecture: arch,
+		Features: apistack.Wired, LambdaDir: lambdaDir, ProjectorDir: projectorDir, ProbeDir: probeDir, Throwaway: throwaway, APIKeyExpires: keyExpires, Architecture: arch,
 	})
 	// The linters the ecosystem uses: cdk-nag's AwsSolutions and Serverless packs.
 	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
@@ -299,11 +300,14 @@ func TestFunction(t *testing.T) {
 			}
 		}
 	}
-	// By default the function reads a merged field's selection as AppSync's
-	// first occurrence's: right however AppSync writes it.
-	if reading := env["SELECTION_READING"]; reading != "first-occurrence" || tpl.Outputs["SelectionReading"] == nil ||
-		tpl.Outputs["SelectionReading"].(map[string]any)["Value"] != "first-occurrence" {
-		t.Errorf("SELECTION_READING = %v, output %v; want first-occurrence in both", reading, tpl.Outputs["SelectionReading"])
+	// By default nothing pins how the function reads a merged field's
+	// selection: it reads the deployment's probe's verdict from its
+	// parameter (first-occurrence, right however AppSync writes it, until
+	// then).
+	if reading := env["SELECTION_READING"]; reading != "" || tpl.Outputs["SelectionReading"] == nil ||
+		tpl.Outputs["SelectionReading"].(map[string]any)["Value"] != "probed" || env["SELECTION_READING_PARAMETER"] != "/TestStack/selection-reading" {
+		t.Errorf("SELECTION_READING = %v, SELECTION_READING_PARAMETER = %v, output %v; want none pinned, the probe's parameter", reading,
+			env["SELECTION_READING_PARAMETER"], tpl.Outputs["SelectionReading"])
 	}
 	// The key's secret by ARN: no value of it, resolved or not, in the configuration.
 	if arn := str(env["NEXT_TOKEN_SECRET_ARN"]); !strings.Contains(arn, `"Ref"`) || strings.Contains(str(env), "resolve:secretsmanager") || env["NEXT_TOKEN_KEY"] != "" {
@@ -330,7 +334,7 @@ type grants struct{ table, indexes, stream []string }
 
 func TestLeastPrivilege(t *testing.T) {
 	tpl := synth(t, false)
-	byFunction := map[string]*grants{"Resolver": {}, "Projector": {}}
+	byFunction := map[string]*grants{"Resolver": {}, "Projector": {}, "SelectionProbe": {}}
 	for _, c := range wiredConsumers() {
 		byFunction[c.ID] = &grants{}
 	}
@@ -377,8 +381,9 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 	wants := map[string]grants{
-		"Resolver":  {table: apistack.Actions, indexes: apistack.IndexActions},
-		"Projector": {table: apistack.ProjectorConsumer(apistack.Wired).Actions, indexes: apistack.ProjectorConsumer(apistack.Wired).IndexActions, stream: streamReads},
+		"Resolver":       {table: apistack.Actions, indexes: apistack.IndexActions},
+		"SelectionProbe": {table: apistack.ProbeActions},
+		"Projector":      {table: apistack.ProjectorConsumer(apistack.Wired).Actions, indexes: apistack.ProjectorConsumer(apistack.Wired).IndexActions, stream: streamReads},
 	}
 	for _, c := range wiredConsumers() {
 		wants[c.ID] = grants{table: c.Actions, indexes: c.IndexActions, stream: streamReads}
@@ -407,7 +412,7 @@ var streamReads = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dy
 // its logical ID: "Projector", a wired feature's consumer ("Trending") or
 // "Resolver".
 func functionOf(id string) string {
-	fns := []string{"Projector"}
+	fns := []string{"Projector", "SelectionProbe"}
 	for _, c := range wiredConsumers() {
 		fns = append(fns, c.ID)
 	}
@@ -684,7 +689,7 @@ func TestTheAPIIsDefendedAndWatched(t *testing.T) {
 		}
 	}
 	for id := range tpl.ofType("AWS::Lambda::Function") {
-		if fn := functionOf(id); fn != "Resolver" && !strings.Contains(body, fn+" lag (IteratorAge, max)") {
+		if fn := functionOf(id); fn != "Resolver" && fn != "SelectionProbe" && !strings.Contains(body, fn+" lag (IteratorAge, max)") {
 			t.Errorf("the dashboard draws no iterator age of the %s consumer", fn)
 		}
 	}

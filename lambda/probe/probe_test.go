@@ -79,3 +79,41 @@ func TestAFieldThatDoesNotAnswerIsAnError(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// Decide writes its post, probes, deletes the post whatever happened, and
+// fails where the function would be wrong: shapes that disagree (unless
+// first-occurrence is pinned, right under both), every-occurrence pinned
+// where AppSync writes less.
+func TestDecide(t *testing.T) {
+	every := func(int) selection.Reading { return selection.EveryOccurrence }
+	first := func(int) selection.Reading { return selection.FirstOccurrence }
+	mixed := func(n int) selection.Reading { return selection.Reading(n % 2) }
+	for _, c := range []struct {
+		name    string
+		appsync func(int) selection.Reading
+		pinned  string
+		want    selection.Reading
+		fails   string
+	}{
+		{"every", every, "", selection.EveryOccurrence, ""},
+		{"first", first, "", selection.FirstOccurrence, ""},
+		{"mixed", mixed, "", selection.FirstOccurrence, "some merged fields"},
+		{"mixed, first pinned", mixed, "first-occurrence", selection.FirstOccurrence, ""},
+		{"first, every pinned", first, "every-occurrence", selection.FirstOccurrence, "pinned to every-occurrence"},
+		{"every, every pinned", every, "every-occurrence", selection.EveryOccurrence, ""},
+	} {
+		var steps []string
+		put := func(context.Context) error { steps = append(steps, "put"); return nil }
+		remove := func(context.Context) error { steps = append(steps, "remove"); return nil }
+		got, shapes, err := probe.Decide(t.Context(), appsync(c.appsync), put, remove, c.pinned)
+		if got != c.want || (err != nil) != (c.fails != "") || err != nil && !strings.Contains(err.Error(), c.fails) ||
+			len(shapes) != 6 || strings.Join(steps, ",") != "put,remove" {
+			t.Errorf("%s: %v, %v after %v with %d shapes; want %v, failing with %q", c.name, got, err, steps, len(shapes), c.want, c.fails)
+		}
+	}
+	remove := func(context.Context) error { return errors.New("throttled") }
+	put := func(context.Context) error { return nil }
+	if _, _, err := probe.Decide(t.Context(), appsync(every), put, remove, ""); err == nil || !strings.Contains(err.Error(), "deleting the probes' post") {
+		t.Errorf("a post not deleted: %v", err)
+	}
+}

@@ -13,13 +13,23 @@ import (
 const Issuer = "https://cognito-idp.local.amazonaws.com/local_devpool"
 
 // Identity turns an Authorization header into the caller AppSync would see.
-// No header is API-key access (nil identity). Otherwise the header is a JWT,
-// signed or not (the signature is not checked: this is a local tool), and its
-// claims become a Cognito user pools identity, as Amplify's mock does.
+// No header is API-key access (nil identity). A Signature V4 header
+// (AWS4-HMAC-SHA256 Credential=<key>/...) is an IAM caller, the access key
+// its user (the signature is not checked: this is a local tool). Otherwise
+// the header is a JWT, signed or not, and its claims become a Cognito user
+// pools identity, as Amplify's mock does.
 func Identity(authorization, sourceIP string) (*appsync.Identity, error) {
 	token := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(authorization), "Bearer "))
 	if token == "" {
 		return nil, nil
+	}
+	if rest, ok := strings.CutPrefix(token, "AWS4-HMAC-SHA256 Credential="); ok {
+		key, _, _ := strings.Cut(rest, "/")
+		if key == "" {
+			return nil, errors.New("a Signature V4 Authorization without an access key")
+		}
+		return &appsync.Identity{AccountID: LocalAccount, UserArn: "arn:aws:iam::" + LocalAccount + ":user/" + key, Username: key,
+			SourceIP: []string{sourceIP}}, nil
 	}
 	parts := strings.Split(token, ".")
 	if len(parts) < 2 {
@@ -54,6 +64,9 @@ func Identity(authorization, sourceIP string) (*appsync.Identity, error) {
 	}
 	return id, nil
 }
+
+// LocalAccount is the AWS account of the local AppSync's IAM callers.
+const LocalAccount = "000000000000"
 
 // Token returns an unsigned JWT (alg "none") for a local user: sub is the
 // user's ID, as in the sample data (u_<name>).

@@ -18,11 +18,15 @@ func (r *run) authorized(typ *ast.Definition, field *ast.FieldDefinition) bool {
 // Authorized reports whether caller may read field of typ, as AppSync
 // decides before any resolver runs: a field's own auth directives, else its
 // type's, else the API's default mode (Cognito user pools) alone. The caller
-// is an API-key caller without an identity, a user-pool caller with one.
+// is an API-key caller without an identity, an IAM caller with an account
+// and no sub, a user-pool caller otherwise.
 func Authorized(typ *ast.Definition, field *ast.FieldDefinition, caller *appsync.Identity) bool {
 	mode := "aws_cognito_user_pools"
-	if caller == nil {
+	switch {
+	case caller == nil:
 		mode = "aws_api_key"
+	case caller.AccountID != "" && caller.Sub == "":
+		mode = "aws_iam"
 	}
 	modes := authModes(field.Directives)
 	if modes == nil {

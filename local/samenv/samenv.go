@@ -77,6 +77,9 @@ func Local(endpoint, table string) map[string]string {
 		"NEXT_TOKEN_KEY":            "local-sam-token-key",
 		"NEXT_TOKEN_SECRET_ARN":     "",
 		"METRICS_NAMESPACE":         "AppSyncDynamoLocal",
+		// No Systems Manager locally: the reading named, not the probe's.
+		"SELECTION_READING_PARAMETER": "",
+		"SELECTION_READING":           "first-occurrence",
 	}
 }
 

@@ -66,7 +66,15 @@ func targetFor(stack, url, readingName string) (smoke.Target, error) {
 	if err != nil {
 		return smoke.Target{}, err
 	}
-	reading, err := selection.ParseReading(o["SelectionReading"]) // a stack deployed before the output: the default
+	name := o["SelectionReading"] // a stack deployed before the output: the default
+	if name == "probed" {         // the function reads the deployment's probe's verdict
+		value, err := aws("ssm", "get-parameter", "--name", o["SelectionReadingParameter"], "--query", "Parameter.Value", "--output", "text")
+		if err != nil {
+			return smoke.Target{}, err
+		}
+		name = strings.TrimSpace(string(value))
+	}
+	reading, err := selection.ParseReading(name)
 	if err != nil {
 		return smoke.Target{}, err
 	}

@@ -1,0 +1,133 @@
+// Command probe is the deployment's selection probe: a CloudFormation custom
+// resource the stack runs after the API, its resolvers and the resolver
+// function exist, and again whenever they change. It asks the API how
+// AppSync writes a merged field's selection (lambda/probe), as an IAM
+// caller, and writes the verdict into the parameter the resolver function
+// reads it from; a deployment whose probes disagree, or contradict the
+// reading the function is pinned to, fails with the reason. Deleting the
+// resource deletes the parameter. Build it as `bootstrap` (make build).
+//
+// Environment: TABLE_NAME (the probes' post is written there and deleted),
+// AWS_REGION and the execution role's credentials (package awsenv), and
+// AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL_SSM where they are set. The
+// resource's properties: GraphQLUrl, Parameter (the parameter's name) and
+// Pinned (the function's SELECTION_READING, "" for none).
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/cfn"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/example/appsync-dynamo/lambda/awsenv"
+	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/probe"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	r, err := newResource(os.Getenv, log)
+	if err != nil {
+		log.Error("refusing to start: " + err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(cfn.LambdaWrap(r.handle))
+}
+
+// resource is the custom resource's handler and what it needs.
+type resource struct {
+	cfg    aws.Config
+	store  *store.Store
+	ssm    awsenv.Service
+	log    *slog.Logger
+	client *dynamodb.Client
+	table  string
+}
+
+func newResource(getenv func(string) string, log *slog.Logger) (*resource, error) {
+	table := getenv("TABLE_NAME")
+	if table == "" {
+		return nil, errors.New("TABLE_NAME is not set")
+	}
+	cfg, err := awsenv.Config(getenv)
+	if err != nil {
+		return nil, err
+	}
+	client := store.NewClient(cfg, awsenv.Endpoint(getenv, "DYNAMODB"))
+	// The store signs no page token here: any key will do.
+	return &resource{cfg: cfg, store: store.New(client, table, cursor.New(make([]byte, 32))), ssm: awsenv.SSM(awsenv.Endpoint(getenv, "SSM")),
+		log: log, client: client, table: table}, nil
+}
+
+// props are the resource's properties.
+type props struct{ GraphQLURL, Parameter, Pinned string }
+
+func propsOf(e cfn.Event) (props, error) {
+	str := func(k string) string { s, _ := e.ResourceProperties[k].(string); return s }
+	p := props{GraphQLURL: str("GraphQLUrl"), Parameter: str("Parameter"), Pinned: str("Pinned")}
+	if p.GraphQLURL == "" || p.Parameter == "" {
+		return p, errors.New("the resource needs the properties GraphQLUrl and Parameter")
+	}
+	return p, nil
+}
+
+// handle answers CloudFormation: on create and update it probes and writes
+// the verdict (the parameter's name is the resource's physical ID); on
+// delete it deletes the parameter, and never fails the stack's deletion.
+func (r *resource) handle(ctx context.Context, e cfn.Event) (string, map[string]any, error) {
+	p, err := propsOf(e)
+	if e.RequestType == cfn.RequestDelete {
+		if err == nil {
+			err = r.call(ctx, "DeleteParameter", map[string]string{"Name": p.Parameter})
+		}
+		var api *awsenv.APIError
+		if err != nil && !(errors.As(err, &api) && api.Type == "ParameterNotFound") {
+			r.log.Warn("the selection probe's parameter was not deleted", "parameter", p.Parameter, "error", err)
+		}
+		return e.PhysicalResourceID, nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	verdict, shapes, err := probe.Decide(ctx, probe.Signed(r.cfg.HTTPClient, r.cfg, p.GraphQLURL), r.putPost, r.deletePost, p.Pinned)
+	for _, s := range shapes {
+		r.log.Info("selection probe", "shape", s.Name, "field", s.Probed, "selectionSetGraphQL", s.Text.String(), "selectionSetList", s.List.String())
+	}
+	if err != nil {
+		return p.Parameter, nil, err
+	}
+	in := map[string]any{"Name": p.Parameter, "Value": verdict.String(), "Type": "String", "Overwrite": true,
+		"Description": "How AppSync writes a merged field's selection, as the deployment's probe found it (lambda/probe)"}
+	if err := r.call(ctx, "PutParameter", in); err != nil {
+		return p.Parameter, nil, fmt.Errorf("writing the verdict %s: %w", verdict, err)
+	}
+	r.log.Info("selection reading", "verdict", verdict.String(), "parameter", p.Parameter)
+	return p.Parameter, map[string]any{"Reading": verdict.String()}, nil
+}
+
+func (r *resource) call(ctx context.Context, action string, in any) error {
+	return awsenv.Call(ctx, r.cfg.HTTPClient, r.cfg, r.ssm, action, in, nil)
+}
+
+func (r *resource) putPost(ctx context.Context) error {
+	return r.store.Load(ctx, store.Dataset{Posts: []store.Post{probe.Post}})
+}
+
+// deletePost deletes what putPost wrote: the post's item and its counter.
+func (r *resource) deletePost(ctx context.Context) error {
+	for _, sk := range []string{store.SKMetadata, store.SKCount} {
+		key := store.Key{PK: store.PostPK(probe.Post.ID), SK: sk}
+		if _, err := r.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &r.table, Key: key.Attributes()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/example/appsync-dynamo/lambda/awsenv"
+	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// What the deployment's probe does (lambda/cmd/probe, after the API, its
+// resolvers and the function exist): the probes need a published post, so
+// it writes one of its own (Post) straight into the table, runs them as an
+// IAM caller, deletes the post, and decides.
+
+// Post is the post the deployment's probes read: published, by an author
+// with no profile, in a partition of its own, there only while they run.
+var Post = store.Post{ID: "selection-probe", AuthorID: "selection-probe", Title: "The selection probe's post",
+	Body: "Written and deleted by the deployment's selection probe (lambda/probe).", Status: store.StatusPublished,
+	CreatedAt: "2000-01-01T00:00:00.000Z", UpdatedAt: "2000-01-01T00:00:00.000Z"}
+
+// Decide writes Post with put, runs the probes on it, deletes it with
+// remove (whatever they found), and returns their verdict. pinned is the
+// reading the function is told to use whatever the probes say
+// (SELECTION_READING; "" for none). Decide fails when the shapes disagree
+// (ErrDisagree), unless first-occurrence is pinned (right under both), and
+// when every-occurrence is pinned and AppSync writes less: queries would be
+// answered wrong.
+func Decide(ctx context.Context, send Send, put, remove func(context.Context) error, pinned string) (selection.Reading, []Shape, error) {
+	if err := put(ctx); err != nil {
+		return selection.FirstOccurrence, nil, fmt.Errorf("writing the probes' post: %w", err)
+	}
+	shapes, err := Run(ctx, send, Post.ID)
+	if rerr := remove(ctx); rerr != nil && err == nil {
+		err = fmt.Errorf("deleting the probes' post %s: %w", store.PostPK(Post.ID), rerr)
+	}
+	if err != nil {
+		return selection.FirstOccurrence, shapes, err
+	}
+	verdict, err := Verdict(shapes)
+	switch {
+	case err != nil && pinned == selection.FirstOccurrence.String():
+		return selection.FirstOccurrence, shapes, nil // right under every shape's reading
+	case err != nil:
+		return verdict, shapes, fmt.Errorf("%w: the function is right under both only as first-occurrence; pin it with -c selectionReading=first-occurrence", err)
+	}
+	if pinned == selection.EveryOccurrence.String() && verdict != selection.EveryOccurrence {
+		return verdict, shapes, errors.New("the function is pinned to every-occurrence (-c selectionReading), and AppSync writes the first occurrence's selection only: " +
+			"queries selecting a field twice would be answered wrong; deploy without it, or with -c selectionReading=first-occurrence")
+	}
+	return verdict, shapes, nil
+}
+
+// Signed returns a Send that posts to the GraphQL endpoint url as an IAM
+// caller: each request signed (Signature V4, service appsync) with cfg's
+// credentials.
+func Signed(client aws.HTTPClient, cfg aws.Config, url string) Send {
+	return func(ctx context.Context, query string, vars map[string]any, headers ...string) (Response, error) {
+		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return Response{}, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for i := 0; i+1 < len(headers); i += 2 {
+			req.Header.Set(headers[i], headers[i+1])
+		}
+		if err := awsenv.Sign(ctx, cfg, req, body, "appsync"); err != nil {
+			return Response{}, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return Response{}, err
+		}
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if err != nil {
+			return Response{}, err
+		}
+		var r Response
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return Response{}, fmt.Errorf("HTTP %d, not a GraphQL response: %.200s", resp.StatusCode, strings.TrimSpace(string(raw)))
+		}
+		return r, nil
+	}
+}
