@@ -135,7 +135,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 		watched = append(watched, consumerWatch{c, f, failed})
 	}
 	defend(stack, api)
-	watch(stack, fn, watched)
+	watch(stack, api, fn, watched)
 	outputs(stack, props, api, users, client, table, fn)
 	return stack
 }
@@ -190,10 +190,20 @@ func graphqlAPI(stack awscdk.Stack, id string, props *Props, users awscognito.Us
 			}},
 		},
 		XrayEnabled: jsii.Bool(true),
+		// What AppSync measures, by resolver, by data source and by named
+		// operation (watch.go draws it; its cost: docs/deploying.md).
+		EnhancedMetricsConfig: &awsappsync.EnhancedMetricsConfig{
+			ResolverLevelMetricsBehavior:   awsappsync.ResolverLevelMetricsBehavior_FULL_REQUEST_RESOLVER_METRICS,
+			DataSourceLevelMetricsBehavior: awsappsync.DataSourceLevelMetricsBehavior_FULL_REQUEST_DATA_SOURCE_METRICS,
+			OperationLevelMetricsConfig:    awsappsync.OperationLevelMetricsConfig_ENABLED,
+		},
 		// Hostile queries: the limits and their reasons are in lambda/routes.
 		QueryDepthLimit:    jsii.Number(routes.QueryDepthLimit),
 		ResolverCountLimit: jsii.Number(routes.ResolverCountLimit),
 	})
+	for _, ack := range []string{"@aws-cdk/aws-appsync:fullRequestResolverMetrics", "@aws-cdk/aws-appsync:fullRequestDataSourceMetrics"} {
+		awscdk.Annotations_Of(api).AcknowledgeWarning(jsii.String(ack), jsii.String("every resolver and data source measured, on purpose"))
+	}
 	// Field logs: errors only, without request headers and resolver payloads
 	// (identity claims, email), into a log group of the stack's with its
 	// retention. Set on the L1 resource: GraphqlApi's logConfig would add a

@@ -673,6 +673,19 @@ func TestTheAPIIsDefendedAndWatched(t *testing.T) {
 	}
 
 	body := str(tpl.one(t, "AWS::CloudWatch::Dashboard").Properties["DashboardBody"])
+	// What AppSync measures: its latency and requests, and its enhanced
+	// metrics by resolver and by operation, turned on; and the reading the
+	// function's environments serve.
+	api := tpl.one(t, "AWS::AppSync::GraphQLApi").Properties
+	if got := str(api["EnhancedMetricsConfig"]); got != `{"DataSourceLevelMetricsBehavior":"FULL_REQUEST_DATA_SOURCE_METRICS","OperationLevelMetricsConfig":"ENABLED","ResolverLevelMetricsBehavior":"FULL_REQUEST_RESOLVER_METRICS"}` {
+		t.Errorf("EnhancedMetricsConfig %s; want every resolver, data source and operation measured", got)
+	}
+	for _, want := range []string{`\"AWS/AppSync\",\"Latency\",\"GraphQLAPIId\"`, `{AWS/AppSync,GraphQLAPIId,Resolver} MetricName=\\\"Latency\\\"`,
+		`{AWS/AppSync,GraphQLAPIId,Operation} MetricName=\\\"Latency\\\"`, `filter msg = \\\"selection reading\\\"`, `\"AWS/AppSync\",\"5XXError\"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the dashboard has no %s", want)
+		}
+	}
 	for _, m := range resolver.Metrics {
 		if want := fmt.Sprintf(`MetricName=\\\"%s\\\"`, m.Name); !strings.Contains(body, want) || !strings.Contains(body, resolver.MetricsDimension) {
 			t.Errorf("the dashboard draws no resolver metric %s (%s)", m.Name, want)

@@ -64,11 +64,14 @@ type consumerWatch struct {
 	failed awssqs.Queue
 }
 
-// watch adds the stack's dashboard, built from the metrics the functions
-// emit in their cost lines (resolver.Metrics by field, projector.Metrics)
-// and Lambda's own, and its alarms: the resolver's errors and throttles,
-// and anything in a stream consumer's on-failure queue.
-func watch(stack awscdk.Stack, fn awslambda.Function, consumers []consumerWatch) {
+// watch adds the stack's dashboard, built from what AppSync measures (its
+// latency and requests, and its enhanced metrics by resolver and by named
+// operation), the metrics the functions emit in their cost lines
+// (resolver.Metrics by field, projector.Metrics), Lambda's own, and the
+// selection reading each execution environment serves (its log line); and
+// its alarms: the resolver's errors and throttles, and anything in a stream
+// consumer's on-failure queue.
+func watch(stack awscdk.Stack, api awsappsync.GraphqlApi, fn awslambda.Function, consumers []consumerWatch) {
 	period := awscdk.Duration_Minutes(jsii.Number(1))
 	byField := func(name, stat string) awscloudwatch.IMetric {
 		return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
@@ -112,6 +115,7 @@ func watch(stack awscdk.Stack, fn awslambda.Function, consumers []consumerWatch)
 	dash := awscloudwatch.NewDashboard(stack, jsii.String("Dashboard"), &awscloudwatch.DashboardProps{
 		DashboardName: jsii.String(*stack.StackName() + "-cost"),
 	})
+	dash.AddWidgets(appsyncWidgets(api, fn, graph)...)
 	dash.AddWidgets(lambdaWidgets...)
 	dash.AddWidgets(costs...)
 	dash.AddWidgets(feeds...)
@@ -128,5 +132,36 @@ func watch(stack awscdk.Stack, fn awslambda.Function, consumers []consumerWatch)
 	for _, c := range consumers {
 		alarm(c.ID+"GaveUp", c.GaveUp,
 			c.failed.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{Period: five, Statistic: jsii.String("Maximum")}))
+	}
+}
+
+// appsyncWidgets draw what AppSync measures of the API (its latency, from
+// request to response, and its requests and errors), its enhanced metrics
+// by resolver and by named operation (SEARCH over the API's own), and the
+// selection reading the resolver function's environments serve.
+func appsyncWidgets(api awsappsync.GraphqlApi, fn awslambda.Function, graph func(string, ...awscloudwatch.IMetric) awscloudwatch.IWidget) []awscloudwatch.IWidget {
+	period := awscdk.Duration_Minutes(jsii.Number(1))
+	apiMetric := func(name, stat string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String("AWS/AppSync"), MetricName: jsii.String(name),
+			DimensionsMap: &map[string]*string{"GraphQLAPIId": api.ApiId()}, Statistic: jsii.String(stat), Period: period})
+	}
+	by := func(dimension, name, stat string) awscloudwatch.IMetric {
+		return awscloudwatch.NewMathExpression(&awscloudwatch.MathExpressionProps{
+			Expression: jsii.String(fmt.Sprintf(`SEARCH('{AWS/AppSync,GraphQLAPIId,%s} MetricName="%s" GraphQLAPIId="%s"', '%s', 60)`, dimension, name, *api.ApiId(), stat)),
+			Label:      jsii.String(name), Period: period,
+		})
+	}
+	reading := awscloudwatch.NewLogQueryWidget(&awscloudwatch.LogQueryWidgetProps{
+		Title: jsii.String("Selection reading served, by execution environment"), LogGroupNames: jsii.Strings(*fn.LogGroup().LogGroupName()),
+		QueryLines: jsii.Strings(`filter msg = "selection reading"`, "stats count(*) as environments by reading, source"),
+		View:       awscloudwatch.LogQueryVisualizationType_TABLE, Width: jsii.Number(8), Height: jsii.Number(6),
+	})
+	return []awscloudwatch.IWidget{
+		graph("AppSync latency (p50, p99)", apiMetric("Latency", "p50"), apiMetric("Latency", "p99")),
+		graph("AppSync requests, 4XX, 5XX (Sum)", apiMetric("Requests", "Sum"), apiMetric("4XXError", "Sum"), apiMetric("5XXError", "Sum")),
+		reading,
+		graph("AppSync latency by resolver (p99)", by("Resolver", "Latency", "p99")),
+		graph("AppSync latency by operation (p99)", by("Operation", "Latency", "p99")),
+		graph("AppSync requests by operation (Sum)", by("Operation", "Requests", "Sum")),
 	}
 }

@@ -34,3 +34,9 @@ const (
 // (AWS, "AWS AppSync pricing"): query and data modification operations,
 // $4.00 per million (data transfer out, at the EC2 rate, is not counted).
 const AppSyncOperation = 4.00 / 1e6 // dollars per query or mutation
+
+// Read on 2026-12-05 from stored copies of pages on Amazon CloudWatch
+// pricing (the custom-metrics row: the first 10,000 metrics, standard
+// resolution): a metric is billed by the hour it receives data, prorated
+// to the month. AppSync's enhanced metrics are billed as custom metrics.
+const CloudWatchMetricMonth = 0.30 // dollars per metric-month

@@ -100,17 +100,27 @@ func must[T any](v T, err error) T {
 
 // readingOf is how the handler reads merged fields' selections: as
 // SELECTION_READING names, else as the deployment's probe found
-// (SELECTION_READING_PARAMETER), else first-occurrence.
+// (SELECTION_READING_PARAMETER), else first-occurrence. Each execution
+// environment logs the reading it serves once ("selection reading": the
+// stack's dashboard counts them), when it knows it.
 func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (func() selection.Reading, error) {
 	name, parameter := getenv("SELECTION_READING"), getenv("SELECTION_READING_PARAMETER")
 	if name != "" || parameter == "" {
 		r, err := selection.ParseReading(name)
+		source := "default"
+		if name != "" {
+			source = "pinned"
+		}
+		log.Info("selection reading", "reading", r.String(), "source", source)
 		return func() selection.Reading { return r }, err
 	}
 	endpoint := awsenv.SSM(awsenv.Endpoint(getenv, "SSM"))
 	read := func(ctx context.Context) (string, error) {
 		var out struct{ Parameter struct{ Value string } }
 		err := awsenv.Call(ctx, cfg.HTTPClient, cfg, endpoint, "GetParameter", map[string]string{"Name": parameter}, &out)
+		if err == nil {
+			log.Info("selection reading", "reading", out.Parameter.Value, "source", "probed")
+		}
 		return out.Parameter.Value, err
 	}
 	failed := func(err error) {

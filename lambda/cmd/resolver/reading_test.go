@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,7 +46,8 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	var logged lockedBuffer
+	log := slog.New(slog.NewJSONHandler(&logged, nil))
 	reading := func() func() selection.Reading {
 		t.Helper()
 		r, err := readingOf(cfg, getenv, log)
@@ -64,6 +66,10 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the parameter's every-occurrence not read in 5 s (%d reads)", asked.Load())
 		}
+	}
+	if lines := logged.String(); strings.Count(lines, `"msg":"selection reading","reading":"every-occurrence","source":"probed"`) != 1 ||
+		strings.Count(lines, `"msg":"selection reading","reading":"first-occurrence","source":"default"`) != 1 {
+		t.Errorf("the log, without one line for each environment's reading (the dashboard counts them):\n%s", lines)
 	}
 	verdict.Store("")
 	missing := reading()
@@ -85,3 +91,16 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 		t.Error("SELECTION_READING=every: no error")
 	}
 }
+
+// lockedBuffer is a log the background reads write to while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
