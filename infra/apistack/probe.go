@@ -9,7 +9,10 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsappsync"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsevents"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awseventstargets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
@@ -56,7 +59,7 @@ func selectionProbe(stack awscdk.Stack, props *Props, api awsappsync.GraphqlApi,
 		Description: jsii.String("The deployment's selection probe: how AppSync writes a merged field's selection (a custom resource)"),
 		Code:        awslambda.Code_FromAsset(jsii.String(props.ProbeDir), nil),
 		Timeout:     awscdk.Duration_Seconds(jsii.Number(60)),
-		Environment: &map[string]*string{"TABLE_NAME": table.TableName()},
+		Environment: &map[string]*string{"TABLE_NAME": table.TableName(), "METRICS_NAMESPACE": stack.StackName()},
 	})
 	probeFn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions: jsii.Strings(ProbeActions...), Resources: jsii.Strings(*table.TableArn()),
@@ -84,7 +87,31 @@ func selectionProbe(stack awscdk.Stack, props *Props, api awsappsync.GraphqlApi,
 			"Inputs": probeInputs(props)},
 	})
 	run.Node().AddDependency(api, fn)
+	daily(stack, probeFn, &map[string]any{"GraphQLUrl": api.GraphqlUrl(), "Parameter": readingParameter(stack), "Pinned": pinned})
 	return run
+}
+
+// daily runs the probe again once a day, with the resource's properties,
+// and alarms when it fails: AppSync may come to write selections another
+// way between deployments (docs/deploying.md).
+func daily(stack awscdk.Stack, probeFn awslambda.Function, properties *map[string]any) {
+	rule := awsevents.NewRule(stack, jsii.String("SelectionProbeDaily"), &awsevents.RuleProps{
+		Description: jsii.String("The selection probe, daily: how AppSync writes a merged field's selection"),
+		Schedule:    awsevents.Schedule_Rate(awscdk.Duration_Days(jsii.Number(1))),
+	})
+	rule.AddTarget(awseventstargets.NewLambdaFunction(probeFn, &awseventstargets.LambdaFunctionProps{
+		Event:         awsevents.RuleTargetInput_FromObject(map[string]any{"ResourceProperties": properties}),
+		RetryAttempts: jsii.Number(0), // the probe reports its own failure; a retry would find the same
+	}))
+	suppress(rule, "Serverless-EventBusDLQ", "a missed daily probe is tomorrow's: the probe's own failures are its ProbeFailures metric and its alarm")
+	failures := awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: stack.StackName(), MetricName: jsii.String(probe.FailureMetric),
+		DimensionsMap: &map[string]*string{probe.MetricDimension: jsii.String(probe.MetricFunction)}, Statistic: jsii.String("Sum"),
+		Period: awscdk.Duration_Days(jsii.Number(1))})
+	awscloudwatch.NewAlarm(stack, jsii.String("SelectionProbeFailed"), &awscloudwatch.AlarmProps{
+		AlarmDescription: jsii.String("the daily selection probe failed, found the shapes disagreeing or contradicting the pinned reading: see its log, and docs/deploying.md"),
+		Metric:           failures, Threshold: jsii.Number(1), EvaluationPeriods: jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD, TreatMissingData: awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
 }
 
 // probeInputs is a digest of what the probe's verdict depends on: the

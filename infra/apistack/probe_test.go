@@ -84,4 +84,21 @@ func TestTheDeploymentProbesTheSelectionReading(t *testing.T) {
 	if want := []string{`Resolver "ssm:GetParameter"`, `SelectionProbe ["ssm:DeleteParameter","ssm:PutParameter"]`}; !slices.Equal(ssm, want) {
 		t.Errorf("parameter grants %v, want %v", ssm, want)
 	}
+	// Daily, again, with the resource's properties, and an alarm on its failures.
+	rule := tpl.one(t, "AWS::Events::Rule").Properties
+	targets := str(rule["Targets"])
+	if rule["ScheduleExpression"] != "rate(1 day)" || !strings.Contains(targets, "SelectionProbe") ||
+		!strings.Contains(targets, `ResourceProperties`) || !strings.Contains(targets, `/TestStack/selection-reading`) {
+		t.Errorf("the daily rule %s", str(rule))
+	}
+	found := false
+	for _, a := range tpl.ofType("AWS::CloudWatch::Alarm") {
+		if a.Properties["MetricName"] == probe.FailureMetric && a.Properties["Namespace"] == "TestStack" && a.Properties["Period"] == float64(86400) &&
+			strings.Contains(str(a.Properties["Dimensions"]), probe.MetricFunction) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no alarm on the daily probe's %s", probe.FailureMetric)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/local/prices"
 )
 
@@ -28,5 +29,20 @@ func TestTheDocsPriceTheEnhancedMetrics(t *testing.T) {
 		if !strings.Contains(text, want) || sources != 1 {
 			t.Errorf("docs/deploying.md does not say %q (%d data sources)", want, sources)
 		}
+	}
+}
+
+// docs/deploying.md's price of the daily probe: thirty runs of an
+// invocation of at most 3 s at the function's memory, six AppSync queries
+// and four write units.
+func TestTheDocsPriceTheDailyProbe(t *testing.T) {
+	run := prices.LambdaRequest + 3*float64(apistack.MemoryMB)/1024*prices.LambdaArm64GBSecond + 6*prices.AppSyncOperation + 4*prices.DynamoDBWriteRequestUnit
+	doc, err := os.ReadFile("../../docs/deploying.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	if want := fmt.Sprintf("(at most 3 s at %d MB), six AppSync queries and four write units (its post's two items written and deleted): $%.4f a month at most", apistack.MemoryMB, 30*run); !strings.Contains(text, want) {
+		t.Errorf("docs/deploying.md does not say %q", want)
 	}
 }

@@ -22,6 +22,15 @@ import (
 // it writes one of its own (Post) straight into the table, runs them as an
 // IAM caller, deletes the post, and decides.
 
+// The daily run's metric (lambda/cmd/probe), which the stack alarms on:
+// FailureMetric, 1 when the probes failed, under the dimension
+// MetricDimension valued MetricFunction.
+const (
+	FailureMetric   = "ProbeFailures"
+	MetricDimension = "Function"
+	MetricFunction  = "SelectionProbe"
+)
+
 // Post is the post the deployment's probes read: published, by an author
 // with no profile, in a partition of its own, there only while they run.
 var Post = store.Post{ID: "selection-probe", AuthorID: "selection-probe", Title: "The selection probe's post",

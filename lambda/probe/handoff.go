@@ -19,43 +19,58 @@ import (
 // missing, and must learn it soon after.
 const RetryEvery = time.Minute
 
+// RefreshEvery is how long a Handoff keeps a verdict before it reads the
+// parameter again: the daily probe may change it (AppSync writing
+// selections another way), and every environment follows within this.
+const RefreshEvery = 5 * time.Minute
+
 // Handoff is the reading the deployment's probe found, for the resolver's
-// handler (resolver.WithSelectionReadingFrom). Until the verdict is read, and
-// whenever it cannot be, the reading is selection.FirstOccurrence, right
-// under either; a verdict once read is kept for the environment's life (a
-// deployment that changes it starts new environments: the probe runs when
-// the function changes).
+// handler (resolver.WithSelectionReadingFrom). Until a verdict is read, and
+// whenever none can be, the reading is selection.FirstOccurrence, right
+// under either; a verdict read is served until a later read of the
+// parameter gives another (one read a RefreshEvery, in the background; a
+// failed read keeps the verdict).
 type Handoff struct {
 	read    func(context.Context) (string, error)
 	now     func() time.Time
 	known   atomic.Int32 // 0: not yet; else the reading + 1
-	next    atomic.Int64 // when to read again (Unix nanoseconds), while not known
+	next    atomic.Int64 // when to read again (Unix nanoseconds)
 	reading sync.Mutex   // held by the read under way
 	failed  func(error)
+	told    func(selection.Reading)
 }
 
 // NewHandoff returns a Handoff reading the verdict with read (the
 // parameter's value: a selection.Reading's name) and starts the first read
 // in the background. failed, if not nil, is told each read's error (a value
-// that names no reading included).
-func NewHandoff(read func(context.Context) (string, error), failed func(error)) *Handoff {
-	h := &Handoff{read: read, now: time.Now, failed: failed}
+// that names no reading included); told, if not nil, each verdict read
+// that differs from the one before (the first included).
+func NewHandoff(read func(context.Context) (string, error), failed func(error), told func(selection.Reading)) *Handoff {
+	h := &Handoff{read: read, now: time.Now, failed: failed, told: told}
 	h.next.Store(h.now().Add(RetryEvery).UnixNano())
 	go h.fetch()
 	return h
 }
 
 // Reading returns the verdict, or selection.FirstOccurrence while there is
-// none; then, at most once every RetryEvery, it reads the parameter again
-// in the background.
+// none. When the time has come (RetryEvery without a verdict, RefreshEvery
+// with one), it reads the parameter again in the background, once however
+// many events ask.
 func (h *Handoff) Reading() selection.Reading {
-	if k := h.known.Load(); k != 0 {
-		return selection.Reading(k - 1)
+	k := h.known.Load()
+	if next := h.next.Load(); h.now().UnixNano() >= next {
+		wait := RetryEvery
+		if k != 0 {
+			wait = RefreshEvery
+		}
+		if h.next.CompareAndSwap(next, h.now().Add(wait).UnixNano()) {
+			go h.fetch()
+		}
 	}
-	if next := h.next.Load(); h.now().UnixNano() >= next && h.next.CompareAndSwap(next, h.now().Add(RetryEvery).UnixNano()) {
-		go h.fetch()
+	if k == 0 {
+		return selection.FirstOccurrence
 	}
-	return selection.FirstOccurrence
+	return selection.Reading(k - 1)
 }
 
 // fetch reads the parameter once (no two reads at once).
@@ -77,5 +92,11 @@ func (h *Handoff) fetch() {
 		}
 		return
 	}
-	h.known.Store(int32(r) + 1)
+	before := h.known.Swap(int32(r) + 1)
+	if before == 0 {
+		h.next.Store(h.now().Add(RefreshEvery).UnixNano())
+	}
+	if before != int32(r)+1 && h.told != nil {
+		h.told(r)
+	}
 }

@@ -21,9 +21,9 @@ func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return 
 func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // newHandoff is NewHandoff on the clock c, its first read done.
-func newHandoff(t *testing.T, c *clock, read func(context.Context) (string, error), failed func(error)) *Handoff {
+func newHandoff(t *testing.T, c *clock, read func(context.Context) (string, error), failed func(error), told func(selection.Reading)) *Handoff {
 	t.Helper()
-	h := &Handoff{read: read, now: c.now, failed: failed}
+	h := &Handoff{read: read, now: c.now, failed: failed, told: told}
 	h.next.Store(c.now().Add(RetryEvery).UnixNano())
 	h.fetch()
 	return h
@@ -43,8 +43,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // Without a verdict the handler reads as first-occurrence, right under
 // either reading, and reads the parameter again at most once a RetryEvery,
-// however many events ask at once; once read, the verdict stays.
-func TestTheHandoffReadsAgainOncePerRetryUntilItKnows(t *testing.T) {
+// however many events ask at once; with one, once a RefreshEvery, following
+// a changed verdict and keeping it through a failed read.
+func TestTheHandoffReadsAgainUntilItKnowsAndFollowsChanges(t *testing.T) {
 	c := &clock{t: time.Unix(1_700_000_000, 0)}
 	var reads atomic.Int32
 	var value atomic.Value
@@ -57,32 +58,50 @@ func TestTheHandoffReadsAgainOncePerRetryUntilItKnows(t *testing.T) {
 		return "", errors.New("ParameterNotFound")
 	}
 	var failures atomic.Int32
-	h := newHandoff(t, c, read, func(error) { failures.Add(1) })
+	var toldMu sync.Mutex
+	var told []selection.Reading
+	h := newHandoff(t, c, read, func(error) { failures.Add(1) }, func(r selection.Reading) { toldMu.Lock(); told = append(told, r); toldMu.Unlock() })
 	if r := h.Reading(); r != selection.FirstOccurrence || reads.Load() != 1 || failures.Load() != 1 {
 		t.Fatalf("before any verdict: %v after %d reads, %d failures", r, reads.Load(), failures.Load())
 	}
-	var wg sync.WaitGroup
-	for range 100 {
-		wg.Go(func() { h.Reading() })
+	many := func() {
+		var wg sync.WaitGroup
+		for range 100 {
+			wg.Go(func() { h.Reading() })
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	many()
 	if reads.Load() != 1 {
 		t.Fatalf("%d reads within RetryEvery of the first", reads.Load())
 	}
 	value.Store("every-occurrence")
 	c.add(RetryEvery)
-	for range 100 {
-		wg.Go(func() { h.Reading() })
-	}
-	wg.Wait()
+	many()
 	waitFor(t, "the verdict read after RetryEvery", func() bool { return h.Reading() == selection.EveryOccurrence })
 	if reads.Load() != 2 {
 		t.Errorf("%d reads, want 2: one a RetryEvery", reads.Load())
 	}
+	c.add(RefreshEvery - time.Second)
+	many()
+	if reads.Load() != 2 {
+		t.Errorf("%d reads within RefreshEvery of the verdict", reads.Load())
+	}
+	value.Store("")
+	c.add(time.Second)
+	many()
+	waitFor(t, "a refresh", func() bool { return reads.Load() == 3 })
+	if r := h.Reading(); r != selection.EveryOccurrence {
+		t.Errorf("after a failed refresh: %v; want the verdict kept", r)
+	}
 	value.Store("first-occurrence")
-	c.add(10 * RetryEvery)
-	if r := h.Reading(); r != selection.EveryOccurrence || reads.Load() != 2 {
-		t.Errorf("a known verdict: %v after %d reads; want it kept, no read", r, reads.Load())
+	c.add(RefreshEvery)
+	many()
+	waitFor(t, "the changed verdict", func() bool { return h.Reading() == selection.FirstOccurrence })
+	toldMu.Lock()
+	defer toldMu.Unlock()
+	if len(told) != 2 || told[0] != selection.EveryOccurrence || told[1] != selection.FirstOccurrence {
+		t.Errorf("told %v; want every-occurrence, then first-occurrence", told)
 	}
 }
 
@@ -91,7 +110,7 @@ func TestTheHandoffReadsAgainOncePerRetryUntilItKnows(t *testing.T) {
 func TestTheHandoffRefusesAValueThatNamesNoReading(t *testing.T) {
 	c := &clock{t: time.Unix(1_700_000_000, 0)}
 	var told error
-	h := newHandoff(t, c, func(context.Context) (string, error) { return "every", nil }, func(err error) { told = err })
+	h := newHandoff(t, c, func(context.Context) (string, error) { return "every", nil }, func(err error) { told = err }, nil)
 	if r := h.Reading(); r != selection.FirstOccurrence || told == nil {
 		t.Errorf("reading %v, failure %v", r, told)
 	}

@@ -5,21 +5,29 @@
 // caller, and writes the verdict into the parameter the resolver function
 // reads it from; a deployment whose probes disagree, or contradict the
 // reading the function is pinned to, fails with the reason. Deleting the
-// resource deletes the parameter. Build it as `bootstrap` (make build).
+// resource deletes the parameter. A daily schedule runs the probes again
+// (daily), and reports a failure as a metric. Build it as `bootstrap` (make
+// build).
 //
 // Environment: TABLE_NAME (the probes' post is written there and deleted),
 // AWS_REGION and the execution role's credentials (package awsenv), and
-// AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL_SSM where they are set. The
-// resource's properties: GraphQLUrl, Parameter (the parameter's name) and
-// Pinned (the function's SELECTION_READING, "" for none).
+// AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL_SSM where they are set,
+// METRICS_NAMESPACE (the daily run's metric's; the stack's name). The
+// resource's properties, and the schedule's event's ResourceProperties:
+// GraphQLUrl, Parameter (the parameter's name) and Pinned (the function's
+// SELECTION_READING, "" for none).
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/cfn"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -29,6 +37,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/probe"
+	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -39,7 +48,18 @@ func main() {
 		log.Error("refusing to start: " + err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(cfn.LambdaWrap(r.handle))
+	lambda.Start(r.invoke)
+}
+
+// invoke answers CloudFormation's requests (the resource's create, update
+// and delete) and the daily schedule's (an event with the resource's
+// properties and no RequestType).
+func (r *resource) invoke(ctx context.Context, e cfn.Event) error {
+	if e.RequestType == "" {
+		return r.daily(ctx, e)
+	}
+	_, err := cfn.LambdaWrap(r.handle)(ctx, e)
+	return err
 }
 
 // resource is the custom resource's handler and what it needs.
@@ -50,6 +70,10 @@ type resource struct {
 	log    *slog.Logger
 	client *dynamodb.Client
 	table  string
+	// namespace is the CloudWatch namespace of the daily run's metric
+	// (METRICS_NAMESPACE, the stack's name); metrics is where its line goes.
+	namespace string
+	metrics   io.Writer
 }
 
 func newResource(getenv func(string) string, log *slog.Logger) (*resource, error) {
@@ -64,7 +88,7 @@ func newResource(getenv func(string) string, log *slog.Logger) (*resource, error
 	client := store.NewClient(cfg, awsenv.Endpoint(getenv, "DYNAMODB"))
 	// The store signs no page token here: any key will do.
 	return &resource{cfg: cfg, store: store.New(client, table, cursor.New(make([]byte, 32))), ssm: awsenv.SSM(awsenv.Endpoint(getenv, "SSM")),
-		log: log, client: client, table: table}, nil
+		log: log, client: client, table: table, namespace: cmp.Or(getenv("METRICS_NAMESPACE"), "AppSyncDynamo"), metrics: os.Stdout}, nil
 }
 
 // props are the resource's properties.
@@ -111,6 +135,55 @@ func (r *resource) handle(ctx context.Context, e cfn.Event) (string, map[string]
 	}
 	r.log.Info("selection reading", "verdict", verdict.String(), "parameter", p.Parameter)
 	return p.Parameter, map[string]any{"Reading": verdict.String()}, nil
+}
+
+// daily runs the probes again: a verdict that changed is written (the
+// function's environments follow within probe.RefreshEvery); shapes that
+// disagree write first-occurrence, right under both, unless a reading is
+// pinned. It reports ProbeFailures (1 when the probes fail, disagree or
+// contradict the pinned reading, or the verdict is not written) for the
+// stack's alarm, and fails no invocation: a retry would find the same.
+func (r *resource) daily(ctx context.Context, e cfn.Event) error {
+	p, err := propsOf(e)
+	verdict, failed := selection.FirstOccurrence, true
+	if err == nil {
+		var shapes []probe.Shape
+		verdict, shapes, err = probe.Decide(ctx, probe.Signed(r.cfg.HTTPClient, r.cfg, p.GraphQLURL), r.putPost, r.deletePost, p.Pinned)
+		failed = err != nil
+		if errors.Is(err, probe.ErrDisagree) && p.Pinned == "" {
+			verdict, err = selection.FirstOccurrence, nil
+		}
+		for _, s := range shapes {
+			r.log.Info("selection probe", "shape", s.Name, "field", s.Probed, "selectionSetGraphQL", s.Text.String(), "selectionSetList", s.List.String())
+		}
+	}
+	if err == nil {
+		in := map[string]any{"Name": p.Parameter, "Value": verdict.String(), "Type": "String", "Overwrite": true}
+		if err = r.call(ctx, "PutParameter", in); err != nil {
+			failed = true
+		}
+	}
+	return r.report(verdict, failed, err)
+}
+
+// report writes the daily run's line: its verdict, and the metric
+// FailureMetric in CloudWatch's embedded metric format.
+func (r *resource) report(verdict selection.Reading, failed bool, err error) error {
+	failures := 0
+	if failed {
+		failures = 1
+	}
+	now := time.Now()
+	line := map[string]any{"time": now.Format(time.RFC3339Nano), "level": "INFO", "msg": "daily selection probe", "reading": verdict.String(),
+		"_aws": map[string]any{"Timestamp": now.UnixMilli(), "CloudWatchMetrics": []map[string]any{{"Namespace": r.namespace,
+			"Dimensions": [][]string{{probe.MetricDimension}}, "Metrics": []map[string]string{{"Name": probe.FailureMetric, "Unit": "Count"}}}}},
+		probe.MetricDimension: probe.MetricFunction, probe.FailureMetric: failures}
+	if err != nil {
+		line["level"], line["error"] = "ERROR", err.Error()
+	}
+	b, _ := json.Marshal(line)
+	_, werr := r.metrics.Write(append(b, '\n'))
+	return werr
 }
 
 func (r *resource) call(ctx context.Context, action string, in any) error {

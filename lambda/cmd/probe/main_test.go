@@ -86,7 +86,7 @@ func TestTheDeploymentsProbeAgainstTheLocalAppSync(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			handle := cfn.LambdaWrap(r.handle)
+			handle := func(ctx context.Context, e cfn.Event) (string, error) { return "", r.invoke(ctx, e) }
 			props := map[string]any{"GraphQLUrl": graphql.URL + "/graphql", "Parameter": "/stack/selection-reading", "Pinned": c.pinned}
 			if _, err := handle(t.Context(), cfn.Event{RequestType: cfn.RequestCreate, RequestID: "r1", ResponseURL: cfnURL.URL, ResourceProperties: props}); err != nil {
 				t.Fatal(err)
@@ -127,6 +127,23 @@ func TestTheDeploymentsProbeAgainstTheLocalAppSync(t *testing.T) {
 			}
 			if answers := cloudformation.all(); len(answers) != 2 || answers[1]["Status"] != "SUCCESS" {
 				t.Errorf("the delete's answer: %v", answers)
+			}
+			// The daily run: the verdict written again, or a failure counted.
+			var line strings.Builder
+			r.metrics = &line
+			before := len(ssm.all())
+			if _, err := handle(t.Context(), cfn.Event{ResourceProperties: props}); err != nil {
+				t.Fatal(err)
+			}
+			var daily map[string]any
+			if err := json.Unmarshal([]byte(line.String()), &daily); err != nil {
+				t.Fatalf("the daily run's line %q: %v", line.String(), err)
+			}
+			puts = ssm.all()[before:]
+			wantFailures := map[bool]float64{true: 1}[c.fails != ""]
+			if daily[probe.FailureMetric] != wantFailures || daily[probe.MetricDimension] != probe.MetricFunction || !strings.Contains(line.String(), `"Namespace":"AppSyncDynamo"`) ||
+				(len(puts) == 1) == (c.fails != "") {
+				t.Errorf("the daily run: %s, parameter calls %v; want %v failures, the verdict written unless it failed", line.String(), puts, wantFailures)
 			}
 		})
 	}

@@ -101,8 +101,8 @@ func must[T any](v T, err error) T {
 // readingOf is how the handler reads merged fields' selections: as
 // SELECTION_READING names, else as the deployment's probe found
 // (SELECTION_READING_PARAMETER), else first-occurrence. Each execution
-// environment logs the reading it serves once ("selection reading": the
-// stack's dashboard counts them), when it knows it.
+// environment logs the reading it serves ("selection reading": the stack's
+// dashboard counts them) when it knows it, and again if it changes.
 func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (func() selection.Reading, error) {
 	name, parameter := getenv("SELECTION_READING"), getenv("SELECTION_READING_PARAMETER")
 	if name != "" || parameter == "" {
@@ -118,13 +118,11 @@ func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (fu
 	read := func(ctx context.Context) (string, error) {
 		var out struct{ Parameter struct{ Value string } }
 		err := awsenv.Call(ctx, cfg.HTTPClient, cfg, endpoint, "GetParameter", map[string]string{"Name": parameter}, &out)
-		if err == nil {
-			log.Info("selection reading", "reading", out.Parameter.Value, "source", "probed")
-		}
 		return out.Parameter.Value, err
 	}
 	failed := func(err error) {
 		log.Warn("the selection probe's verdict is not read: reading as first-occurrence", "parameter", parameter, "error", err)
 	}
-	return probe.NewHandoff(read, failed).Reading, nil
+	told := func(r selection.Reading) { log.Info("selection reading", "reading", r.String(), "source", "probed") }
+	return probe.NewHandoff(read, failed, told).Reading, nil
 }
