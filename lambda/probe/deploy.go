@@ -86,19 +86,24 @@ func Signed(client aws.HTTPClient, cfg aws.Config, url string) Send {
 		if err := awsenv.Sign(ctx, cfg, req, body, "appsync"); err != nil {
 			return Response{}, err
 		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return Response{}, err
-		}
-		defer resp.Body.Close()
-		raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		if err != nil {
-			return Response{}, err
-		}
-		var r Response
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return Response{}, fmt.Errorf("HTTP %d, not a GraphQL response: %.200s", resp.StatusCode, strings.TrimSpace(string(raw)))
-		}
-		return r, nil
+		return ReadResponse(client.Do(req))
 	}
+}
+
+// ReadResponse reads a GraphQL response from an HTTP one (at most 1 MB of
+// it), or returns err, the request's failure.
+func ReadResponse(resp *http.Response, err error) (Response, error) {
+	if err != nil {
+		return Response{}, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return Response{}, err
+	}
+	var r Response
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return Response{}, fmt.Errorf("HTTP %d, not a GraphQL response: %.200s", resp.StatusCode, strings.TrimSpace(string(raw)))
+	}
+	return r, nil
 }

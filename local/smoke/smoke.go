@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/lambda/selection"
@@ -120,20 +119,7 @@ func post(ctx context.Context, t Target, signedIn bool, query string, vars map[s
 	} else if t.APIKey != "" {
 		req.Header.Set("x-api-key", t.APIKey)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return response{}, err
-	}
-	var r response
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return response{}, fmt.Errorf("HTTP %d, not a GraphQL response: %.200s", resp.StatusCode, strings.TrimSpace(string(raw)))
-	}
-	return r, nil
+	return probe.ReadResponse(http.DefaultClient.Do(req))
 }
 
 // dig follows keys and indexes into decoded JSON.

@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/local/proc"
 )
 
 // The reading: SELECTION_READING when set; else the probe's verdict, read
@@ -46,7 +46,7 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logged lockedBuffer
+	var logged proc.Output
 	log := slog.New(slog.NewJSONHandler(&logged, nil))
 	reading := func() func() selection.Reading {
 		t.Helper()
@@ -91,16 +91,3 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 		t.Error("SELECTION_READING=every: no error")
 	}
 }
-
-// lockedBuffer is a log the background reads write to while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
