@@ -60,31 +60,39 @@ func (s Side) Spread() float64 {
 	return float64(slices.Max(s.Rounds)) / float64(slices.Min(s.Rounds))
 }
 
-// Result is one case, both functions.
+// Result is one case, both functions, and the Go function under the safe
+// reading.
 type Result struct {
 	Case     string
 	Go, Node Side
+	// Safe is the Go function reading the selection as first-occurrence
+	// (the safe reading, right however AppSync writes a merged field): it
+	// reads the users' counters too.
+	Safe Side
 	// Floor is DynamoDB Local's own answer to the batch's BatchGetItem,
 	// asked in plain HTTP (no SDK, no handler): what both functions wait
-	// for, whatever they do.
-	Floor Side
-	// GoReply and NodeReply are each one's last reply.
-	GoReply, NodeReply []byte
+	// for, whatever they do; SafeFloor its answer to the safe reading's
+	// (the users' items and their counters).
+	Floor, SafeFloor Side
+	// GoReply, SafeReply and NodeReply are each one's last reply.
+	GoReply, SafeReply, NodeReply []byte
 }
 
-// Functions are the two functions of a run, on one table.
+// Functions are the functions of a run, on one table.
 type Functions struct {
-	Go   lambda.Handler
-	Node *nodebaseline.Peer
-	// floor asks DynamoDB Local for a case's users in plain HTTP.
-	floor func(ctx context.Context, c traffic.Case) error
+	Go, Safe lambda.Handler
+	Node     *nodebaseline.Peer
+	// floor asks DynamoDB Local for a case's users in plain HTTP, and
+	// safeFloor for their counters too.
+	floor, safeFloor func(ctx context.Context, c traffic.Case) error
 }
 
 // Start loads the traffic's users into table on the DynamoDB Local at
-// endpoint (created here, with the production schema) and starts both
-// functions on it: the Go handler as deployed but for its selection
-// reading (every occurrence: a selection without counts reads the user
-// items alone, as the peer does), the Node peer. Close the peer when done.
+// endpoint (created here, with the production schema) and starts the
+// functions on it: the Go handler as deployed under each selection reading
+// (every occurrence: a selection without counts reads the user items alone,
+// as the peer does; first occurrence, the safe reading: their counters
+// too), the Node peer. Close the peer when done.
 func Start(ctx context.Context, endpoint, table string) (Functions, error) {
 	d := store.Dataset{Users: traffic.Users()}
 	if err := ddblocal.Seed(ctx, endpoint, table, d); err != nil {
@@ -92,12 +100,15 @@ func Start(ctx context.Context, endpoint, table string) (Functions, error) {
 	}
 	s := store.New(ddblocal.Client(endpoint), table, cursor.New([]byte(cursor.DevelopmentKey)), wired.Store...)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	h := lambda.NewHandler(resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
+	handler := func(r selection.Reading) lambda.Handler {
+		return lambda.NewHandler(resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(r)))
+	}
 	peer, err := nodebaseline.StartPeer(ctx, endpoint, table)
 	if err != nil {
 		return Functions{}, err
 	}
-	return Functions{Go: h, Node: peer, floor: plainBatchGet(endpoint, table)}, nil
+	return Functions{Go: handler(selection.EveryOccurrence), Safe: handler(selection.FirstOccurrence), Node: peer,
+		floor: plainBatchGet(endpoint, table, store.SKMetadata), safeFloor: plainBatchGet(endpoint, table, store.SKMetadata, store.SKCount)}, nil
 }
 
 // Run measures each case over rounds of n calls a function, the two
@@ -117,19 +128,31 @@ func Run(ctx context.Context, f Functions, cases []traffic.Case, rounds, n int) 
 				nodeCalls, r.NodeReply, err = f.Node.Resolve(c.Payload, n)
 				return err
 			}
-			var floorCalls []time.Duration
-			floorSide := func() error {
-				floorCalls = make([]time.Duration, n)
+			timed := func(call func() error) ([]time.Duration, error) {
+				took := make([]time.Duration, n)
 				for i := range n {
 					start := time.Now()
-					if err := f.floor(ctx, c); err != nil {
-						return err
+					if err := call(); err != nil {
+						return nil, err
 					}
-					floorCalls[i] = time.Since(start)
+					took[i] = time.Since(start)
 				}
-				return nil
+				return took, nil
 			}
-			order := []func() error{goSide, nodeSide, floorSide}
+			var floorCalls, safeFloorCalls, safeCalls []time.Duration
+			floorSide := func() (err error) {
+				floorCalls, err = timed(func() error { return f.floor(ctx, c) })
+				return err
+			}
+			safeFloorSide := func() (err error) {
+				safeFloorCalls, err = timed(func() error { return f.safeFloor(ctx, c) })
+				return err
+			}
+			safeSide := func() error {
+				safeCalls, r.SafeReply, err = callGo(ctx, f.Safe, c.Payload, n)
+				return err
+			}
+			order := []func() error{goSide, nodeSide, safeSide, floorSide, safeFloorSide}
 			if round%2 == 1 { // Node first, every other round
 				order[0], order[1] = nodeSide, goSide
 			}
@@ -144,6 +167,8 @@ func Run(ctx context.Context, f Functions, cases []traffic.Case, rounds, n int) 
 			r.Go.Calls, r.Go.Rounds = append(r.Go.Calls, goCalls...), append(r.Go.Rounds, quantile(goCalls, 0.5))
 			r.Node.Calls, r.Node.Rounds = append(r.Node.Calls, nodeCalls...), append(r.Node.Rounds, quantile(nodeCalls, 0.5))
 			r.Floor.Calls, r.Floor.Rounds = append(r.Floor.Calls, floorCalls...), append(r.Floor.Rounds, quantile(floorCalls, 0.5))
+			r.Safe.Calls, r.Safe.Rounds = append(r.Safe.Calls, safeCalls...), append(r.Safe.Rounds, quantile(safeCalls, 0.5))
+			r.SafeFloor.Calls, r.SafeFloor.Rounds = append(r.SafeFloor.Calls, safeFloorCalls...), append(r.SafeFloor.Rounds, quantile(safeFloorCalls, 0.5))
 		}
 		out = append(out, r)
 	}
@@ -183,7 +208,9 @@ func Table(results []Result, rounds, n int) string {
 		for _, side := range []struct {
 			name string
 			s    Side
-		}{{"Go", r.Go}, {"Node (Powertools, AWS SDK v3)", r.Node}, {"DynamoDB Local's answer alone (plain HTTP)", r.Floor}} {
+		}{{"Go", r.Go}, {"Node (Powertools, AWS SDK v3)", r.Node}, {"DynamoDB Local's answer alone (plain HTTP)", r.Floor},
+			{"Go, first-occurrence (the safe reading: the users' counters too)", r.Safe},
+			{"DynamoDB Local's answer with the counters (plain HTTP)", r.SafeFloor}} {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.2f |\n", r.Case, side.name, ms(side.s.Median()), ms(side.s.P95()), ms(side.s.Min()), side.s.Spread())
 		}
 		fmt.Fprintf(&b, "| %s | Go / Node | %.2fx | %.2fx | %.2fx | |\n", r.Case,
@@ -191,6 +218,8 @@ func Table(results []Result, rounds, n int) string {
 		own := func(f, floor time.Duration) float64 { return float64(f - floor) }
 		fmt.Fprintf(&b, "| %s | Go / Node, each over DynamoDB Local's answer | %.2fx | %.2fx | | |\n", r.Case,
 			own(r.Go.Median(), r.Floor.Median())/own(r.Node.Median(), r.Floor.Median()), own(r.Go.P95(), r.Floor.P95())/own(r.Node.P95(), r.Floor.P95()))
+		fmt.Fprintf(&b, "| %s | first-occurrence less every-occurrence: Go's, and DynamoDB Local's answer's | %s, %s | %s, %s | | |\n", r.Case,
+			ms(r.Safe.Median()-r.Go.Median()), ms(r.SafeFloor.Median()-r.Floor.Median()), ms(r.Safe.P95()-r.Go.P95()), ms(r.SafeFloor.P95()-r.Floor.P95()))
 	}
 	return b.String()
 }
@@ -215,10 +244,11 @@ func WriteInto(path, table string, at time.Time) error {
 	return os.WriteFile(path, []byte(out), 0o644)
 }
 
-// plainBatchGet returns a BatchGetItem of a case's distinct authors' user
-// items in plain HTTP (DynamoDB Local does not check signatures): the
-// request both functions make, without either's code.
-func plainBatchGet(endpoint, table string) func(context.Context, traffic.Case) error {
+// plainBatchGet returns a BatchGetItem of a case's distinct authors' items
+// of the sort keys sks (the user's, and its counter's) in plain HTTP
+// (DynamoDB Local does not check signatures): the request the functions
+// make, without their code.
+func plainBatchGet(endpoint, table string, sks ...string) func(context.Context, traffic.Case) error {
 	client := &http.Client{}
 	bodies := map[string][]byte{}
 	for _, c := range Cases() {
@@ -233,7 +263,9 @@ func plainBatchGet(endpoint, table string) func(context.Context, traffic.Case) e
 		for _, ev := range events {
 			if id := ev.Source.AuthorID; !seen[id] {
 				seen[id] = true
-				keys = append(keys, fmt.Sprintf(`{"pk":{"S":%q},"sk":{"S":%q}}`, store.UserPK(id), store.SKMetadata))
+				for _, sk := range sks {
+					keys = append(keys, fmt.Sprintf(`{"pk":{"S":%q},"sk":{"S":%q}}`, store.UserPK(id), sk))
+				}
 			}
 		}
 		bodies[c.Name] = fmt.Appendf(nil, `{"RequestItems":{%q:{"Keys":[%s]}}}`, table, strings.Join(keys, ","))

@@ -32,21 +32,28 @@ func TestBothFunctionsAnswerTheBatchesAlike(t *testing.T) {
 		t.Fatalf("%d cases measured, want Post.author/100 and Comment.author/100", len(results))
 	}
 	for _, r := range results {
-		var goReply []struct {
-			Data *struct{ Name string } `json:"data"`
+		names := func(reply []byte) []string {
+			var items []struct {
+				Data *struct{ Name string } `json:"data"`
+			}
+			if err := json.Unmarshal(reply, &items); err != nil {
+				t.Fatalf("%s: Go: %v", r.Case, err)
+			}
+			out := make([]string, len(items))
+			for i, item := range items {
+				if item.Data != nil {
+					out[i] = item.Data.Name
+				}
+			}
+			return out
 		}
 		var nodeReply []*struct{ Name string }
-		if err := json.Unmarshal(r.GoReply, &goReply); err != nil {
-			t.Fatalf("%s: Go: %v", r.Case, err)
-		}
 		if err := json.Unmarshal(r.NodeReply, &nodeReply); err != nil {
 			t.Fatalf("%s: Node: %v", r.Case, err)
 		}
-		goNames, nodeNames := make([]string, len(goReply)), make([]string, len(nodeReply))
-		for i, item := range goReply {
-			if item.Data != nil {
-				goNames[i] = item.Data.Name
-			}
+		goNames, nodeNames := names(r.GoReply), make([]string, len(nodeReply))
+		if safe := names(r.SafeReply); !reflect.DeepEqual(safe, goNames) {
+			t.Errorf("%s: Go under the safe reading answered %q, under every-occurrence %q", r.Case, safe, goNames)
 		}
 		for i, u := range nodeReply {
 			if u != nil {
@@ -56,7 +63,8 @@ func TestBothFunctionsAnswerTheBatchesAlike(t *testing.T) {
 		if len(goNames) != 100 || !reflect.DeepEqual(goNames, nodeNames) || goNames[0] == "" {
 			t.Errorf("%s: Go answered %q, Node %q", r.Case, goNames, nodeNames)
 		}
-		if len(r.Go.Calls) != 4 || len(r.Node.Calls) != 4 || len(r.Floor.Calls) != 4 || len(r.Go.Rounds) != 2 || r.Go.Min() <= 0 || r.Node.Min() <= 0 || r.Floor.Min() <= 0 {
+		if len(r.Go.Calls) != 4 || len(r.Node.Calls) != 4 || len(r.Floor.Calls) != 4 || len(r.Safe.Calls) != 4 || len(r.SafeFloor.Calls) != 4 ||
+			len(r.Go.Rounds) != 2 || r.Go.Min() <= 0 || r.Node.Min() <= 0 || r.Floor.Min() <= 0 || r.Safe.Min() <= 0 || r.SafeFloor.Min() <= 0 {
 			t.Errorf("%s: calls timed: Go %v, Node %v", r.Case, r.Go.Calls, r.Node.Calls)
 		}
 	}
