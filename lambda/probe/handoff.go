@@ -19,6 +19,12 @@ import (
 // missing, and must learn it soon after.
 const RetryEvery = time.Minute
 
+// FirstWait is how long an event that comes before the first read of the
+// parameter has ended waits for it, so that a new environment's first
+// request is served under the verdict (the read is one signed call, begun
+// at init).
+const FirstWait = time.Second
+
 // RefreshEvery is how long a Handoff keeps a verdict before it reads the
 // parameter again: the daily probe may change it (AppSync writing
 // selections another way), and every environment follows within this.
@@ -27,7 +33,8 @@ const RefreshEvery = 5 * time.Minute
 // Handoff is the reading the deployment's probe found, for the resolver's
 // handler (resolver.WithSelectionReadingFrom). Until a verdict is read, and
 // whenever none can be, the reading is selection.FirstOccurrence, right
-// under either; a verdict read is served until a later read of the
+// under either (the events before the first read has ended wait for it, up
+// to FirstWait); a verdict read is served until a later read of the
 // parameter gives another (one read a RefreshEvery, in the background; a
 // failed read keeps the verdict).
 type Handoff struct {
@@ -38,6 +45,9 @@ type Handoff struct {
 	reading sync.Mutex   // held by the read under way
 	failed  func(error)
 	told    func(selection.Reading)
+	// first is closed when the first read has ended; nil: none to wait for.
+	first     chan struct{}
+	firstWait time.Duration
 }
 
 // NewHandoff returns a Handoff reading the verdict with read (the
@@ -46,18 +56,26 @@ type Handoff struct {
 // that names no reading included); told, if not nil, each verdict read
 // that differs from the one before (the first included).
 func NewHandoff(read func(context.Context) (string, error), failed func(error), told func(selection.Reading)) *Handoff {
-	h := &Handoff{read: read, now: time.Now, failed: failed, told: told}
+	h := &Handoff{read: read, now: time.Now, failed: failed, told: told, first: make(chan struct{}), firstWait: FirstWait}
 	h.next.Store(h.now().Add(RetryEvery).UnixNano())
-	go h.fetch()
+	go func() {
+		defer close(h.first)
+		h.fetch()
+	}()
 	return h
 }
 
 // Reading returns the verdict, or selection.FirstOccurrence while there is
-// none. When the time has come (RetryEvery without a verdict, RefreshEvery
-// with one), it reads the parameter again in the background, once however
-// many events ask.
+// none (having waited up to FirstWait for the first read to end). When the
+// time has come (RetryEvery without a verdict, RefreshEvery with one), it
+// reads the parameter again in the background, once however many events
+// ask.
 func (h *Handoff) Reading() selection.Reading {
 	k := h.known.Load()
+	if k == 0 && h.first != nil {
+		h.waitFirst()
+		k = h.known.Load()
+	}
 	if next := h.next.Load(); h.now().UnixNano() >= next {
 		wait := RetryEvery
 		if k != 0 {
@@ -71,6 +89,21 @@ func (h *Handoff) Reading() selection.Reading {
 		return selection.FirstOccurrence
 	}
 	return selection.Reading(k - 1)
+}
+
+// waitFirst waits for the first read to end, up to firstWait.
+func (h *Handoff) waitFirst() {
+	select {
+	case <-h.first:
+		return
+	default:
+	}
+	t := time.NewTimer(h.firstWait)
+	defer t.Stop()
+	select {
+	case <-h.first:
+	case <-t.C:
+	}
 }
 
 // fetch reads the parameter once (no two reads at once).

@@ -115,3 +115,37 @@ func TestTheHandoffRefusesAValueThatNamesNoReading(t *testing.T) {
 		t.Errorf("reading %v, failure %v", r, told)
 	}
 }
+
+// The events that come before the first read has ended wait for it, up to
+// firstWait: a new environment's first request is served under the
+// verdict, and a read slower than that is not waited for.
+func TestTheFirstEventsWaitForTheFirstRead(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		firstWait time.Duration
+		want      selection.Reading
+	}{
+		{"a read within the wait", time.Minute, selection.EveryOccurrence},
+		{"a read past the wait", 10 * time.Millisecond, selection.FirstOccurrence},
+	} {
+		release := make(chan struct{})
+		read := func(context.Context) (string, error) { <-release; return "every-occurrence", nil }
+		h := &Handoff{read: read, now: time.Now, first: make(chan struct{}), firstWait: c.firstWait}
+		h.next.Store(time.Now().Add(RetryEvery).UnixNano())
+		go func() {
+			defer close(h.first)
+			h.fetch()
+		}()
+		got := make(chan selection.Reading)
+		go func() { got <- h.Reading() }()
+		time.Sleep(50 * time.Millisecond) // the event waits meanwhile, or has given up
+		close(release)
+		if r := <-got; r != c.want {
+			t.Errorf("%s: %v, want %v", c.name, r, c.want)
+		}
+		<-h.first
+		if r := h.Reading(); r != selection.EveryOccurrence {
+			t.Errorf("%s: after the read, %v", c.name, r)
+		}
+	}
+}
