@@ -28,10 +28,14 @@ func TestBothFunctionsAnswerTheBatchesAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != 2 {
-		t.Fatalf("%d cases measured, want Post.author/100 and Comment.author/100", len(results))
+	if len(results) != 3 {
+		t.Fatalf("%d cases measured, want Post.author/100, Comment.author/100 and Post.comments/20-a-Query", len(results))
 	}
 	for _, r := range results {
+		if r.Case == "Post.comments/20-a-Query" {
+			checkPage(t, r)
+			continue
+		}
 		names := func(reply []byte) []string {
 			var items []struct {
 				Data *struct{ Name string } `json:"data"`
@@ -70,5 +74,34 @@ func TestBothFunctionsAnswerTheBatchesAlike(t *testing.T) {
 	}
 	if table := endtoend.Table(results, 2, 2); len(table) == 0 {
 		t.Error("no table")
+	}
+}
+
+// checkPage checks that the functions read the same page of comments.
+func checkPage(t *testing.T, r endtoend.Result) {
+	t.Helper()
+	type page struct {
+		Items []struct{ ID, Body string }
+	}
+	bodies := func(p page) []string {
+		var out []string
+		for _, c := range p.Items {
+			out = append(out, c.ID+" "+c.Body)
+		}
+		return out
+	}
+	var goReply, safeReply []struct{ Data page }
+	var nodeReply []page
+	for _, d := range []struct {
+		reply []byte
+		into  any
+	}{{r.GoReply, &goReply}, {r.SafeReply, &safeReply}, {r.NodeReply, &nodeReply}} {
+		if err := json.Unmarshal(d.reply, d.into); err != nil {
+			t.Fatalf("%s: %v: %s", r.Case, err, d.reply)
+		}
+	}
+	if len(goReply) != 1 || len(safeReply) != 1 || len(nodeReply) != 1 || len(goReply[0].Data.Items) != 20 ||
+		!reflect.DeepEqual(bodies(goReply[0].Data), bodies(nodeReply[0])) || !reflect.DeepEqual(bodies(goReply[0].Data), bodies(safeReply[0].Data)) {
+		t.Errorf("%s: Go %s, under the safe reading %s, Node %s", r.Case, r.GoReply, r.SafeReply, r.NodeReply)
 	}
 }

@@ -5,13 +5,13 @@
 // and writes a line of JSON: {ns: [each call's nanoseconds], reply}.
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { DynamoDBClient, BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, BatchGetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { newDynamoApp } from './resolver.mjs';
 
 const [dir, endpoint, table] = process.argv.slice(2);
 // Built once, as at a cold start; keep-alive connections, as the SDK's default.
 const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-const app = newDynamoApp({ client, table, BatchGetItemCommand });
+const app = newDynamoApp({ client, table, BatchGetItemCommand, QueryCommand });
 const context = { awsRequestId: 'e2e', functionName: 'e2e', getRemainingTimeInMillis: () => 10000 };
 const now = () => process.hrtime.bigint();
 for await (const line of createInterface({ input: process.stdin })) {

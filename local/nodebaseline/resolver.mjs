@@ -43,12 +43,13 @@ export function newApp({ users, posts }) {
   return app;
 }
 
-// newDynamoApp is the same function reading its users from DynamoDB (the
-// table the Go store writes): Post.author and Comment.author as one
-// BatchGetItem of the batch's distinct authors' user items (eventually
-// consistent, every attribute, UnprocessedKeys asked again), as a Node
+// newDynamoApp is the same function reading from DynamoDB (the table the
+// Go store writes): Post.author and Comment.author as one BatchGetItem of
+// the batch's distinct authors' user items (eventually consistent, every
+// attribute, UnprocessedKeys asked again), and Post.comments as one Query
+// of the post's partition (its first page, oldest first), as a Node
 // resolver with the AWS SDK would read them: the end-to-end baseline.
-export function newDynamoApp({ client, table, BatchGetItemCommand }) {
+export function newDynamoApp({ client, table, BatchGetItemCommand, QueryCommand }) {
   const app = new AppSyncGraphQLResolver();
   const show = (user, sub) => (user === null || user.id === sub ? user : { ...user, email: null });
   const str = (item, name) => (item[name] && 'S' in item[name] ? item[name].S : null);
@@ -77,5 +78,18 @@ export function newDynamoApp({ client, table, BatchGetItemCommand }) {
   };
   app.batchResolver(authors, { typeName: 'Post', fieldName: 'author' });
   app.batchResolver(authors, { typeName: 'Comment', fieldName: 'author' });
+  const comment = (item) => ({
+    id: str(item, 'id'), postId: str(item, 'postId'), authorId: str(item, 'authorId'), body: str(item, 'body'), createdAt: str(item, 'createdAt'),
+  });
+  app.batchResolver(
+    async (args, { event }) => {
+      const out = await client.send(new QueryCommand({
+        TableName: table, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :c)',
+        ExpressionAttributeValues: { ':pk': { S: 'POST#' + event.source.id }, ':c': { S: 'COMMENT#' } }, Limit: args.limit ?? 20,
+      }));
+      return { items: (out.Items ?? []).map(comment), nextToken: null };
+    },
+    { typeName: 'Post', fieldName: 'comments', aggregate: false, throwOnError: true },
+  );
   return app;
 }

@@ -159,3 +159,19 @@ func Cases() []Case {
 		{"Query.post", 1, marshal(queryPost)},
 	}
 }
+
+// CommentsQuery is a Post.comments event whose source carries no comments:
+// its page is one Query of the post's partition (Post(0)'s 20 comments,
+// Comment(0, i), which the table must hold), its items' ids and bodies
+// selected.
+func CommentsQuery() Case {
+	source := map[string]any{}
+	b, _ := json.Marshal(Post(0))
+	json.Unmarshal(b, &source)
+	ev := event("Post", "comments", map[string]any{}, source, "{\n  items {\n    id\n    body\n  }\n}", "items", "items/id", "items/body")
+	payload, err := json.Marshal([]any{ev})
+	if err != nil {
+		panic(err)
+	}
+	return Case{"Post.comments/20-a-Query", 1, payload}
+}

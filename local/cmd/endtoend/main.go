@@ -1,6 +1,7 @@
 // Command endtoend measures the 100-event Post.author and Comment.author
-// batches end to end, the Go function against a Node function written with
-// Powertools and the AWS SDK, on one DynamoDB Local, interleaved (make
+// batches and a Post.comments page read with a Query end to end, the Go
+// function (under each selection reading) against a Node function written
+// with Powertools and the AWS SDK, on one DynamoDB Local, interleaved (make
 // bench), and writes the table into docs/benchmarks.md between its markers.
 package main
 
