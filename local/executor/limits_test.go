@@ -426,6 +426,14 @@ func TestAuthorizationDirectivesAreEnforcedBeforeTheLambda(t *testing.T) {
 	if len(resp.Errors) != 0 || get(data, "me", "handle") != "bob" {
 		t.Errorf("signed in: data %v, errors %+v", data, resp.Errors)
 	}
+	// An IAM caller (the deployment's selection probe) reads what @aws_iam
+	// allows: a post, its title and its comments, and nothing else.
+	iam := &appsync.Identity{AccountID: "000000000000", UserArn: "arn:aws:iam::000000000000:role/probe"}
+	data, resp = run(t, e, executor.Request{Identity: iam, Query: `{ post(id: "` + sample.HelloPost + `") { title comments { items { body } } } user(handle: "bob") { name } }`})
+	if len(resp.Errors) != 1 || resp.Errors[0].Message != "Not Authorized to access user on type Query" || get(data, "post", "title") != "Hello" ||
+		get(data, "post", "comments", "items", 0, "body") == nil {
+		t.Errorf("IAM: data %v, errors %+v", data, resp.Errors)
+	}
 }
 
 // TestALargeChildSelectionOnAFullBatchOfTheLargestComments is the worst
