@@ -35,7 +35,7 @@ type golden struct {
 // ID sequence, so writes are reproducible), and compares the result with
 // testdata/golden/<name>.json (a feature's: its events/golden/<name>.json);
 // and again through the handler reading
-// selections as the first occurrence's (the deployed default), whose replies
+// selections as the first occurrence's (the safe reading), whose replies
 // and requests are in testdata/golden/first-occurrence/<name>.json where
 // they differ, and must be the same where no such file is.
 // Run `go test ./lambda/resolver -run TestReplayEvents -update` to rewrite the

@@ -4,7 +4,8 @@ package bench
 // how AppSync writes it (selection.Reading: every occurrence's, as the local
 // AppSync does by default, or the first occurrence's alone, as Amplify's
 // simulator does) and how the Lambda reads it (resolver.WithSelectionReading:
-// the deployed default is the first-occurrence reading, right under both).
+// the safe reading is first-occurrence, right under both, which the function
+// serves until the deployment's probe hands it AppSync's).
 
 import (
 	"context"
@@ -32,10 +33,10 @@ import (
 // Lambda reads it.
 type Pairing struct{ AppSync, Lambda selection.Reading }
 
-// Pairings are those measured: make dev's, the deployed default where
-// AppSync writes every occurrence, and where it writes the first alone.
+// Pairings are those measured: make dev's, the safe reading where AppSync
+// writes every occurrence, and where it writes the first alone.
 // (The Lambda reading every occurrence where AppSync writes the first is
-// wrong, not dearer: make smoke refuses it.)
+// wrong, not dearer: the deployment's probe and make smoke refuse it.)
 var Pairings = []Pairing{
 	{selection.EveryOccurrence, selection.EveryOccurrence},
 	{selection.EveryOccurrence, selection.FirstOccurrence},
@@ -111,7 +112,7 @@ func PrintReadings(w io.Writer, rows []ReadingRow) {
 				res.Invocations, res.Requests, res.RCU, res.RoundTrips, res.Bytes)
 		}
 	}
-	b.WriteString("\nWhere the deployed default's read units go, against the Lambda reading every occurrence (AppSync writing every occurrence):\n\n")
+	b.WriteString("\nWhere the safe reading's read units go, against the Lambda reading every occurrence (AppSync writing every occurrence):\n\n")
 	b.WriteString("| Query | Read capacity units, every / first | Items read more (+) or fewer (-), by key |\n")
 	b.WriteString("|---|---:|---|\n")
 	for _, r := range rows {

@@ -70,7 +70,7 @@ func wantTable(t *testing.T, got []byte, file, test, docPath string) {
 // What each query costs under each reading of a merged field's selection
 // is counted (testdata/readings.md, in docs/deploying.md); make dev's
 // reading keeps the seed's query at one invocation and four round trips,
-// and the deployed default answers every query in as few invocations or
+// and the safe reading answers every query in as few invocations or
 // fewer where a query merges a field through a fragment.
 func TestWhatEachReadingCosts(t *testing.T) {
 	rows, err := bench.Readings(t.Context(), storetest.Endpoint(t))

@@ -39,7 +39,7 @@ import (
 // attribute for itself, whatever its selection), on one table, under each
 // reading: of AppSync's inputs (graphql-js's, AWS's documented), and of a
 // merged field's selection, with the Lambda told the reading it is given or
-// taking the first-occurrence one (the deployed default) when AppSync
+// taking the first-occurrence one (the safe reading) when AppSync
 // writes every occurrence.
 type differential struct {
 	gen     *querygen.Generator
