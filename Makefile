@@ -102,9 +102,10 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 PORT  ?= 4000
 # How make dev's AppSync writes the selection of a field selected twice, and
 # its Lambda reads it (docs/deploying.md): every-occurrence or first-occurrence.
-# make synth and make deploy pass it to the stack only when given (make deploy
-# SELECTION_READING=every-occurrence): deployed, the function's default is
-# first-occurrence, right whichever way AWS writes it.
+# make synth and make deploy pass it to the stack only when given, and it then
+# pins the deployed function's reading (make deploy
+# SELECTION_READING=first-occurrence); otherwise the deployment's selection
+# probe finds how AWS writes it and hands the function its verdict.
 SELECTION_READING ?= every-occurrence
 STACK_READING := $(if $(filter command line environment,$(origin SELECTION_READING)),-c selectionReading=$(SELECTION_READING))
 TLS_PORT ?= 4443
@@ -192,7 +193,7 @@ synth: check-node cdk-cli build ## synthesize the stack into cdk.out/ (offline, 
 	$(CDK) synth --quiet -c arch=$(ARCH) $(STACK_READING)
 	@ls cdk.out/*.template.json
 
-deploy: check-node cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack; SELECTION_READING=every-occurrence once make smoke says so)
+deploy: check-node cdk-cli build ## deploy the stack with your AWS credentials (THROWAWAY=true for a disposable stack; SELECTION_READING=... pins the selection reading the deployment's probe otherwise finds)
 	$(CDK) deploy -c arch=$(ARCH) $(if $(filter true,$(THROWAWAY)),-c throwaway=true) $(STACK_READING)
 
 destroy: check-node cdk-cli ## delete the stack (a retained table and user pool stay unless THROWAWAY=true was deployed)
