@@ -20,6 +20,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -146,5 +147,66 @@ func TestTheDeploymentsProbeAgainstTheLocalAppSync(t *testing.T) {
 				t.Errorf("the daily run: %s, parameter calls %v; want %v failures, the verdict written unless it failed", line.String(), puts, wantFailures)
 			}
 		})
+	}
+}
+
+// An AppSync whose shapes disagree (here: root fields written whole, the
+// fields of objects in part): the deployment fails, naming the shapes; the
+// daily run writes first-occurrence, right under both, and counts a
+// failure; pinned to first-occurrence, neither fails.
+func TestShapesThatDisagree(t *testing.T) {
+	graphql := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Query string }
+		json.NewDecoder(r.Body).Decode(&req)
+		seen := probe.Selection{SelectionSetGraphQL: "{ id title }", SelectionSetList: []string{"id", "title"}}
+		if r.Header.Get(probe.Header) == "Post.comments" {
+			seen = probe.Selection{SelectionSetGraphQL: "{ items { id } }", SelectionSetList: []string{"items", "items/id"}}
+		}
+		msg, _ := json.Marshal(seen)
+		json.NewEncoder(w).Encode(probe.Response{Errors: []probe.Error{{ErrorType: probe.ErrorType, Message: string(msg)}}})
+	}))
+	defer graphql.Close()
+	ssm, cloudformation := &recorder{}, &recorder{}
+	ssmURL, cfnURL := httptest.NewServer(ssm), httptest.NewServer(cloudformation)
+	defer ssmURL.Close()
+	defer cfnURL.Close()
+	endpoint := storetest.Endpoint(t)
+	table := fmt.Sprintf("probe-disagree-%d-%d", os.Getpid(), time.Now().UnixNano())
+	if err := ddblocal.Seed(t.Context(), endpoint, table, store.Dataset{}); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"TABLE_NAME": table, "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+		"AWS_ENDPOINT_URL_DYNAMODB": endpoint, "AWS_ENDPOINT_URL_SSM": ssmURL.URL}
+	r, err := newResource(func(k string) string { return env[k] }, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pinned := range []string{"", "first-occurrence"} {
+		props := map[string]any{"GraphQLUrl": graphql.URL, "Parameter": "/stack/selection-reading", "Pinned": pinned}
+		before := len(cloudformation.all())
+		if err := r.invoke(t.Context(), cfn.Event{RequestType: cfn.RequestCreate, RequestID: "r1", ResponseURL: cfnURL.URL, ResourceProperties: props}); err != nil {
+			t.Fatal(err)
+		}
+		answer := cloudformation.all()[before]
+		if pinned == "" && (answer["Status"] != "FAILED" || !strings.Contains(fmt.Sprint(answer["Reason"]), "an object's field written twice: first-occurrence")) ||
+			pinned != "" && answer["Status"] != "SUCCESS" {
+			t.Errorf("pinned %q: the deployment answered %v", pinned, answer)
+		}
+		var line strings.Builder
+		r.metrics = &line
+		puts := len(ssm.all())
+		if err := r.invoke(t.Context(), cfn.Event{ResourceProperties: props}); err != nil {
+			t.Fatal(err)
+		}
+		var daily map[string]any
+		json.Unmarshal([]byte(line.String()), &daily)
+		written := ssm.all()[puts:]
+		wantFailures := 0.0
+		if pinned == "" {
+			wantFailures = 1
+		}
+		if daily[probe.FailureMetric] != wantFailures || len(written) != 1 || written[len(written)-1]["Value"] != "first-occurrence" {
+			t.Errorf("pinned %q: the daily run %s wrote %v; want first-occurrence written, %v failures", pinned, line.String(), written, wantFailures)
+		}
 	}
 }
