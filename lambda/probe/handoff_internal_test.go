@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"errors"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -146,6 +148,27 @@ func TestTheFirstEventsWaitForTheFirstRead(t *testing.T) {
 		<-h.first
 		if r := h.Reading(); r != selection.EveryOccurrence {
 			t.Errorf("%s: after the read, %v", c.name, r)
+		}
+	}
+}
+
+// docs/deploying.md states the handoff's timings as these constants are.
+func TestTheDocsStateTheHandoffsTimings(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/deploying.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	for _, c := range []struct {
+		constant, stated time.Duration
+		says             string
+	}{
+		{FirstWait, time.Second, "waits for it, up to a second"},
+		{RetryEvery, time.Minute, "reads it again at most once a minute"},
+		{RefreshEvery, 5 * time.Minute, "follows it within five minutes"},
+	} {
+		if c.constant != c.stated || !strings.Contains(text, c.says) {
+			t.Errorf("docs/deploying.md says %q (%v); the constant is %v", c.says, c.stated, c.constant)
 		}
 	}
 }

@@ -105,7 +105,8 @@ func propsOf(e cfn.Event) (props, error) {
 
 // handle answers CloudFormation: on create and update it probes and writes
 // the verdict (the parameter's name is the resource's physical ID); on
-// delete it deletes the parameter, and never fails the stack's deletion.
+// delete it deletes the parameter and any post a run cut short left, and
+// never fails the stack's deletion.
 func (r *resource) handle(ctx context.Context, e cfn.Event) (string, map[string]any, error) {
 	p, err := propsOf(e)
 	if e.RequestType == cfn.RequestDelete {
@@ -116,15 +117,16 @@ func (r *resource) handle(ctx context.Context, e cfn.Event) (string, map[string]
 		if err != nil && !(errors.As(err, &api) && api.Type == "ParameterNotFound") {
 			r.log.Warn("the selection probe's parameter was not deleted", "parameter", p.Parameter, "error", err)
 		}
+		if err := r.deletePost(ctx); err != nil { // one a run cut short left
+			r.log.Warn("the selection probe's post was not deleted", "error", err)
+		}
 		return e.PhysicalResourceID, nil, nil
 	}
 	if err != nil {
 		return "", nil, err
 	}
 	verdict, shapes, err := probe.Decide(ctx, probe.Signed(r.cfg.HTTPClient, r.cfg, p.GraphQLURL), r.putPost, r.deletePost, p.Pinned)
-	for _, s := range shapes {
-		r.log.Info("selection probe", "shape", s.Name, "field", s.Probed, "selectionSetGraphQL", s.Text.String(), "selectionSetList", s.List.String())
-	}
+	r.logShapes(shapes)
 	if err != nil {
 		return p.Parameter, nil, err
 	}
@@ -153,9 +155,7 @@ func (r *resource) daily(ctx context.Context, e cfn.Event) error {
 		if errors.Is(err, probe.ErrDisagree) && p.Pinned == "" {
 			verdict, err = selection.FirstOccurrence, nil
 		}
-		for _, s := range shapes {
-			r.log.Info("selection probe", "shape", s.Name, "field", s.Probed, "selectionSetGraphQL", s.Text.String(), "selectionSetList", s.List.String())
-		}
+		r.logShapes(shapes)
 	}
 	if err == nil {
 		in := map[string]any{"Name": p.Parameter, "Value": verdict.String(), "Type": "String", "Overwrite": true}
@@ -184,6 +184,13 @@ func (r *resource) report(verdict selection.Reading, failed bool, err error) err
 	b, _ := json.Marshal(line)
 	_, werr := r.metrics.Write(append(b, '\n'))
 	return werr
+}
+
+// logShapes logs what AppSync wrote for each shape probed.
+func (r *resource) logShapes(shapes []probe.Shape) {
+	for _, s := range shapes {
+		r.log.Info("selection probe", "shape", s.Name, "field", s.Probed, "selectionSetGraphQL", s.Text.String(), "selectionSetList", s.List.String())
+	}
 }
 
 func (r *resource) call(ctx context.Context, action string, in any) error {

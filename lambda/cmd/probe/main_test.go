@@ -88,6 +88,21 @@ func TestTheDeploymentsProbeAgainstTheLocalAppSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			handle := func(ctx context.Context, e cfn.Event) (string, error) { return "", r.invoke(ctx, e) }
+			noPost := func(after string) {
+				t.Helper()
+				for _, sk := range []string{store.SKMetadata, store.SKCount} {
+					key := store.Key{PK: store.PostPK(probe.Post.ID), SK: sk}
+					out, err := r.client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &table, Key: key.Attributes(), ConsistentRead: new(true)})
+					if err != nil || out.Item != nil {
+						t.Errorf("%v after %s: %v, %v", key, after, out.Item, err)
+					}
+				}
+			}
+			// A run cut short after its first step (its post written) is
+			// followed by one that runs whole.
+			if err := r.putPost(t.Context()); err != nil {
+				t.Fatal(err)
+			}
 			props := map[string]any{"GraphQLUrl": graphql.URL + "/graphql", "Parameter": "/stack/selection-reading", "Pinned": c.pinned}
 			if _, err := handle(t.Context(), cfn.Event{RequestType: cfn.RequestCreate, RequestID: "r1", ResponseURL: cfnURL.URL, ResourceProperties: props}); err != nil {
 				t.Fatal(err)
@@ -110,12 +125,10 @@ func TestTheDeploymentsProbeAgainstTheLocalAppSync(t *testing.T) {
 					t.Errorf("parameter calls %v; want one PutParameter of %s", puts, c.appsync)
 				}
 			}
-			for _, sk := range []string{store.SKMetadata, store.SKCount} {
-				key := store.Key{PK: store.PostPK(probe.Post.ID), SK: sk}
-				out, err := r.client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &table, Key: key.Attributes(), ConsistentRead: new(true)})
-				if err != nil || out.Item != nil {
-					t.Errorf("%v after the probe: %v, %v", key, out.Item, err)
-				}
+			noPost("the probe")
+			// The stack deleted after a run cut short: its post goes too.
+			if err := r.putPost(t.Context()); err != nil {
+				t.Fatal(err)
 			}
 			if _, err := handle(t.Context(), cfn.Event{RequestType: cfn.RequestDelete, RequestID: "r2", PhysicalResourceID: "/stack/selection-reading",
 				ResponseURL: cfnURL.URL, ResourceProperties: props}); err != nil {
@@ -129,6 +142,7 @@ func TestTheDeploymentsProbeAgainstTheLocalAppSync(t *testing.T) {
 			if answers := cloudformation.all(); len(answers) != 2 || answers[1]["Status"] != "SUCCESS" {
 				t.Errorf("the delete's answer: %v", answers)
 			}
+			noPost("the delete")
 			// The daily run: the verdict written again, or a failure counted.
 			var line strings.Builder
 			r.metrics = &line
