@@ -23,7 +23,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/example/appsync-dynamo/infra/apistack"
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 func main() {
@@ -54,9 +54,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "arch must be arm64 or x86_64, got %q\n", arch)
 		os.Exit(1)
 	}
-	var reading *selection.Reading // unset: the deployment's probe decides
+	var reading *appsync.Reading // unset: the deployment's probe decides
 	if name, _ := app.Node().TryGetContext(jsii.String("selectionReading")).(string); name != "" {
-		r, err := selection.ParseReading(name)
+		r, err := appsync.ParseReading(name)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -35,9 +35,9 @@ import (
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/example/appsync-dynamo/appsyncjs"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/projector"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -70,13 +70,13 @@ type Props struct {
 	Architecture string
 	// SelectionReading, when set (-c selectionReading=...), pins how the
 	// resolver function takes AppSync to write the selection of a field a
-	// query selects more than once (selection.Reading). Unset, the
+	// query selects more than once (appsync.Reading). Unset, the
 	// deployment's probe (probe.go) finds how AppSync writes it and hands the
 	// function its verdict; the function reads first-occurrence, right
 	// whichever way AppSync writes it, until it has it. Pinned, the probe
 	// still runs, and fails the deployment where every-occurrence is pinned
 	// and AppSync writes less (docs/deploying.md).
-	SelectionReading *selection.Reading
+	SelectionReading *appsync.Reading
 	// APIKeyExpires is when the public-read API key expires: a fixed date (the
 	// app reads it from cdk.json), so that every synth writes the same
 	// template. AppSync takes 1 to 365 days from the deploy; redeploying
@@ -93,7 +93,7 @@ type Props struct {
 // AppSync can report, and bounds BatchGetItem and transaction retries.
 const (
 	MemoryMB       = 512
-	TimeoutSeconds = int(routes.FunctionTimeout / time.Second) // the local AppSync gives invocations the same
+	TimeoutSeconds = int(resolver.FunctionTimeout / time.Second) // the local AppSync gives invocations the same
 	LogRetention   = awslogs.RetentionDays_ONE_MONTH
 )
 
@@ -197,9 +197,9 @@ func graphqlAPI(stack awscdk.Stack, id string, props *Props, users awscognito.Us
 			DataSourceLevelMetricsBehavior: awsappsync.DataSourceLevelMetricsBehavior_FULL_REQUEST_DATA_SOURCE_METRICS,
 			OperationLevelMetricsConfig:    awsappsync.OperationLevelMetricsConfig_ENABLED,
 		},
-		// Hostile queries: the limits and their reasons are in lambda/routes.
-		QueryDepthLimit:    jsii.Number(routes.QueryDepthLimit),
-		ResolverCountLimit: jsii.Number(routes.ResolverCountLimit),
+		// Hostile queries: the limits and their reasons are in lambda/resolver/routes.go.
+		QueryDepthLimit:    jsii.Number(resolver.QueryDepthLimit),
+		ResolverCountLimit: jsii.Number(resolver.ResolverCountLimit),
 	})
 	for _, ack := range []string{"@aws-cdk/aws-appsync:fullRequestResolverMetrics", "@aws-cdk/aws-appsync:fullRequestDataSourceMetrics"} {
 		awscdk.Annotations_Of(api).AcknowledgeWarning(jsii.String(ack), jsii.String("every resolver and data source measured, on purpose"))
@@ -278,7 +278,7 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 // resolvers are the API's resolvers, one per routed field, on one Lambda
 // data source: a direct one for each root field and mutation, the
 // JavaScript child resolver for each field of an object.
-func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *routes.Table) {
+func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *resolver.Routes) {
 	ds := api.AddLambdaDataSource(jsii.String("ResolverSource"), fn, nil)
 	suppress(ds, "AwsSolutions-IAM5", "AppSync may invoke the function and its versions (function ARN:*), the grant CDK makes")
 	for _, r := range table.All() {
@@ -373,7 +373,7 @@ type Consumer struct {
 // the resolver's function.
 type Feature struct {
 	SDL         string
-	Routes      []routes.Route
+	Routes      []resolver.Route
 	Consumer    *Consumer
 	Projected   *Projected
 	Environment map[string]string
@@ -426,12 +426,12 @@ func (p *Props) consumers() []Consumer {
 }
 
 // table is the routed fields: the core's and the features'.
-func (p *Props) table() *routes.Table {
-	var rs [][]routes.Route
+func (p *Props) table() *resolver.Routes {
+	var rs [][]resolver.Route
 	for _, f := range p.Features {
 		rs = append(rs, f.Routes)
 	}
-	return routes.NewTable(rs...)
+	return resolver.NewRoutes(rs...)
 }
 
 // schemaFile writes the schema AppSync is given, the core's with the
@@ -547,6 +547,6 @@ func tableProps(removal awscdk.RemovalPolicy, protect bool) *awsdynamodb.TablePr
 }
 
 // resolverID names a resolver's construct: "QueryPostResolver".
-func resolverID(r routes.Route) string {
+func resolverID(r resolver.Route) string {
 	return fmt.Sprintf("%s%s%sResolver", r.Type, strings.ToUpper(r.Field[:1]), r.Field[1:])
 }

@@ -26,7 +26,6 @@ import (
 	"github.com/example/appsync-dynamo/infra/bootstrap"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/samenv"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -540,9 +539,9 @@ func TestProductionReview(t *testing.T) {
 		t.Errorf("%d log-retention custom resources; want every log group a resource of the stack", n)
 	}
 	api := tpl.one(t, "AWS::AppSync::GraphQLApi").Properties
-	if api["QueryDepthLimit"] != float64(routes.QueryDepthLimit) || api["ResolverCountLimit"] != float64(routes.ResolverCountLimit) {
-		t.Errorf("QueryDepthLimit %v, ResolverCountLimit %v; want lambda/routes' %d and %d",
-			api["QueryDepthLimit"], api["ResolverCountLimit"], routes.QueryDepthLimit, routes.ResolverCountLimit)
+	if api["QueryDepthLimit"] != float64(resolver.QueryDepthLimit) || api["ResolverCountLimit"] != float64(resolver.ResolverCountLimit) {
+		t.Errorf("QueryDepthLimit %v, ResolverCountLimit %v; want lambda/resolver's %d and %d",
+			api["QueryDepthLimit"], api["ResolverCountLimit"], resolver.QueryDepthLimit, resolver.ResolverCountLimit)
 	}
 	if logs := str(api["LogConfig"]); !strings.Contains(logs, `"ExcludeVerboseContent":true`) || !strings.Contains(logs, `"FieldLogLevel":"ERROR"`) {
 		t.Errorf("API LogConfig = %s; want errors only, without verbose content", logs)
@@ -726,12 +725,12 @@ func TestTheAPIIsDefendedAndWatched(t *testing.T) {
 
 // wiredRoutes are the routed fields of the core and of the features the
 // stack wires in.
-func wiredRoutes() *routes.Table {
-	var rs [][]routes.Route
+func wiredRoutes() *resolver.Routes {
+	var rs [][]resolver.Route
 	for _, f := range apistack.Wired {
 		rs = append(rs, f.Routes)
 	}
-	return routes.NewTable(rs...)
+	return resolver.NewRoutes(rs...)
 }
 
 // wiredConsumers are the wired features' consumers of the stream.

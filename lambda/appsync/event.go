@@ -1,6 +1,9 @@
-// Package appsync holds the payloads AppSync exchanges with a direct Lambda
-// resolver: the event (one, or a batch of them), the caller's identity and the
-// reply for a batch. It uses only the standard library.
+// Package appsync holds what AppSync sends a direct Lambda resolver: the
+// event (one, or a batch of them), the caller's identity, the reply for a
+// batch, and the selection the event carries (selection.go: what the query
+// selects under the field, under either reading of a merged field). The
+// event's types use only the standard library; the selection is parsed with
+// gqlparser.
 //
 // aws-lambda-go has no type for direct-resolver events (its
 // AppSyncResolverTemplate is for the old VTL invoke), so this package defines

@@ -18,7 +18,6 @@ import (
 	_ "embed"
 
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -29,8 +28,8 @@ import (
 var SDL string
 
 // Routes are the feature's routed fields: Query.feed, a connection of posts.
-var Routes = []routes.Route{
-	{Type: "Query", Field: "feed", Returns: "Post", Shape: routes.Connection},
+var Routes = []resolver.Route{
+	{Type: "Query", Field: "feed", Returns: "Post", Shape: resolver.Connection},
 }
 
 // Reader is what the feature reads of the table: a page of a reader's feed.

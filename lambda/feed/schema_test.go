@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/routecheck"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -34,5 +34,5 @@ func TestTheFeaturesSchemaAndRoutes(t *testing.T) {
 	if f.Type.String() != "PostConnection!" || f.Directives.ForName("aws_cognito_user_pools") == nil || f.Directives.ForName("aws_api_key") != nil {
 		t.Errorf("Query.feed: %s, directives %v", f.Type, f.Directives)
 	}
-	routecheck.Match(t, merged, routes.NewTable(feed.Routes))
+	routecheck.Match(t, merged, resolver.NewRoutes(feed.Routes))
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/awsenv"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -44,25 +44,25 @@ var Post = store.Post{ID: "selection-probe", AuthorID: "selection-probe", Title:
 // (ErrDisagree), unless first-occurrence is pinned (right under both), and
 // when every-occurrence is pinned and AppSync writes less: queries would be
 // answered wrong.
-func Decide(ctx context.Context, send Send, put, remove func(context.Context) error, pinned string) (selection.Reading, []Shape, error) {
+func Decide(ctx context.Context, send Send, put, remove func(context.Context) error, pinned string) (appsync.Reading, []Shape, error) {
 	if err := put(ctx); err != nil {
-		return selection.FirstOccurrence, nil, fmt.Errorf("writing the probes' post: %w", err)
+		return appsync.FirstOccurrence, nil, fmt.Errorf("writing the probes' post: %w", err)
 	}
 	shapes, err := Run(ctx, send, Post.ID)
 	if rerr := remove(ctx); rerr != nil && err == nil {
 		err = fmt.Errorf("deleting the probes' post %s: %w", store.PostPK(Post.ID), rerr)
 	}
 	if err != nil {
-		return selection.FirstOccurrence, shapes, err
+		return appsync.FirstOccurrence, shapes, err
 	}
 	verdict, err := Verdict(shapes)
 	switch {
-	case err != nil && pinned == selection.FirstOccurrence.String():
-		return selection.FirstOccurrence, shapes, nil // right under every shape's reading
+	case err != nil && pinned == appsync.FirstOccurrence.String():
+		return appsync.FirstOccurrence, shapes, nil // right under every shape's reading
 	case err != nil:
 		return verdict, shapes, fmt.Errorf("%w: the function is right under both only as first-occurrence; pin it with -c selectionReading=first-occurrence", err)
 	}
-	if pinned == selection.EveryOccurrence.String() && verdict != selection.EveryOccurrence {
+	if pinned == appsync.EveryOccurrence.String() && verdict != appsync.EveryOccurrence {
 		return verdict, shapes, errors.New("the function is pinned to every-occurrence (-c selectionReading), and AppSync writes the first occurrence's selection only: " +
 			"queries selecting a field twice would be answered wrong; deploy without it, or with -c selectionReading=first-occurrence")
 	}

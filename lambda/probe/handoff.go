@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 // The verdict handed to the resolver function: the deployment's probe
@@ -32,7 +32,7 @@ const RefreshEvery = 5 * time.Minute
 
 // Handoff is the reading the deployment's probe found, for the resolver's
 // handler (resolver.WithSelectionReadingFrom). Until a verdict is read, and
-// whenever none can be, the reading is selection.FirstOccurrence, right
+// whenever none can be, the reading is appsync.FirstOccurrence, right
 // under either (the events before the first read has ended wait for it, up
 // to FirstWait); a verdict read is served until a later read of the
 // parameter gives another (one read a RefreshEvery, in the background; a
@@ -44,18 +44,18 @@ type Handoff struct {
 	next    atomic.Int64 // when to read again (Unix nanoseconds)
 	reading sync.Mutex   // held by the read under way
 	failed  func(error)
-	told    func(selection.Reading)
+	told    func(appsync.Reading)
 	// first is closed when the first read has ended; nil: none to wait for.
 	first     chan struct{}
 	firstWait time.Duration
 }
 
 // NewHandoff returns a Handoff reading the verdict with read (the
-// parameter's value: a selection.Reading's name) and starts the first read
+// parameter's value: a appsync.Reading's name) and starts the first read
 // in the background. failed, if not nil, is told each read's error (a value
 // that names no reading included); told, if not nil, each verdict read
 // that differs from the one before (the first included).
-func NewHandoff(read func(context.Context) (string, error), failed func(error), told func(selection.Reading)) *Handoff {
+func NewHandoff(read func(context.Context) (string, error), failed func(error), told func(appsync.Reading)) *Handoff {
 	h := &Handoff{read: read, now: time.Now, failed: failed, told: told, first: make(chan struct{}), firstWait: FirstWait}
 	h.next.Store(h.now().Add(RetryEvery).UnixNano())
 	go func() {
@@ -65,12 +65,12 @@ func NewHandoff(read func(context.Context) (string, error), failed func(error), 
 	return h
 }
 
-// Reading returns the verdict, or selection.FirstOccurrence while there is
+// Reading returns the verdict, or appsync.FirstOccurrence while there is
 // none (having waited up to FirstWait for the first read to end). When the
 // time has come (RetryEvery without a verdict, RefreshEvery with one), it
 // reads the parameter again in the background, once however many events
 // ask.
-func (h *Handoff) Reading() selection.Reading {
+func (h *Handoff) Reading() appsync.Reading {
 	k := h.known.Load()
 	if k == 0 && h.first != nil {
 		h.waitFirst()
@@ -86,9 +86,9 @@ func (h *Handoff) Reading() selection.Reading {
 		}
 	}
 	if k == 0 {
-		return selection.FirstOccurrence
+		return appsync.FirstOccurrence
 	}
-	return selection.Reading(k - 1)
+	return appsync.Reading(k - 1)
 }
 
 // waitFirst waits for the first read to end, up to firstWait.
@@ -115,9 +115,9 @@ func (h *Handoff) fetch() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	value, err := h.read(ctx)
-	var r selection.Reading
+	var r appsync.Reading
 	if err == nil {
-		r, err = selection.ParseReading(value)
+		r, err = appsync.ParseReading(value)
 	}
 	if err != nil {
 		if h.failed != nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 // A clock the test moves.
@@ -23,7 +23,7 @@ func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return 
 func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 // newHandoff is NewHandoff on the clock c, its first read done.
-func newHandoff(t *testing.T, c *clock, read func(context.Context) (string, error), failed func(error), told func(selection.Reading)) *Handoff {
+func newHandoff(t *testing.T, c *clock, read func(context.Context) (string, error), failed func(error), told func(appsync.Reading)) *Handoff {
 	t.Helper()
 	h := &Handoff{read: read, now: c.now, failed: failed, told: told}
 	h.next.Store(c.now().Add(RetryEvery).UnixNano())
@@ -61,9 +61,9 @@ func TestTheHandoffReadsAgainUntilItKnowsAndFollowsChanges(t *testing.T) {
 	}
 	var failures atomic.Int32
 	var toldMu sync.Mutex
-	var told []selection.Reading
-	h := newHandoff(t, c, read, func(error) { failures.Add(1) }, func(r selection.Reading) { toldMu.Lock(); told = append(told, r); toldMu.Unlock() })
-	if r := h.Reading(); r != selection.FirstOccurrence || reads.Load() != 1 || failures.Load() != 1 {
+	var told []appsync.Reading
+	h := newHandoff(t, c, read, func(error) { failures.Add(1) }, func(r appsync.Reading) { toldMu.Lock(); told = append(told, r); toldMu.Unlock() })
+	if r := h.Reading(); r != appsync.FirstOccurrence || reads.Load() != 1 || failures.Load() != 1 {
 		t.Fatalf("before any verdict: %v after %d reads, %d failures", r, reads.Load(), failures.Load())
 	}
 	many := func() {
@@ -80,7 +80,7 @@ func TestTheHandoffReadsAgainUntilItKnowsAndFollowsChanges(t *testing.T) {
 	value.Store("every-occurrence")
 	c.add(RetryEvery)
 	many()
-	waitFor(t, "the verdict read after RetryEvery", func() bool { return h.Reading() == selection.EveryOccurrence })
+	waitFor(t, "the verdict read after RetryEvery", func() bool { return h.Reading() == appsync.EveryOccurrence })
 	if reads.Load() != 2 {
 		t.Errorf("%d reads, want 2: one a RetryEvery", reads.Load())
 	}
@@ -93,16 +93,16 @@ func TestTheHandoffReadsAgainUntilItKnowsAndFollowsChanges(t *testing.T) {
 	c.add(time.Second)
 	many()
 	waitFor(t, "a refresh", func() bool { return reads.Load() == 3 })
-	if r := h.Reading(); r != selection.EveryOccurrence {
+	if r := h.Reading(); r != appsync.EveryOccurrence {
 		t.Errorf("after a failed refresh: %v; want the verdict kept", r)
 	}
 	value.Store("first-occurrence")
 	c.add(RefreshEvery)
 	many()
-	waitFor(t, "the changed verdict", func() bool { return h.Reading() == selection.FirstOccurrence })
+	waitFor(t, "the changed verdict", func() bool { return h.Reading() == appsync.FirstOccurrence })
 	toldMu.Lock()
 	defer toldMu.Unlock()
-	if len(told) != 2 || told[0] != selection.EveryOccurrence || told[1] != selection.FirstOccurrence {
+	if len(told) != 2 || told[0] != appsync.EveryOccurrence || told[1] != appsync.FirstOccurrence {
 		t.Errorf("told %v; want every-occurrence, then first-occurrence", told)
 	}
 }
@@ -113,7 +113,7 @@ func TestTheHandoffRefusesAValueThatNamesNoReading(t *testing.T) {
 	c := &clock{t: time.Unix(1_700_000_000, 0)}
 	var told error
 	h := newHandoff(t, c, func(context.Context) (string, error) { return "every", nil }, func(err error) { told = err }, nil)
-	if r := h.Reading(); r != selection.FirstOccurrence || told == nil {
+	if r := h.Reading(); r != appsync.FirstOccurrence || told == nil {
 		t.Errorf("reading %v, failure %v", r, told)
 	}
 }
@@ -125,10 +125,10 @@ func TestTheFirstEventsWaitForTheFirstRead(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		firstWait time.Duration
-		want      selection.Reading
+		want      appsync.Reading
 	}{
-		{"a read within the wait", time.Minute, selection.EveryOccurrence},
-		{"a read past the wait", 10 * time.Millisecond, selection.FirstOccurrence},
+		{"a read within the wait", time.Minute, appsync.EveryOccurrence},
+		{"a read past the wait", 10 * time.Millisecond, appsync.FirstOccurrence},
 	} {
 		release := make(chan struct{})
 		read := func(context.Context) (string, error) { <-release; return "every-occurrence", nil }
@@ -138,7 +138,7 @@ func TestTheFirstEventsWaitForTheFirstRead(t *testing.T) {
 			defer close(h.first)
 			h.fetch()
 		}()
-		got := make(chan selection.Reading)
+		got := make(chan appsync.Reading)
 		go func() { got <- h.Reading() }()
 		time.Sleep(50 * time.Millisecond) // the event waits meanwhile, or has given up
 		close(release)
@@ -146,7 +146,7 @@ func TestTheFirstEventsWaitForTheFirstRead(t *testing.T) {
 			t.Errorf("%s: %v, want %v", c.name, r, c.want)
 		}
 		<-h.first
-		if r := h.Reading(); r != selection.EveryOccurrence {
+		if r := h.Reading(); r != appsync.EveryOccurrence {
 			t.Errorf("%s: after the read, %v", c.name, r)
 		}
 	}

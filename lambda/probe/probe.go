@@ -1,5 +1,5 @@
 // Package probe tells how an AppSync API writes the selection of a field a
-// query selects more than once (selection.Reading) by asking the API itself.
+// query selects more than once (appsync.Reading) by asking the API itself.
 // Each probe selects one field twice, the second occurrence adding a field
 // the first lacks, with the request header Header naming the field: its
 // resolver (the function for a root field, appsyncjs/child.js for a field of
@@ -19,7 +19,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 // Header is the request header that asks the resolver of the field it names
@@ -61,7 +61,7 @@ type Send func(ctx context.Context, query string, vars map[string]any, headers .
 // child.js read), List that of selectionSetList.
 type Shape struct {
 	Name, Probed string
-	Text, List   selection.Reading
+	Text, List   appsync.Reading
 	Seen         Selection
 }
 
@@ -118,11 +118,11 @@ func read(r Response, s shape) (Shape, error) {
 		if err := json.Unmarshal([]byte(e.Message), &seen); err != nil {
 			return Shape{}, fmt.Errorf("the probe's answer %q is not its selection: %v", e.Message, err)
 		}
-		of := func(added bool) selection.Reading {
+		of := func(added bool) appsync.Reading {
 			if added {
-				return selection.EveryOccurrence
+				return appsync.EveryOccurrence
 			}
-			return selection.FirstOccurrence
+			return appsync.FirstOccurrence
 		}
 		return Shape{Name: s.name, Probed: s.probed, Seen: seen,
 			Text: of(strings.Contains(seen.SelectionSetGraphQL, s.addedText)),
@@ -139,13 +139,13 @@ var ErrDisagree = errors.New("AppSync writes some merged fields' selections whol
 // reads), or ErrDisagree, naming each shape's, when they differ. Under
 // either reading's name the function is right only where every shape
 // agrees with it; first-occurrence is right under both.
-func Verdict(shapes []Shape) (selection.Reading, error) {
+func Verdict(shapes []Shape) (appsync.Reading, error) {
 	if len(shapes) == 0 {
-		return selection.FirstOccurrence, errors.New("no probe was run")
+		return appsync.FirstOccurrence, errors.New("no probe was run")
 	}
 	for _, s := range shapes {
 		if s.Text != shapes[0].Text {
-			return selection.FirstOccurrence, fmt.Errorf("%w (%s)", ErrDisagree, strings.Join(eachOf(shapes), "; "))
+			return appsync.FirstOccurrence, fmt.Errorf("%w (%s)", ErrDisagree, strings.Join(eachOf(shapes), "; "))
 		}
 	}
 	return shapes[0].Text, nil

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/probe"
-	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
-// appsync answers a probe as an AppSync writing selections under r would:
+// fakeAppSync answers a probe as an AppSync writing selections under r would:
 // the probed field's selection is the first occurrence's, or both's.
-func appsync(r func(shape int) selection.Reading) probe.Send {
+func fakeAppSync(r func(shape int) appsync.Reading) probe.Send {
 	n := 0
 	return func(_ context.Context, query string, _ map[string]any, headers ...string) (probe.Response, error) {
 		if len(headers) != 2 || headers[0] != probe.Header {
@@ -24,7 +24,7 @@ func appsync(r func(shape int) selection.Reading) probe.Send {
 		if headers[1] == "Post.comments" {
 			seen = probe.Selection{SelectionSetGraphQL: "{ items { id } }", SelectionSetList: []string{"items", "items/id"}}
 		}
-		if r(n) == selection.EveryOccurrence {
+		if r(n) == appsync.EveryOccurrence {
 			if headers[1] == "Query.post" {
 				seen.SelectionSetGraphQL, seen.SelectionSetList = "{ id title }", []string{"id", "title"}
 			} else {
@@ -37,8 +37,8 @@ func appsync(r func(shape int) selection.Reading) probe.Send {
 }
 
 func TestTheVerdictIsTheReadingEveryShapeShows(t *testing.T) {
-	for _, want := range []selection.Reading{selection.FirstOccurrence, selection.EveryOccurrence} {
-		shapes, err := probe.Run(t.Context(), appsync(func(int) selection.Reading { return want }), "p1")
+	for _, want := range []appsync.Reading{appsync.FirstOccurrence, appsync.EveryOccurrence} {
+		shapes, err := probe.Run(t.Context(), fakeAppSync(func(int) appsync.Reading { return want }), "p1")
 		if err != nil || len(shapes) != 6 {
 			t.Fatalf("%v: %d shapes, %v", want, len(shapes), err)
 		}
@@ -55,12 +55,12 @@ func TestTheVerdictIsTheReadingEveryShapeShows(t *testing.T) {
 
 // Shapes that disagree are no verdict: the deployment fails, naming each.
 func TestShapesThatDisagreeAreNoVerdict(t *testing.T) {
-	shapes, err := probe.Run(t.Context(), appsync(func(n int) selection.Reading { return selection.Reading(min(n/3, 1)) }), "p1")
+	shapes, err := probe.Run(t.Context(), fakeAppSync(func(n int) appsync.Reading { return appsync.Reading(min(n/3, 1)) }), "p1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, err := probe.Verdict(shapes)
-	if !errors.Is(err, probe.ErrDisagree) || got != selection.FirstOccurrence ||
+	if !errors.Is(err, probe.ErrDisagree) || got != appsync.FirstOccurrence ||
 		!strings.Contains(err.Error(), "a root field written twice: first-occurrence") || !strings.Contains(err.Error(), "an object's field written twice: every-occurrence") {
 		t.Errorf("verdict %v, %v", got, err)
 	}
@@ -85,27 +85,27 @@ func TestAFieldThatDoesNotAnswerIsAnError(t *testing.T) {
 // first-occurrence is pinned, right under both), every-occurrence pinned
 // where AppSync writes less.
 func TestDecide(t *testing.T) {
-	every := func(int) selection.Reading { return selection.EveryOccurrence }
-	first := func(int) selection.Reading { return selection.FirstOccurrence }
-	mixed := func(n int) selection.Reading { return selection.Reading(n % 2) }
+	every := func(int) appsync.Reading { return appsync.EveryOccurrence }
+	first := func(int) appsync.Reading { return appsync.FirstOccurrence }
+	mixed := func(n int) appsync.Reading { return appsync.Reading(n % 2) }
 	for _, c := range []struct {
 		name    string
-		appsync func(int) selection.Reading
+		appsync func(int) appsync.Reading
 		pinned  string
-		want    selection.Reading
+		want    appsync.Reading
 		fails   string
 	}{
-		{"every", every, "", selection.EveryOccurrence, ""},
-		{"first", first, "", selection.FirstOccurrence, ""},
-		{"mixed", mixed, "", selection.FirstOccurrence, "some merged fields"},
-		{"mixed, first pinned", mixed, "first-occurrence", selection.FirstOccurrence, ""},
-		{"first, every pinned", first, "every-occurrence", selection.FirstOccurrence, "pinned to every-occurrence"},
-		{"every, every pinned", every, "every-occurrence", selection.EveryOccurrence, ""},
+		{"every", every, "", appsync.EveryOccurrence, ""},
+		{"first", first, "", appsync.FirstOccurrence, ""},
+		{"mixed", mixed, "", appsync.FirstOccurrence, "some merged fields"},
+		{"mixed, first pinned", mixed, "first-occurrence", appsync.FirstOccurrence, ""},
+		{"first, every pinned", first, "every-occurrence", appsync.FirstOccurrence, "pinned to every-occurrence"},
+		{"every, every pinned", every, "every-occurrence", appsync.EveryOccurrence, ""},
 	} {
 		var steps []string
 		put := func(context.Context) error { steps = append(steps, "put"); return nil }
 		remove := func(context.Context) error { steps = append(steps, "remove"); return nil }
-		got, shapes, err := probe.Decide(t.Context(), appsync(c.appsync), put, remove, c.pinned)
+		got, shapes, err := probe.Decide(t.Context(), fakeAppSync(c.appsync), put, remove, c.pinned)
 		if got != c.want || (err != nil) != (c.fails != "") || err != nil && !strings.Contains(err.Error(), c.fails) ||
 			len(shapes) != 6 || strings.Join(steps, ",") != "put,remove" {
 			t.Errorf("%s: %v, %v after %v with %d shapes; want %v, failing with %q", c.name, got, err, steps, len(shapes), c.want, c.fails)
@@ -113,7 +113,7 @@ func TestDecide(t *testing.T) {
 	}
 	remove := func(context.Context) error { return errors.New("throttled") }
 	put := func(context.Context) error { return nil }
-	if _, _, err := probe.Decide(t.Context(), appsync(every), put, remove, ""); err == nil || !strings.Contains(err.Error(), "deleting the probes' post") {
+	if _, _, err := probe.Decide(t.Context(), fakeAppSync(every), put, remove, ""); err == nil || !strings.Contains(err.Error(), "deleting the probes' post") {
 		t.Errorf("a post not deleted: %v", err)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -26,7 +24,7 @@ import (
 // The contract: an answer holds everything the field's execution may
 // select, or is not given (the selection's reading decides which can be
 // known: WithSelectionReading), and no answer is given for a later page, a
-// failed resolver, or past the budgets (routes.Route.ReplyBudget,
+// failed resolver, or past the budgets (Route.ReplyBudget,
 // answerRequests, half the invocation's time; mutationAnswerTime after a
 // mutation's write). What is not answered is resolved by invoking the
 // Lambda: correct, only slower. docs/pattern.md ("Answers below, returned
@@ -35,7 +33,7 @@ import (
 
 // AnswersMember is the member of a resolved object that holds its children's
 // answers, and defaultsMember the default arguments of the fields answered
-// (routes.Route.Defaults), by field. Neither is a schema field: AppSync
+// (Route.Defaults), by field. Neither is a schema field: AppSync
 // ignores them in responses.
 const (
 	AnswersMember  = "_answers"
@@ -89,10 +87,10 @@ func answerKey(field string, args, defaults map[string]any) (string, bool) {
 
 // answered is an object of a reply whose children may be answered.
 type answered struct {
-	raw     json.RawMessage    // the object as its resolver returned it
-	typ     string             // its GraphQL type
-	fields  []*selection.Field // what the query selects on it, every occurrence merged
-	reply   *replyRoom         // the reply that holds it
+	raw     json.RawMessage  // the object as its resolver returned it
+	typ     string           // its GraphQL type
+	fields  []*appsync.Field // what the query selects on it, every occurrence merged
+	reply   *replyRoom       // the reply that holds it
 	answers []*answer
 	// asked counts the first-page occurrences of the child field whose first
 	// page the object may carry (prefetchMembers), got those answered.
@@ -109,8 +107,8 @@ type replyRoom struct {
 // occurrences with the same arguments.
 type answer struct {
 	key    string
-	route  routes.Route
-	fields []*selection.Field
+	route  Route
+	fields []*appsync.Field
 	parent *answered
 	ev     *appsync.Event // the event its resolver gets, as AppSync would send it
 	data   json.RawMessage
@@ -129,7 +127,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		deadline = stopAt.Add(routes.FunctionTimeout / 2)
+		deadline = stopAt.Add(FunctionTimeout / 2)
 	}
 	answerBy := stopAt.Add(deadline.Sub(stopAt) / 2)
 	if tops[0].route.Type == "Mutation" { // never batched: the write has committed
@@ -158,7 +156,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 // top is a result whose objects' children may be answered.
 type top struct {
 	i     int
-	route routes.Route
+	route Route
 	raw   json.RawMessage
 	objs  []*answered
 	room  *replyRoom
@@ -170,7 +168,7 @@ func (h *Handler) answerable(evs []*appsync.Event, results []Result) ([]top, []*
 	var tops []top
 	var level []*answered
 	type parsed struct {
-		set selection.Set
+		set appsync.Selection
 		ok  bool // the selection asks for a child that an answer can serve
 	}
 	var groups selections    // a batch's events mostly share one
@@ -205,7 +203,7 @@ func (h *Handler) answerable(evs []*appsync.Event, results []Result) ([]top, []*
 			continue
 		}
 		room := &replyRoom{ev: ev, bytes: route.ReplyBudget() - len(raw)}
-		objs, ok := objectsIn(raw, route, []*selection.Field{{Set: p.set}}, room)
+		objs, ok := objectsIn(raw, route, []*appsync.Field{{Selection: p.set}}, room)
 		if !ok {
 			continue
 		}
@@ -273,7 +271,7 @@ func (h *Handler) mentionsChild(text, typ string) bool {
 
 // asksForChildren reports whether set, the selection of a field of the
 // route, selects a field of its objects that an answer can serve.
-func asksForChildren(set selection.Set, route routes.Route) bool {
+func asksForChildren(set appsync.Selection, route Route) bool {
 	fields, _ := objectFields(set, route)
 	for _, f := range fields {
 		if r, ok := route.Child(f.Name); ok && r.EarlyReturn() {

@@ -11,10 +11,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 // answerOverhead is what an answer adds to its object beside its value and
@@ -53,18 +52,18 @@ func (a *answer) attach(r Result) []*answered {
 // what fields (the occurrences of the field) select on them. raw is JSON
 // this program encoded (or a source Decode validated), so it is walked
 // without validating it again.
-func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Field, room *replyRoom) ([]*answered, bool) {
-	var below []*selection.Field
+func objectsIn(raw json.RawMessage, route Route, fields []*appsync.Field, room *replyRoom) ([]*answered, bool) {
+	var below []*appsync.Field
 	hidden := false
 	for _, f := range fields {
-		hidden = hidden || hidesChildren(f.Set)
-		fs, h := objectFields(f.Set, route)
+		hidden = hidden || hidesChildren(f.Selection)
+		fs, h := objectFields(f.Selection, route)
 		below, hidden = append(below, fs...), hidden || h
 	}
 	if hidden {
 		return nil, true // a named fragment may select anything on them: no child answered
 	}
-	if !slices.ContainsFunc(below, func(f *selection.Field) bool {
+	if !slices.ContainsFunc(below, func(f *appsync.Field) bool {
 		r, ok := route.Child(f.Name)
 		return ok && r.EarlyReturn()
 	}) {
@@ -73,11 +72,11 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 	var elems [][]byte
 	add := func(v []byte) { elems = append(elems, v) }
 	switch route.Shape {
-	case routes.One:
+	case One:
 		elems = [][]byte{raw}
-	case routes.List:
+	case List:
 		eventjson.EachElementOfValid(raw, add)
-	case routes.Connection:
+	case Connection:
 		if items := eventjson.MembersOfValid(raw, "items")[0]; items != nil && route.Member == "" {
 			eventjson.EachElementOfValid(items, add)
 		} else if items != nil {
@@ -96,21 +95,21 @@ func objectsIn(raw json.RawMessage, route routes.Route, fields []*selection.Fiel
 // objectFields returns what set, the selection of a field of the route,
 // selects on its objects (a page's on its items, or on its items' Member),
 // and whether a named fragment hides some of it (hidesChildren).
-func objectFields(set selection.Set, route routes.Route) ([]*selection.Field, bool) {
-	if route.Shape != routes.Connection {
+func objectFields(set appsync.Selection, route Route) ([]*appsync.Field, bool) {
+	if route.Shape != Connection {
 		return set.Fields, false
 	}
-	var fields []*selection.Field
+	var fields []*appsync.Field
 	hidden := false
 	for _, items := range set.Named("items") {
-		hidden = hidden || hidesChildren(items.Set)
+		hidden = hidden || hidesChildren(items.Selection)
 		if route.Member == "" {
-			fields = append(fields, items.Set.Fields...)
+			fields = append(fields, items.Selection.Fields...)
 			continue
 		}
-		for _, m := range items.Set.Named(route.Member) {
-			hidden = hidden || hidesChildren(m.Set)
-			fields = append(fields, m.Set.Fields...)
+		for _, m := range items.Selection.Named(route.Member) {
+			hidden = hidden || hidesChildren(m.Selection)
+			fields = append(fields, m.Selection.Fields...)
 		}
 	}
 	return fields, hidden
@@ -118,22 +117,22 @@ func objectFields(set selection.Set, route routes.Route) ([]*selection.Field, bo
 
 // hidesChildren reports whether a named fragment spread in set hides what
 // the objects' children select, where the reading is otherwise exact
-// (selection.EveryOccurrence): their children are then neither answered nor
+// (appsync.EveryOccurrence): their children are then neither answered nor
 // prefetched for, and invoke with selections of their own, which AppSync
 // writes in full. Under the first-occurrence reading (set.Partial) no
 // selection is known in full, a spread's or not: every resolver reads its
 // objects whole, so the answers built for what the selection shows are
 // whole too, and serve whatever else the query merges into them.
-func hidesChildren(set selection.Set) bool { return set.Opaque && !set.Partial }
+func hidesChildren(set appsync.Selection) bool { return set.Opaque && !set.Partial }
 
 // appendAssembled appends raw, a value of a field of the given shape, to
 // dst with the answers of the objects it holds, in one pass over raw.
-func appendAssembled(dst []byte, raw json.RawMessage, route routes.Route, objs []*answered) []byte {
+func appendAssembled(dst []byte, raw json.RawMessage, route Route, objs []*answered) []byte {
 	shape := route.Shape
 	if !slices.ContainsFunc(objs, func(o *answered) bool { return o != nil && len(o.answers) > 0 }) {
 		return append(dst, raw...)
 	}
-	if shape == routes.One {
+	if shape == One {
 		return objs[0].appendTo(dst)
 	}
 	list := func(dst []byte) []byte {
@@ -150,7 +149,7 @@ func appendAssembled(dst []byte, raw json.RawMessage, route routes.Route, objs [
 		}
 		return append(dst, ']')
 	}
-	if shape == routes.List {
+	if shape == List {
 		return list(dst)
 	}
 	if route.Member != "" {
@@ -234,13 +233,13 @@ func (o *answered) appendTo(dst []byte) []byte {
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"`+AnswersMember+`":{`...)
-	var defaulted []routes.Route // the fields answered that have defaults
+	var defaulted []Route // the fields answered that have defaults
 	for i, a := range o.answers {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = appendAssembled(append(payload.AppendString(dst, a.key), ':'), a.data, a.route, a.objs)
-		if len(a.route.Defaults) > 0 && !slices.ContainsFunc(defaulted, func(r routes.Route) bool { return r.Field == a.route.Field }) {
+		if len(a.route.Defaults) > 0 && !slices.ContainsFunc(defaulted, func(r Route) bool { return r.Field == a.route.Field }) {
 			defaulted = append(defaulted, a.route)
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
-
-	"github.com/example/appsync-dynamo/lambda/routes"
 )
 
 // TestAppendAssembled writes answers into objects, pages and lists, one
@@ -15,8 +13,8 @@ import (
 func TestAppendAssembled(t *testing.T) {
 	// The core's routes, and a feature's whose items carry their post as
 	// "post" (lambda/trending's Query.trending is one).
-	members := routes.NewTable([]routes.Route{{Type: "Query", Field: "ranking", Returns: "Post", Shape: routes.Connection, Member: "post"}})
-	route := func(typ, field string) routes.Route {
+	members := NewRoutes([]Route{{Type: "Query", Field: "ranking", Returns: "Post", Shape: Connection, Member: "post"}})
+	route := func(typ, field string) Route {
 		r, ok := members.Of(typ, field)
 		if !ok {
 			t.Fatalf("no route %s.%s", typ, field)
@@ -46,10 +44,10 @@ func TestAppendAssembled(t *testing.T) {
 		`{"id":"c2","authorId":"u2","body":"a \"quoted\" } body","_answers":{"author":{"id":"u2","name":"u2"}}}],"x":{"items":1}},` +
 		`"comments":{"items":[],"nextToken":null}}`
 	defaults := `{"comments":{"order":"OLDEST_FIRST"}}`
-	one, list, connection := routes.Route{Shape: routes.One}, routes.Route{Shape: routes.List}, routes.Route{Shape: routes.Connection}
+	one, list, connection := Route{Shape: One}, Route{Shape: List}, Route{Shape: Connection}
 	for _, c := range []struct {
 		name  string
-		route routes.Route
+		route Route
 		raw   json.RawMessage
 		objs  []*answered
 		want  string

@@ -10,9 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -93,7 +93,7 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 		mem.memoryUsers[u.ID] = u
 	}
 	b.Run("handler", func(b *testing.B) {
-		h := lambda.NewHandler(resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
+		h := lambda.NewHandler(resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence)))
 		b.SetBytes(int64(len(payload)))
 		b.ReportAllocs()
 		for b.Loop() {
@@ -113,7 +113,7 @@ func BenchmarkPostAuthorBatch100(b *testing.B) {
 // DynamoDB Local.
 func benchDynamoDBLocal(b *testing.B, d store.Dataset, payload []byte) {
 	s, _ := storetest.NewStore(b, d)
-	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))
+	h := lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence)))
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -8,7 +8,6 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -73,7 +72,7 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 		"Follow": payload.Size(follow), "Like": payload.Size(like)}
 	t.Logf("largest objects, encoded: %v", sizes)
 
-	table := routes.NewTable()
+	table := NewRoutes()
 	// A post carries its first comments; at least a few must fit beside it.
 	if room := table.SourceBudget("Post") - sizes["Post"]; room < 4*sizes["Comment"] {
 		t.Errorf("a post source has %d bytes left for its comments, fewer than 4 of the largest", room)
@@ -95,7 +94,7 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 		case !ok && sch.Types[r.Returns] != nil && sch.Types[r.Returns].Kind == ast.Scalar:
 		case !ok:
 			t.Errorf("%s returns a %s, which the test does not build at its largest: add one beside the others", r.Key(), r.Returns)
-		case r.Shape == routes.Connection && size > r.ReplyBudget()-pageEnvelope:
+		case r.Shape == Connection && size > r.ReplyBudget()-pageEnvelope:
 			t.Errorf("%s: a page cannot hold even one of the largest %s (%d bytes)", r.Key(), r.Returns, size)
 		case size > r.ReplyBudget():
 			t.Errorf("%s: the largest %s (%d bytes) exceeds the field's reply budget %d", r.Key(), r.Returns, size, r.ReplyBudget())

@@ -3,8 +3,6 @@ package resolver
 import (
 	"context"
 	"time"
-
-	"github.com/example/appsync-dynamo/lambda/routes"
 )
 
 // The time an invocation has: a margin kept before Lambda's deadline, so
@@ -31,7 +29,7 @@ func withMargin(ctx context.Context, now time.Time) (context.Context, context.Ca
 func halfway(ctx context.Context, start time.Time) time.Time {
 	deadline, ok := ctx.Deadline()
 	if !ok {
-		return start.Add(routes.FunctionTimeout / 2)
+		return start.Add(FunctionTimeout / 2)
 	}
 	return start.Add(deadline.Sub(start) / 2)
 }

@@ -71,7 +71,7 @@ func TestEveryRouteHasAnEventABatchSizeAndACost(t *testing.T) {
 			t.Errorf("%s has no event to replay: add events/%s.json (a feature's: lambda/<name>/events/), then run go test ./lambda/resolver -run TestReplayEvents -update and review its golden reply", r.Key(), r.Key())
 		}
 		if r.Type != "Query" && r.Type != "Mutation" && r.MaxBatchSize == 0 {
-			t.Errorf("%s has no batch size: set its MaxBatchSize in its route (lambda/routes, or the feature's Routes): AppSync batches a child field's invocations", r.Key())
+			t.Errorf("%s has no batch size: set its MaxBatchSize in its route (lambda/resolver/routes.go, or the feature's Routes): AppSync batches a child field's invocations", r.Key())
 		}
 		switch {
 		case r.Type == "Mutation" && !bytes.Contains(writes, []byte("| "+r.Field+" |")) && !bytes.Contains(writes, []byte("| "+r.Field+", ")):

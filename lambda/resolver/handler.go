@@ -26,8 +26,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 // Handler is the Lambda handler. It implements lambda.Handler.
@@ -35,8 +33,8 @@ type Handler struct {
 	store     Store
 	log       *slog.Logger
 	fields    map[string]Field
-	features  []Feature     // WithFeature
-	table     *routes.Table // every routed field: the core's and the features'
+	features  []Feature // WithFeature
+	table     *Routes   // every routed field: the core's and the features'
 	resolving map[string]*resolving
 	metrics   json.RawMessage // the EMF declaration of the cost line, encoded once
 	costs     io.Writer       // where the cost lines go (WithCostLog)
@@ -46,8 +44,8 @@ type Handler struct {
 	noPrefetch, noAnswers bool
 	// reading says how the handler takes AppSync to write a merged field's
 	// selection (WithSelectionReading), asked once an event; nil: the
-	// default, selection.FirstOccurrence.
-	reading func() selection.Reading
+	// default, appsync.FirstOccurrence.
+	reading func() appsync.Reading
 }
 
 // Option configures a Handler.
@@ -76,35 +74,35 @@ func WithoutPrefetch() Option { return func(h *Handler) { h.noPrefetch = true } 
 func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
 
 // WithSelectionReading makes the handler read every event's selection as
-// AppSync writing it under r. The default, selection.FirstOccurrence, is
+// AppSync writing it under r. The default, appsync.FirstOccurrence, is
 // right under either reading: a selection is taken for a lower bound, so
 // nothing is read or answered for less than every attribute (projections,
 // counts, users of a connection are all read) and the children answered
-// are answered whole. selection.EveryOccurrence reads and answers for the
+// are answered whole. appsync.EveryOccurrence reads and answers for the
 // selection alone: cheaper, and right only where AppSync writes every
 // occurrence's selection (the deployment's probe tells: lambda/probe;
 // docs/deploying.md).
-func WithSelectionReading(r selection.Reading) Option {
-	return WithSelectionReadingFrom(func() selection.Reading { return r })
+func WithSelectionReading(r appsync.Reading) Option {
+	return WithSelectionReadingFrom(func() appsync.Reading { return r })
 }
 
 // WithSelectionReadingFrom is WithSelectionReading with the reading asked of
 // reading at each event (probe.Handoff's, once the deployment's probe has
 // told it).
-func WithSelectionReadingFrom(reading func() selection.Reading) Option {
+func WithSelectionReadingFrom(reading func() appsync.Reading) Option {
 	return func(h *Handler) { h.reading = reading }
 }
 
 // readingNow is how the handler reads an event's selection now.
-func (h *Handler) readingNow() selection.Reading {
+func (h *Handler) readingNow() appsync.Reading {
 	if h.reading == nil {
-		return selection.FirstOccurrence
+		return appsync.FirstOccurrence
 	}
 	return h.reading()
 }
 
 // New returns a Handler reading from s and logging to log, serving the
-// core's fields (routes.Core) and those of the features wired in
+// core's fields (CoreRoutes) and those of the features wired in
 // (WithFeature). It panics if a routed field has no resolver, a resolver no
 // route, or a field is routed twice: that is a build error, caught by the
 // tests, never a run-time condition.
@@ -119,7 +117,7 @@ func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 		}
 	}
 	h.fields = h.routes()
-	var featureRoutes [][]routes.Route
+	var featureRoutes [][]Route
 	for _, f := range h.features {
 		featureRoutes = append(featureRoutes, f.Routes)
 		for key, field := range f.Fields {
@@ -133,7 +131,7 @@ func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 			}
 		}
 	}
-	h.table = routes.NewTable(featureRoutes...)
+	h.table = NewRoutes(featureRoutes...)
 	for _, r := range h.table.All() {
 		if h.fields[r.Key()] == nil {
 			panic("resolver: " + r.Key() + " is routed but has no resolver")
@@ -281,7 +279,7 @@ func (h *Handler) logError(field string, err error) {
 // resolving is what a Field finds in its context (one per route, made in
 // New): the route of the field it resolves, and the handler resolving it.
 type resolving struct {
-	route *routes.Route
+	route *Route
 	h     *Handler
 }
 
@@ -290,11 +288,11 @@ type resolvingKey struct{}
 
 // routeOf returns the route of the field ctx resolves, and whether it is
 // known (it is, within a Field the handler calls).
-func routeOf(ctx context.Context) (routes.Route, bool) {
+func routeOf(ctx context.Context) (Route, bool) {
 	if r, ok := ctx.Value(resolvingKey{}).(*resolving); ok {
 		return *r.route, true
 	}
-	return routes.Route{}, false
+	return Route{}, false
 }
 
 // handlerOf returns the handler resolving the field ctx resolves (nil
@@ -312,7 +310,7 @@ func handlerOf(ctx context.Context) *Handler {
 // feature's, in the order the features are wired; nil: nothing), as
 // lambda/budget charges each caller's writes first.
 type Feature struct {
-	Routes    []routes.Route
+	Routes    []Route
 	Fields    map[string]Field
 	Mutations func(Field) Field
 	// Store, when set, is put between the resolvers and the store they
@@ -327,4 +325,4 @@ func WithFeature(f Feature) Option { return func(h *Handler) { h.features = appe
 
 // Routes is the table of the fields the handler resolves: the core's and
 // its features'. The local AppSync and the stack read it.
-func (h *Handler) Routes() *routes.Table { return h.table }
+func (h *Handler) Routes() *Routes { return h.table }

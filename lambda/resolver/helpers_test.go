@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambda/messages"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -21,15 +21,15 @@ import (
 
 // newHandler returns the Lambda handler, wrapped as aws-lambda-go wraps it,
 // over a new table loaded with data, reading selections as make dev's
-// AppSync writes them (selection.EveryOccurrence): the tests of what a
+// AppSync writes them (appsync.EveryOccurrence): the tests of what a
 // selection spares read it so.
 func newHandler(t *testing.T, data store.Dataset, opts ...store.Option) lambda.Handler {
 	t.Helper()
-	return readingHandler(t, selection.EveryOccurrence, data, opts...)
+	return readingHandler(t, appsync.EveryOccurrence, data, opts...)
 }
 
 // readingHandler is newHandler reading selections under r.
-func readingHandler(t *testing.T, r selection.Reading, data store.Dataset, opts ...store.Option) lambda.Handler {
+func readingHandler(t *testing.T, r appsync.Reading, data store.Dataset, opts ...store.Option) lambda.Handler {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data, opts...)
 	return lambda.NewHandler(resolver.New(s, quietLog(), append(wired(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(r))...))
@@ -42,7 +42,7 @@ func directHandler(t *testing.T, data store.Dataset) lambda.Handler {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data)
 	return lambda.NewHandler(resolver.New(s, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithoutAnswers(),
-		resolver.WithSelectionReading(selection.EveryOccurrence)))
+		resolver.WithSelectionReading(appsync.EveryOccurrence)))
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewJSONHandler(io.Discard, nil)) }

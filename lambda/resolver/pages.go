@@ -73,7 +73,7 @@ func dateTime(name string, v *string) (time.Time, error) {
 }
 
 // request returns the page the arguments ask for, for the field of ev: at
-// most the field's share of a batch's reply (routes.Route.ReplyBudget).
+// most the field's share of a batch's reply (Route.ReplyBudget).
 func (a pageArgs) request(ctx context.Context) store.PageRequest {
 	r := store.PageRequest{Limit: store.DefaultLimit, MaxBytes: payload.MaxBytes}
 	if route, ok := routeOf(ctx); ok {

@@ -14,7 +14,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -290,13 +289,13 @@ func TestCommentAuthorBatchOf200(t *testing.T) {
 		return m.Count("BatchGetItem")
 	}
 	seeded, _ := storetest.NewStore(t, d)
-	if n := check(t, lambda.NewHandler(resolver.New(seeded, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)))); n != 2 {
+	if n := check(t, lambda.NewHandler(resolver.New(seeded, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence)))); n != 2 {
 		t.Errorf("%d BatchGetItem calls for 120 distinct authors, want 2", n)
 	}
 	// With DynamoDB leaving half of every answer unprocessed, the reply is still complete.
 	client := storetest.Client(t, func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, storetest.HalfUnprocessed) })
 	busy := store.New(client, seeded.Table(), cursor.New(storetest.TokenKey))
-	n := check(t, lambda.NewHandler(resolver.New(busy, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))))
+	n := check(t, lambda.NewHandler(resolver.New(busy, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence))))
 	t.Logf("with half of the keys unprocessed each time: %d BatchGetItem calls", n)
 }
 

@@ -10,18 +10,16 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 // plan returns the answers the objects of a level ask for, by route, each
 // with the event its resolver gets.
-func plan(table *routes.Table, level []*answered) (map[string][]*answer, []string) {
+func plan(table *Routes, level []*answered) (map[string][]*answer, []string) {
 	byRoute := map[string][]*answer{}
 	var order []string
 	type typedField struct {
 		typ string
-		f   *selection.Field
+		f   *appsync.Field
 	}
 	fieldPlans := map[typedField]fieldPlan{}
 	for _, p := range level {
@@ -71,7 +69,7 @@ func plan(table *routes.Table, level []*answered) (map[string][]*answer, []strin
 		args json.RawMessage
 		text string
 	}
-	memo := map[*selection.Field]written{}
+	memo := map[*appsync.Field]written{}
 	for _, answers := range byRoute {
 		for _, a := range answers {
 			w, ok := memo[a.fields[0]]
@@ -83,7 +81,7 @@ func plan(table *routes.Table, level []*answered) (map[string][]*answer, []strin
 					}
 				}
 				w.args, _ = payload.Marshal(args)
-				w.text = selection.Text(a.fields...)
+				w.text = appsync.SelectionText(a.fields...)
 				if len(a.fields) == 1 {
 					memo[a.fields[0]] = w
 				}
@@ -96,7 +94,7 @@ func plan(table *routes.Table, level []*answered) (map[string][]*answer, []strin
 
 // fieldPlan is what plan learns of one field of a selection.
 type fieldPlan struct {
-	route      routes.Route
+	route      Route
 	routeKey   string
 	key        string // its AnswerKey
 	firstPage  bool   // a field with a JavaScript resolver, not asking for a later page
@@ -105,7 +103,7 @@ type fieldPlan struct {
 }
 
 // planField plans the field f of an object of type typ.
-func planField(table *routes.Table, typ string, f *selection.Field) fieldPlan {
+func planField(table *Routes, typ string, f *appsync.Field) fieldPlan {
 	route, ok := table.Of(typ, f.Name)
 	if !ok || !route.EarlyReturn() {
 		return fieldPlan{}
@@ -139,15 +137,15 @@ func (a *answer) event(args json.RawMessage, text string) *appsync.Event {
 
 // requestsBound is the most DynamoDB requests the route's resolver makes for
 // n events, retries of unprocessed keys aside.
-func requestsBound(r routes.Route, n int) int {
+func requestsBound(r Route, n int) int {
 	switch {
-	case r.Shape == routes.One && r.Returns == "User":
+	case r.Shape == One && r.Returns == "User":
 		return (2*n + 99) / 100 // one BatchGetItem per 100 distinct keys: a user's, and its counter's
-	case r.Shape == routes.One && r.Returns == "Boolean":
+	case r.Shape == One && r.Returns == "Boolean":
 		return (n + 99) / 100 // Post.likedByMe: one BatchGetItem per 100 posts
-	case r.Shape == routes.Connection && r.Returns == "User":
+	case r.Shape == Connection && r.Returns == "User":
 		return 2 * n // a Query of the follows, then the users
-	case r.Shape == routes.Connection && (r.Returns == "Post" || r.Key() == "User.comments"):
+	case r.Shape == Connection && (r.Returns == "Post" || r.Key() == "User.comments"):
 		return 2 * n // a Query, then the posts' counters (or their existence)
 	default:
 		return n

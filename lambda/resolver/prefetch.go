@@ -85,7 +85,7 @@ func (h *Handler) prefetchLimit(ctx context.Context, ev *appsync.Event, conn str
 // postByID reads one post for ev: with its first comments in one Query when
 // the selection asks for them, otherwise with one Query of its item and
 // counter (store.Post). The post and its
-// prefetch fit the budget of a post's source (routes.SourceBudget).
+// prefetch fit the budget of a post's source (Routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
 	if first, ok := h.prefetchLimit(ctx, ev, "comments"); ok && !h.noPrefetch {
 		p, pre, err := h.store.PostWithComments(ctx, id, first, h.table.SourceBudget("Post"))

@@ -3,7 +3,7 @@ package resolver
 // The selection probe (lambda/probe): what AppSync told a root field's
 // resolver of its selection, shown to the client that asks, so that the
 // deployment and make smoke can tell how AppSync writes a merged field's
-// selection (selection.Reading). appsyncjs/child.js answers the same probe
+// selection (appsync.Reading). appsyncjs/child.js answers the same probe
 // for the fields of objects.
 
 import (

@@ -11,14 +11,13 @@ import (
 	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // selectionOf reads ev's selection as the handler's reading has it
 // (WithSelectionReading).
-func (h *Handler) selectionOf(ev *appsync.Event) (selection.Set, error) {
-	return selection.Parse(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables, h.readingNow())
+func (h *Handler) selectionOf(ev *appsync.Event) (appsync.Selection, error) {
+	return appsync.ParseSelection(ev.Info.SelectionSetGraphQL, ev.Info.FieldName, ev.Info.Variables, h.readingNow())
 }
 
 // itemAttributes returns the attributes a connection's selection reads of
@@ -40,11 +39,11 @@ func (h *Handler) selectedAttributes(ev *appsync.Event, under string, required .
 		return nil
 	}
 	attrs := append([]string(nil), required...)
-	levels := []selection.Set{set}
+	levels := []appsync.Selection{set}
 	if under != "" {
 		levels = nil
 		for _, f := range set.Named(under) {
-			levels = append(levels, f.Set)
+			levels = append(levels, f.Selection)
 		}
 	}
 	for _, level := range levels {
@@ -81,7 +80,7 @@ func (h *Handler) needsUserItems(ev *appsync.Event) bool {
 // selections name none and spread no named fragment: a look at the text
 // spares parsing them.
 func (h *Handler) selectsUserCount(ev *appsync.Event, under string) bool {
-	if text := ev.Info.SelectionSetGraphQL; h.readingNow() == selection.EveryOccurrence && text != "" &&
+	if text := ev.Info.SelectionSetGraphQL; h.readingNow() == appsync.EveryOccurrence && text != "" &&
 		!strings.Contains(text, "Count") && !strings.Contains(text, "...") {
 		return false
 	}

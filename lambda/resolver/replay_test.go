@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -50,10 +50,10 @@ func TestReplayEvents(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			every := filepath.Join(goldens, name+".json")
-			got := replay(t, file, selection.EveryOccurrence)
+			got := replay(t, file, appsync.EveryOccurrence)
 			checkGolden(t, file, every, got, nil)
 			first := filepath.Join(goldens, "first-occurrence", name+".json")
-			checkGolden(t, file, first, replay(t, file, selection.FirstOccurrence), got)
+			checkGolden(t, file, first, replay(t, file, appsync.FirstOccurrence), got)
 		})
 	}
 }
@@ -61,7 +61,7 @@ func TestReplayEvents(t *testing.T) {
 // replay runs the event in file through a handler reading selections under
 // r, over a fresh table, and returns what it produced as a golden file holds
 // it.
-func replay(t *testing.T, file string, r selection.Reading) []byte {
+func replay(t *testing.T, file string, r appsync.Reading) []byte {
 	t.Helper()
 	h := readingHandler(t, r, sample.Data(), storetest.Deterministic(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))...)
 	payload, err := os.ReadFile(file)

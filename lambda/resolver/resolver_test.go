@@ -15,7 +15,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -40,8 +39,8 @@ func TestEveryRouteHasAResolver(t *testing.T) {
 	if h == nil {
 		t.Fatal("New returned nil")
 	}
-	if len(h.Routes().All()) != len(routes.Core) {
-		t.Fatalf("the handler routes %d fields, the core %d", len(h.Routes().All()), len(routes.Core))
+	if len(h.Routes().All()) != len(resolver.CoreRoutes) {
+		t.Fatalf("the handler routes %d fields, the core %d", len(h.Routes().All()), len(resolver.CoreRoutes))
 	}
 }
 
@@ -49,10 +48,10 @@ func TestEveryRouteHasAResolver(t *testing.T) {
 // resolver, or twice, is a panic in New (a build error the tests catch).
 func TestAFeatureIsRoutedBesideTheCore(t *testing.T) {
 	s, log := store.New(nil, "unused", cursor.New(nil)), slog.New(slog.NewJSONHandler(io.Discard, nil))
-	hello := resolver.Feature{Routes: []routes.Route{{Type: "Query", Field: "hello"}},
+	hello := resolver.Feature{Routes: []resolver.Route{{Type: "Query", Field: "hello"}},
 		Fields: map[string]resolver.Field{"Query.hello": resolver.Each(func(context.Context, *appsync.Event, struct{}) (any, error) { return "hi", nil })}}
 	h := resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithFeature(hello))
-	if _, ok := h.Routes().Find("Query.hello"); !ok || len(h.Routes().All()) != len(routes.Core)+1 {
+	if _, ok := h.Routes().Find("Query.hello"); !ok || len(h.Routes().All()) != len(resolver.CoreRoutes)+1 {
 		t.Errorf("the feature's field is not routed: %d routes", len(h.Routes().All()))
 	}
 	out, err := h.Invoke(t.Context(), []byte(`{"info":{"parentTypeName":"Query","fieldName":"hello"}}`))
@@ -60,9 +59,9 @@ func TestAFeatureIsRoutedBesideTheCore(t *testing.T) {
 		t.Errorf("Query.hello: %s, %v", out, err)
 	}
 	for name, f := range map[string]resolver.Feature{
-		"a route without a resolver": {Routes: []routes.Route{{Type: "Query", Field: "hello"}}},
+		"a route without a resolver": {Routes: []resolver.Route{{Type: "Query", Field: "hello"}}},
 		"a resolver without a route": {Fields: hello.Fields},
-		"a field routed twice":       {Routes: []routes.Route{{Type: "Query", Field: "post"}}, Fields: map[string]resolver.Field{"Query.post": hello.Fields["Query.hello"]}},
+		"a field routed twice":       {Routes: []resolver.Route{{Type: "Query", Field: "post"}}, Fields: map[string]resolver.Field{"Query.post": hello.Fields["Query.hello"]}},
 	} {
 		func() {
 			defer func() {

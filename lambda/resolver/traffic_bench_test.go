@@ -8,9 +8,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/nodebaseline"
 	"github.com/example/appsync-dynamo/local/traffic"
 )
@@ -23,11 +23,11 @@ import (
 // passed through from the source as it is).
 func BenchmarkTraffic(b *testing.B) {
 	mem := traffic.NewStore()
-	rh := resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))
+	rh := resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence))
 	h := lambda.NewHandler(rh)
 	// Without answers, as with direct resolvers on every field: the figures
 	// before the JavaScript child resolvers, where a reply answers no child.
-	rdirect := resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence), resolver.WithoutAnswers())
+	rdirect := resolver.New(mem, quietLog(), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence), resolver.WithoutAnswers())
 	direct := lambda.NewHandler(rdirect)
 	for _, c := range traffic.Cases() {
 		perEvent := func(b *testing.B) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -36,7 +36,7 @@ func TestEachFieldIsItsAttribute(t *testing.T) {
 		}
 		var want []string // the type's fields the Lambda does not route
 		for _, f := range def.Fields {
-			if _, routed := routes.NewTable().Find(def.Name + "." + f.Name); !routed && !strings.HasPrefix(f.Name, "__") {
+			if _, routed := resolver.NewRoutes().Find(def.Name + "." + f.Name); !routed && !strings.HasPrefix(f.Name, "__") {
 				want = append(want, f.Name)
 			}
 		}
@@ -54,11 +54,11 @@ func TestEachFieldIsItsAttribute(t *testing.T) {
 		}
 		for _, f := range want {
 			if !slices.Contains(got, f) {
-				t.Errorf("%s.%s is neither routed (lambda/routes) nor a field of store.%s tagged json:%q dynamodbav:%q", def.Name, f, typ.Name(), f, f)
+				t.Errorf("%s.%s is neither routed (lambda/resolver/routes.go) nor a field of store.%s tagged json:%q dynamodbav:%q", def.Name, f, typ.Name(), f, f)
 			}
 		}
 	}
-	for _, r := range routes.NewTable().All() {
+	for _, r := range resolver.NewRoutes().All() {
 		if def := sch.Types[r.Returns]; def != nil && def.Kind == ast.Object && !checked[r.Returns] {
 			t.Errorf("%s returns a %s, whose Go type this test does not check: add it to the list above", r.Key(), r.Returns)
 		}

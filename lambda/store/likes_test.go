@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -129,7 +129,7 @@ func TestConcurrentLikesKeepCountExact(t *testing.T) {
 			// Each user likes and unlikes once, at the same time: whichever
 			// lands last decides, and the count must follow the items.
 			results := storetest.AtOnce(200, func(i int) error {
-				ctx, cancel := context.WithTimeout(context.Background(), routes.FunctionTimeout)
+				ctx, cancel := context.WithTimeout(context.Background(), resolver.FunctionTimeout)
 				defer cancel()
 				var err error
 				if i < 100 {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -108,7 +108,7 @@ func TestConcurrentCommentsKeepCountExact(t *testing.T) {
 			conflicts := &storetest.Conflicts{API: c, Rate: rate, Seed: 21}
 			s := store.New(conflicts, seededStore.Table(), cursor.New(storetest.TokenKey))
 			results := storetest.AtOnce(creates+seeded, func(i int) error {
-				ctx, cancel := context.WithTimeout(context.Background(), routes.FunctionTimeout)
+				ctx, cancel := context.WithTimeout(context.Background(), resolver.FunctionTimeout)
 				defer cancel()
 				if i < creates {
 					_, err := s.CreateComment(ctx, sample.Carol, sample.HelloPost, fmt.Sprint("comment ", i))

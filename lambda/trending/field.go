@@ -9,7 +9,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 )
 
 // SDL is the feature's part of the schema (schema.graphql): Query.trending
@@ -20,8 +19,8 @@ var SDL string
 
 // Routes are the feature's routed fields: Query.trending, whose items
 // carry their Post as "post".
-var Routes = []routes.Route{
-	{Type: "Query", Field: "trending", Returns: "Post", Shape: routes.Connection, Member: "post"},
+var Routes = []resolver.Route{
+	{Type: "Query", Field: "trending", Returns: "Post", Shape: resolver.Connection, Member: "post"},
 }
 
 // Feature is the feature's part of the Lambda: Query.trending, read from

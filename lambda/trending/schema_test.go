@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/routecheck"
 	"github.com/example/appsync-dynamo/schema"
@@ -46,5 +46,5 @@ func TestTheFeaturesSchemaAndRoutes(t *testing.T) {
 	if d := s.Types["Query"].Fields.ForName("trending"); d == nil || d.Type.String() != "TrendingConnection!" {
 		t.Errorf("Query.trending: %v", d)
 	}
-	routecheck.Match(t, s, routes.NewTable(trending.Routes))
+	routecheck.Match(t, s, resolver.NewRoutes(trending.Routes))
 }

@@ -27,8 +27,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -130,9 +128,9 @@ func Run(ctx context.Context, endpoint string, rounds int) ([]Row, error) {
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	handler := func(opts ...resolver.Option) lambda.Handler {
-		return lambda.NewHandler(resolver.New(s, quiet, slices.Concat(wired.Options(s), opts, []resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)})...))
+		return lambda.NewHandler(resolver.New(s, quiet, slices.Concat(wired.Options(s), opts, []resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence)})...))
 	}
-	served := slices.Concat(routes.Core, wired.Routes)
+	served := slices.Concat(resolver.CoreRoutes, wired.Routes)
 	clocks := make([]*billing, len(Layouts))
 	timed := func(i int, h executor.Invoker) executor.Invoker {
 		clocks[i] = &billing{Invoker: h}

@@ -1,7 +1,7 @@
 package bench
 
 // What each query costs under each reading of a merged field's selection:
-// how AppSync writes it (selection.Reading: every occurrence's, as the local
+// how AppSync writes it (appsync.Reading: every occurrence's, as the local
 // AppSync does by default, or the first occurrence's alone, as Amplify's
 // simulator does) and how the Lambda reads it (resolver.WithSelectionReading:
 // the safe reading is first-occurrence, right under both, which the function
@@ -21,9 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/wired"
@@ -31,16 +30,16 @@ import (
 
 // Pairing is how AppSync writes a merged field's selection and how the
 // Lambda reads it.
-type Pairing struct{ AppSync, Lambda selection.Reading }
+type Pairing struct{ AppSync, Lambda appsync.Reading }
 
 // Pairings are those measured: make dev's, the safe reading where AppSync
 // writes every occurrence, and where it writes the first alone.
 // (The Lambda reading every occurrence where AppSync writes the first is
 // wrong, not dearer: the deployment's probe and make smoke refuse it.)
 var Pairings = []Pairing{
-	{selection.EveryOccurrence, selection.EveryOccurrence},
-	{selection.EveryOccurrence, selection.FirstOccurrence},
-	{selection.FirstOccurrence, selection.FirstOccurrence},
+	{appsync.EveryOccurrence, appsync.EveryOccurrence},
+	{appsync.EveryOccurrence, appsync.FirstOccurrence},
+	{appsync.FirstOccurrence, appsync.FirstOccurrence},
 }
 
 // ReadingQueries are Queries and the shapes of a merged field that client
@@ -78,7 +77,7 @@ func Readings(ctx context.Context, endpoint string) ([]ReadingRow, error) {
 	execs := make([]*executor.Executor, len(Pairings))
 	for i, p := range Pairings {
 		h := lambda.NewHandler(resolver.New(s, quiet, append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(p.Lambda))...))
-		execs[i] = executor.New(sch, h, slices.Concat(routes.Core, wired.Routes), executor.WithSelectionReading(p.AppSync))
+		execs[i] = executor.New(sch, h, slices.Concat(resolver.CoreRoutes, wired.Routes), executor.WithSelectionReading(p.AppSync))
 	}
 	var rows []ReadingRow
 	for _, q := range ReadingQueries() {

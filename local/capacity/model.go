@@ -22,8 +22,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending"
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -189,7 +187,7 @@ func NewEnv(ctx context.Context, endpoint, table string) (*Env, error) {
 		return nil, err
 	}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithFeature(hotpage.Feature(s)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core)
+	exec := executor.New(sch, lambda.NewHandler(resolver.New(s, quiet, resolver.WithFeature(hotpage.Feature(s)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence))), resolver.CoreRoutes)
 	arn, err := ddblocal.StreamARN(ctx, client, table)
 	if err != nil {
 		return nil, err

@@ -16,8 +16,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 	"github.com/example/appsync-dynamo/local/ddblocal"
@@ -42,8 +40,8 @@ type Config struct {
 	// Reading is how the local AppSync writes a merged field's selection and
 	// the Lambda reads it (executor.WithSelectionReading and
 	// resolver.WithSelectionReading); the zero value is make dev's:
-	// selection.EveryOccurrence.
-	Reading *selection.Reading
+	// appsync.EveryOccurrence.
+	Reading *appsync.Reading
 	// WritesPerMinute is each caller's write budget (package budget): 0 is
 	// the stack's, budget.WritesPerMinute; a negative number, none.
 	WritesPerMinute int
@@ -83,7 +81,7 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 		logOut = io.Discard
 	}
 	log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	reading := selection.EveryOccurrence
+	reading := appsync.EveryOccurrence
 	if cfg.Reading != nil {
 		reading = *cfg.Reading
 	}
@@ -109,7 +107,7 @@ func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) 
 		return err
 	}
 	consume := func(fn streams.Function, c streams.Config) {
-		c.Bisect, c.Timeout, c.Region = true, routes.FunctionTimeout, "us-east-1"
+		c.Bisect, c.Timeout, c.Region = true, resolver.FunctionTimeout, "us-east-1"
 		c.OnFailure = func(f streams.Failure) {
 			log.Error("stream records given up on (the on-failure destination)", "shard", f.ShardID, "from", f.StartSequence, "to", f.EndSeq, "records", f.Records)
 		}

@@ -22,9 +22,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/nodebaseline"
@@ -104,14 +104,14 @@ func Start(ctx context.Context, endpoint, table string) (Functions, error) {
 	}
 	s := store.New(ddblocal.Client(endpoint), table, cursor.New([]byte(cursor.DevelopmentKey)), wired.Store...)
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	handler := func(r selection.Reading) lambda.Handler {
+	handler := func(r appsync.Reading) lambda.Handler {
 		return lambda.NewHandler(resolver.New(s, log, resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(r)))
 	}
 	peer, err := nodebaseline.StartPeer(ctx, endpoint, table)
 	if err != nil {
 		return Functions{}, err
 	}
-	return Functions{Go: handler(selection.EveryOccurrence), Safe: handler(selection.FirstOccurrence), Node: peer,
+	return Functions{Go: handler(appsync.EveryOccurrence), Safe: handler(appsync.FirstOccurrence), Node: peer,
 		floor: plainRequest(endpoint, table, store.SKMetadata), safeFloor: plainRequest(endpoint, table, store.SKMetadata, store.SKCount)}, nil
 }
 

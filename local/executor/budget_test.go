@@ -8,7 +8,6 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/budget"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -34,10 +33,10 @@ func aliased(n int, post string) string {
 func TestACallersWriteBudget(t *testing.T) {
 	d := sample.Data()
 	const perMinute = 50
-	budgeted, _, s := setupStore(t, d, routes.Core, nil, nil, func(s *store.Store) resolver.Option {
+	budgeted, _, s := setupStore(t, d, resolver.CoreRoutes, nil, nil, func(s *store.Store) resolver.Option {
 		return resolver.WithFeature(budget.New(s, perMinute).Feature())
 	})
-	unbudgeted, _, _ := setupStore(t, d, routes.Core, nil, nil)
+	unbudgeted, _, _ := setupStore(t, d, resolver.CoreRoutes, nil, nil)
 	count := func(s *store.Store) int {
 		return storetest.Count(t, storetest.Client(t), s.Table(), "", "pk", store.PostPK(sample.HelloPost), "sk", store.CommentPrefix)
 	}

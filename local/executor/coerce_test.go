@@ -17,7 +17,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -190,7 +190,7 @@ func within(got, want any) bool {
 // outcome runs c through a local AppSync whose Lambda records arguments.
 func outcome(t *testing.T, sch *ast.Schema, c argCase, opts ...executor.Option) (argOutcome, executor.Response) {
 	rec := &argsRecorder{args: map[string]json.RawMessage{}}
-	e := executor.New(sch, rec, routes.Core, append(opts, executor.WithDirectResolvers())...)
+	e := executor.New(sch, rec, resolver.CoreRoutes, append(opts, executor.WithDirectResolvers())...)
 	resp := e.Execute(t.Context(), executor.Request{Query: c.Query, Variables: c.Variables, Identity: signedIn("u")})
 	got := argOutcome{Refused: resp.Data == nil && rec.events == 0 && len(resp.Errors) > 0}
 	if raw, ok := rec.args[c.Field]; ok {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 // collected is a field of a selection set after fragments are expanded and
@@ -23,7 +23,7 @@ type collected struct {
 // of the first occurrence alone (WithSelectionReading). Execution always
 // merges them.
 func (r *run) described(c collected) ast.SelectionSet {
-	if r.e.reading == selection.FirstOccurrence {
+	if r.e.reading == appsync.FirstOccurrence {
 		return c.first.SelectionSet
 	}
 	return c.field.SelectionSet

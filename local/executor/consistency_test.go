@@ -7,10 +7,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/capacity"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -37,7 +36,7 @@ func TestAMutationsAnswersReadConsistently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))), routes.Core)
+	e := executor.New(sch, lambda.NewHandler(resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence))), resolver.CoreRoutes)
 	post := sample.Data().Posts[0]
 
 	reads := func(req executor.Request) (consistent, eventual int, data map[string]any) {

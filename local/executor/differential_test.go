@@ -21,8 +21,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/feedtest"
@@ -102,16 +100,16 @@ func newDifferential(tb testing.TB) *differential {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	served := slices.Concat(routes.Core, wired.Routes)
+	served := slices.Concat(resolver.CoreRoutes, wired.Routes)
 	handler := func(opts ...resolver.Option) lambda.Handler {
 		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 		return lambda.NewHandler(resolver.New(s, log, slices.Concat(wired.Options(s), []resolver.Option{resolver.WithCostLog(io.Discard)}, opts)...))
 	}
 	// The Lambda as told each reading, and the plainest layout: in the
 	// first-occurrence reading, which reads everything whatever it is given.
-	deployed := map[selection.Reading]lambda.Handler{
-		selection.EveryOccurrence: handler(resolver.WithSelectionReading(selection.EveryOccurrence)),
-		selection.FirstOccurrence: handler(),
+	deployed := map[appsync.Reading]lambda.Handler{
+		appsync.EveryOccurrence: handler(resolver.WithSelectionReading(appsync.EveryOccurrence)),
+		appsync.FirstOccurrence: handler(),
 	}
 	plain := handler(resolver.WithoutAnswers(), resolver.WithoutPrefetch())
 	x := &differential{data: d}
@@ -123,10 +121,10 @@ func newDifferential(tb testing.TB) *differential {
 		name string
 		opts []executor.Option
 	}{{"graphql-js inputs", nil}, {"documented inputs", []executor.Option{executor.WithDocumentedInputs()}}} {
-		for _, r := range []struct{ appsync, lambda selection.Reading }{
-			{selection.EveryOccurrence, selection.EveryOccurrence},
-			{selection.FirstOccurrence, selection.FirstOccurrence},
-			{selection.EveryOccurrence, selection.FirstOccurrence},
+		for _, r := range []struct{ appsync, lambda appsync.Reading }{
+			{appsync.EveryOccurrence, appsync.EveryOccurrence},
+			{appsync.FirstOccurrence, appsync.FirstOccurrence},
+			{appsync.EveryOccurrence, appsync.FirstOccurrence},
 		} {
 			opts := append(slices.Clone(inputs.opts), bytesNotTime, executor.WithSelectionReading(r.appsync))
 			x.layouts = append(x.layouts, layout{
@@ -135,10 +133,10 @@ func newDifferential(tb testing.TB) *differential {
 				plain: executor.New(sch, plain, served, append(opts, executor.WithDirectResolvers())...),
 			})
 		}
-		opts := append(slices.Clone(inputs.opts), bytesNotTime, executor.WithSelectionReading(selection.FirstOccurrence))
+		opts := append(slices.Clone(inputs.opts), bytesNotTime, executor.WithSelectionReading(appsync.FirstOccurrence))
 		x.bet = append(x.bet, layout{
 			name:  inputs.name,
-			js:    executor.New(sch, deployed[selection.EveryOccurrence], served, opts...),
+			js:    executor.New(sch, deployed[appsync.EveryOccurrence], served, opts...),
 			plain: executor.New(sch, plain, served, append(opts, executor.WithDirectResolvers())...),
 		})
 	}

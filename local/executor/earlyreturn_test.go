@@ -22,8 +22,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -67,8 +65,8 @@ func requests(c executor.Cost) int {
 // resolver returns early: 1 invocation, 2 + posts + 1 requests, 4 round trips.
 func TestSeedQueryInOneInvocation(t *testing.T) {
 	d := sample.Blog(10, 20, 30)
-	js, rec := setup(t, d, routes.Core)
-	direct, _ := setupDirect(t, d, routes.Core)
+	js, rec := setup(t, d, resolver.CoreRoutes)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	data, cost, before := sameAnswer(t, js, direct, executor.Request{Query: seedQuery})
 	posts := len(get(data, "user", "posts", "items").([]any))
 	if cost.LambdaInvocations != 1 || requests(cost) != 2+posts+1 || cost.DynamoDBRoundTrips != 4 {
@@ -80,10 +78,10 @@ func TestSeedQueryInOneInvocation(t *testing.T) {
 	t.Logf("%d posts; JavaScript resolvers: %+v; direct resolvers: %+v", posts, cost, before)
 	// Under the first-occurrence reading (the Lambda's default), still one
 	// invocation, with the same answer: each level is answered whole.
-	first := []executor.Option{executor.WithSelectionReading(selection.FirstOccurrence)}
-	whole := []resolver.Option{resolver.WithSelectionReading(selection.FirstOccurrence)}
-	jsFirst, _ := setupWith(t, d, routes.Core, first, whole)
-	directFirst, _ := setupWith(t, d, routes.Core, append(first, executor.WithDirectResolvers()), append(whole, resolver.WithoutAnswers()))
+	first := []executor.Option{executor.WithSelectionReading(appsync.FirstOccurrence)}
+	whole := []resolver.Option{resolver.WithSelectionReading(appsync.FirstOccurrence)}
+	jsFirst, _ := setupWith(t, d, resolver.CoreRoutes, first, whole)
+	directFirst, _ := setupWith(t, d, resolver.CoreRoutes, append(first, executor.WithDirectResolvers()), append(whole, resolver.WithoutAnswers()))
 	if _, cost, _ := sameAnswer(t, jsFirst, directFirst, executor.Request{Query: seedQuery}); cost.LambdaInvocations != 1 {
 		t.Errorf("first-occurrence reading: %+v; want 1 invocation", cost)
 	}
@@ -95,8 +93,8 @@ const seedQuery = `{ user(handle: "alice") { name posts { items { title comments
 // comments in one Query, then the authors in one BatchGetItem.
 func TestPostCommentsAuthorsInOneInvocation(t *testing.T) {
 	d := sample.Blog(3, 20, 30)
-	js, _ := setup(t, d, routes.Core)
-	direct, _ := setupDirect(t, d, routes.Core)
+	js, _ := setup(t, d, resolver.CoreRoutes)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	_, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { title comments { items { body author { name } } } } }`})
 	if cost.LambdaInvocations != 1 || cost.DynamoDB["Query"] != 1 || cost.DynamoDB["BatchGetItem"] != 1 || requests(cost) != 2 || cost.DynamoDBRoundTrips != 2 {
 		t.Errorf("cost = %+v; want 1 invocation, 1 Query and 1 BatchGetItem in 2 round trips", cost)
@@ -108,8 +106,8 @@ func TestPostCommentsAuthorsInOneInvocation(t *testing.T) {
 // those children invoke the Lambda, and every answer is the direct layout's.
 func TestWhatIsAnsweredAndWhatIsNot(t *testing.T) {
 	d := sample.Blog(3, 5, 4)
-	js, rec := setup(t, d, routes.Core)
-	direct, _ := setupDirect(t, d, routes.Core)
+	js, rec := setup(t, d, resolver.CoreRoutes)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	post := `post(id: "` + d.Posts[len(d.Posts)-1].ID + `")` // with 5 comments
 
 	_, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `query Q($n: Int) { ` + post + ` {
@@ -150,8 +148,8 @@ func TestWhatIsAnsweredAndWhatIsNot(t *testing.T) {
 func TestAChildWithoutAnswerReportsItsError(t *testing.T) {
 	d := sample.Data()
 	d.Posts[0].AuthorID = "u_gone"
-	js, _ := setup(t, d, routes.Core)
-	direct, _ := setupDirect(t, d, routes.Core)
+	js, _ := setup(t, d, resolver.CoreRoutes)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	_, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `{ posts(ids: ["` + sample.HelloPost + `"]) { title author { handle } } }`})
 	if cost.LambdaInvocations != 2 {
 		t.Errorf("cost = %+v; want 2 invocations (Query.posts, then Post.author, which fails)", cost)
@@ -160,7 +158,7 @@ func TestAChildWithoutAnswerReportsItsError(t *testing.T) {
 
 // Many requests at once share the compiled resolver safely (run with -race).
 func TestConcurrentRequests(t *testing.T) {
-	js, _ := setup(t, sample.Blog(4, 10, 5), routes.Core)
+	js, _ := setup(t, sample.Blog(4, 10, 5), resolver.CoreRoutes)
 	q := executor.Request{Query: `{ user(handle: "alice") { posts { items { title comments { items { author { name } } } } } } }`}
 	want, _ := run(t, js, q)
 	var wg sync.WaitGroup
@@ -181,7 +179,7 @@ func TestConcurrentRequests(t *testing.T) {
 // invocation, and an event takes its source plus far less than
 // payload.EventReserve.
 func TestLeanBatchesOfTheSeedQuery(t *testing.T) {
-	e, rec := setupWith(t, sample.Blog(10, 20, 30), routes.Core, nil, []resolver.Option{resolver.WithoutAnswers()})
+	e, rec := setupWith(t, sample.Blog(10, 20, 30), resolver.CoreRoutes, nil, []resolver.Option{resolver.WithoutAnswers()})
 	_, resp := run(t, e, executor.Request{Identity: signedIn(sample.Bob),
 		Query: `{ user(handle: "alice") { name posts { items { title comments { items { body author { name } } } } } } }`})
 	if len(resp.Errors) > 0 {
@@ -239,7 +237,7 @@ func setupFaulty(t *testing.T, data store.Dataset, optFns func(*dynamodb.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := resolver.New(s, testLog(t), append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))...)
+	h := resolver.New(s, testLog(t), append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence))...)
 	return executor.New(sch, lambda.NewHandler(h), h.Routes().All(), opts...)
 }
 
@@ -278,7 +276,7 @@ func TestAnswersWhenDynamoDBIsSlow(t *testing.T) {
 			return ctx.Err()
 		}
 	}), executor.WithTimeouts(executor.RequestTimeout, 2*time.Second))
-	direct, _ := setupDirect(t, d, routes.Core)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	post := d.Posts[len(d.Posts)-1].ID
 	q := executor.Request{Query: `{ post(id: "` + post + `") { title comments { items { body author { name } } } } }`}
 	data, resp := run(t, e, q)

@@ -31,8 +31,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/jsresolver"
 )
 
@@ -45,7 +44,7 @@ type Invoker interface {
 type Executor struct {
 	schema *ast.Schema
 	lambda Invoker
-	routes map[string]routes.Route
+	routes map[string]resolver.Route
 	// requestTimeout is AppSync's limit on a GraphQL request; functionTimeout
 	// the Lambda's on an invocation.
 	requestTimeout, functionTimeout time.Duration
@@ -64,7 +63,7 @@ type Executor struct {
 	documented bool
 	// reading is how info describes a field merged from several
 	// occurrences (WithSelectionReading).
-	reading selection.Reading
+	reading appsync.Reading
 }
 
 // Publisher receives the result of each mutation field that resolved (the
@@ -95,20 +94,20 @@ func WithDocumentedInputs() Option { return func(e *Executor) { e.documented = t
 // WithSelectionReading gives every resolver, in info.selectionSetGraphQL
 // and info.selectionSetList, the selection of a field merged from several
 // occurrences as AppSync writing it under r: every occurrence's
-// (selection.EveryOccurrence, the default), or the first occurrence's
-// alone (selection.FirstOccurrence, as Amplify's AppSync simulator writes
+// (appsync.EveryOccurrence, the default), or the first occurrence's
+// alone (appsync.FirstOccurrence, as Amplify's AppSync simulator writes
 // both). AWS documents neither; the Lambda and appsyncjs/child.js must
 // answer the same under both.
-func WithSelectionReading(r selection.Reading) Option { return func(e *Executor) { e.reading = r } }
+func WithSelectionReading(r appsync.Reading) Option { return func(e *Executor) { e.reading = r } }
 
 // WithTimeouts sets the time a request may take (RequestTimeout by default)
-// and the time one Lambda invocation may take (routes.FunctionTimeout).
+// and the time one Lambda invocation may take (resolver.FunctionTimeout).
 func WithTimeouts(request, function time.Duration) Option {
 	return func(e *Executor) { e.requestTimeout, e.functionTimeout = request, function }
 }
 
 // WithQueryLimits sets the API's queryDepthLimit and resolverCountLimit
-// (routes.QueryDepthLimit and routes.ResolverCountLimit by default).
+// (resolver.QueryDepthLimit and resolver.ResolverCountLimit by default).
 func WithQueryLimits(depth, resolvers int) Option {
 	return func(e *Executor) { e.depthLimit, e.resolverLimit = depth, resolvers }
 }
@@ -117,11 +116,11 @@ func WithQueryLimits(depth, resolvers int) Option {
 // by lambda: root fields and mutations by direct Lambda resolvers, the
 // fields of objects by the JavaScript resolver the stack deploys
 // (appsyncjs.Child), unless WithDirectResolvers.
-func New(schema *ast.Schema, lambda Invoker, rs []routes.Route, opts ...Option) *Executor {
-	e := &Executor{schema: schema, lambda: lambda, routes: map[string]routes.Route{},
-		requestTimeout: RequestTimeout, functionTimeout: routes.FunctionTimeout,
-		depthLimit: routes.QueryDepthLimit, resolverLimit: routes.ResolverCountLimit, child: child(),
-		reading: selection.EveryOccurrence}
+func New(schema *ast.Schema, lambda Invoker, rs []resolver.Route, opts ...Option) *Executor {
+	e := &Executor{schema: schema, lambda: lambda, routes: map[string]resolver.Route{},
+		requestTimeout: RequestTimeout, functionTimeout: resolver.FunctionTimeout,
+		depthLimit: resolver.QueryDepthLimit, resolverLimit: resolver.ResolverCountLimit, child: child(),
+		reading: appsync.EveryOccurrence}
 	for _, r := range rs {
 		e.routes[r.Key()] = r
 	}

@@ -16,8 +16,6 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -67,19 +65,19 @@ var bytesNotTime = executor.WithTimeouts(2*time.Minute, time.Minute)
 
 // setup returns the local AppSync as the stack deploys it (JavaScript
 // resolvers on child fields) over the Lambda handler, on a table of data.
-func setup(t *testing.T, data store.Dataset, rs []routes.Route, opts ...executor.Option) (*executor.Executor, *recorder) {
+func setup(t *testing.T, data store.Dataset, rs []resolver.Route, opts ...executor.Option) (*executor.Executor, *recorder) {
 	t.Helper()
 	return setupWith(t, data, rs, opts, nil)
 }
 
 // setupDirect returns the layout before the JavaScript resolvers: direct
 // Lambda resolvers on every field, replies without answers for children.
-func setupDirect(t *testing.T, data store.Dataset, rs []routes.Route, opts ...executor.Option) (*executor.Executor, *recorder) {
+func setupDirect(t *testing.T, data store.Dataset, rs []resolver.Route, opts ...executor.Option) (*executor.Executor, *recorder) {
 	t.Helper()
 	return setupWith(t, data, rs, append(opts, executor.WithDirectResolvers()), []resolver.Option{resolver.WithoutAnswers()})
 }
 
-func setupWith(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder) {
+func setupWith(t *testing.T, data store.Dataset, rs []resolver.Route, opts []executor.Option, hopts []resolver.Option) (*executor.Executor, *recorder) {
 	t.Helper()
 	e, rec, _ := setupStore(t, data, rs, opts, hopts)
 	return e, rec
@@ -111,7 +109,7 @@ func (e *endingWriter) Write(p []byte) (int, error) {
 }
 
 // setupStore is setupWith, returning the store too.
-func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []executor.Option, hopts []resolver.Option, onStore ...func(*store.Store) resolver.Option) (*executor.Executor, *recorder, *store.Store) {
+func setupStore(t *testing.T, data store.Dataset, rs []resolver.Route, opts []executor.Option, hopts []resolver.Option, onStore ...func(*store.Store) resolver.Option) (*executor.Executor, *recorder, *store.Store) {
 	t.Helper()
 	s, _ := storetest.NewStore(t, data, wired.Store...)
 	for _, o := range onStore {
@@ -121,7 +119,7 @@ func setupStore(t *testing.T, data store.Dataset, rs []routes.Route, opts []exec
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recorder{h: lambda.NewHandler(resolver.New(s, testLog(t), slices.Concat(wired.Options(s), []resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence)}, hopts)...))}
+	rec := &recorder{h: lambda.NewHandler(resolver.New(s, testLog(t), slices.Concat(wired.Options(s), []resolver.Option{resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence)}, hopts)...))}
 	return executor.New(sch, rec, slices.Concat(rs, wired.Routes), opts...), rec, s
 }
 
@@ -156,7 +154,7 @@ func get(v any, path ...any) any {
 // With direct Lambda resolvers on every field (the layout before the
 // JavaScript child resolvers), one invocation per level and batch.
 func TestSeedQueryDirectResolvers(t *testing.T) {
-	e, rec := setupDirect(t, sample.Blog(10, 20, 30), routes.Core)
+	e, rec := setupDirect(t, sample.Blog(10, 20, 30), resolver.CoreRoutes)
 	data, resp := run(t, e, executor.Request{Query: `{
 	  user(id: "u_alice") { name posts { items { title comments { items { body author { name } } } } } }
 	}`})
@@ -182,7 +180,7 @@ func TestSeedQueryDirectResolvers(t *testing.T) {
 }
 
 func TestAliasesFragmentsVariables(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.Core)
+	e, rec := setup(t, sample.Data(), resolver.CoreRoutes)
 	data, resp := run(t, e, executor.Request{
 		Query: `query Q($handle: String = "bob", $n: Int) {
 		  a: user(id: "u_alice") { ...Who }
@@ -226,7 +224,7 @@ func TestBatchingBoundaries(t *testing.T) {
 		ids = append(ids, fmt.Sprintf("%q", id))
 		d.Posts = append(d.Posts, store.Post{ID: id, AuthorID: sample.Bob, Title: "t", Body: "b", CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z"})
 	}
-	rs := append([]routes.Route(nil), routes.Core...)
+	rs := append([]resolver.Route(nil), resolver.CoreRoutes...)
 	for i := range rs {
 		if rs[i].Key() == "Post.author" {
 			rs[i].MaxBatchSize = 3
@@ -249,7 +247,7 @@ func TestNullPropagationAndErrors(t *testing.T) {
 	d := sample.Data()
 	d.Posts = append(d.Posts, store.Post{ID: "01HWORPHAN0000000000000000", AuthorID: "u_gone", Title: "Orphan", Body: "b",
 		CreatedAt: "2024-05-01T00:00:00.000Z", UpdatedAt: "2024-05-01T00:00:00.000Z"})
-	e, _ := setup(t, d, routes.Core)
+	e, _ := setup(t, d, resolver.CoreRoutes)
 	data, resp := run(t, e, executor.Request{Query: `{ posts(ids: ["` + sample.HelloPost + `", "01HWORPHAN0000000000000000"]) { title author { handle } } }`})
 	// Post.author is User!: the orphan's error nulls the post, which [Post] allows.
 	if get(data, "posts", 0, "author", "handle") != "alice" || get(data, "posts", 1) != nil || len(data["posts"].([]any)) != 2 {
@@ -273,7 +271,7 @@ func TestNullPropagationAndErrors(t *testing.T) {
 }
 
 func TestMutationsRunInOrder(t *testing.T) {
-	e, rec := setupDirect(t, sample.Data(), routes.Core)
+	e, rec := setupDirect(t, sample.Data(), resolver.CoreRoutes)
 	carol := &appsync.Identity{Sub: sample.Carol, Username: "carol"}
 	data, resp := run(t, e, executor.Request{Identity: carol, Query: `mutation {
 	  first: createComment(input: {postId: "` + sample.HelloPost + `", body: "one"}) { body post { commentCount } }
@@ -301,7 +299,7 @@ func TestMutationsRunInOrder(t *testing.T) {
 // field runs or writes. An error that nulls only its own (nullable) field
 // does not stop it.
 func TestAMutationStopsAtItsFirstNullingError(t *testing.T) {
-	e, rec := setupDirect(t, sample.Data(), routes.Core)
+	e, rec := setupDirect(t, sample.Data(), resolver.CoreRoutes)
 	carol := &appsync.Identity{Sub: sample.Carol, Username: "carol"}
 	comment := `createComment(input: {postId: "` + sample.HelloPost + `", body: "written?"}) { body }`
 	comments := func() (int, any) {
@@ -333,7 +331,7 @@ func TestAMutationStopsAtItsFirstNullingError(t *testing.T) {
 }
 
 func TestChildEventCarriesParentResult(t *testing.T) {
-	e, rec := setupDirect(t, sample.Data(), routes.Core)
+	e, rec := setupDirect(t, sample.Data(), resolver.CoreRoutes)
 	_, resp := run(t, e, executor.Request{Query: `{ post(id: "` + sample.HelloPost + `") { title comments(limit: 1) { items { id } } } }`})
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)
@@ -358,7 +356,7 @@ func TestChildEventCarriesParentResult(t *testing.T) {
 }
 
 func TestIntrospection(t *testing.T) {
-	e, rec := setup(t, store.Dataset{}, routes.Core)
+	e, rec := setup(t, store.Dataset{}, resolver.CoreRoutes)
 	data, resp := run(t, e, executor.Request{Query: `{
 	  __schema { queryType { name } mutationType { name } types { name kind } directives { name } }
 	  __type(name: "Post") { name fields { name args { name type { name } } type { kind name ofType { kind name ofType { name } } } } }
@@ -404,7 +402,7 @@ fragment TypeRef on __Type {
 }`
 
 func TestClientIntrospectionQuery(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.Core)
+	e, _ := setup(t, store.Dataset{}, resolver.CoreRoutes)
 	data, resp := run(t, e, executor.Request{Query: introspectionQuery, OperationName: "IntrospectionQuery"})
 	if len(resp.Errors) > 0 {
 		t.Fatalf("errors: %+v", resp.Errors)
@@ -430,7 +428,7 @@ func TestClientIntrospectionQuery(t *testing.T) {
 // A request the executor cannot pick an operation of says why in words,
 // and a handle the API refuses says the rule, in a query as in createUser.
 func TestMessagesSayWhatIsWrong(t *testing.T) {
-	e, _ := setup(t, sample.Data(), routes.Core)
+	e, _ := setup(t, sample.Data(), resolver.CoreRoutes)
 	for _, c := range []struct {
 		req  executor.Request
 		want string

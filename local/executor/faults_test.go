@@ -10,10 +10,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -32,9 +31,9 @@ func TestAHangingDynamoDBIsAnsweredBeforeTheDeadline(t *testing.T) {
 	}
 	log := &proc.Output{}
 	s := store.New(ddblocal.Client(ddblocal.BlackHole(t)), "t", cursor.New([]byte("k")))
-	h := resolver.New(s, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))
+	h := resolver.New(s, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelWarn})), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence))
 	const timeout = time.Second
-	e := executor.New(sch, lambda.NewHandler(h), routes.Core, executor.WithTimeouts(executor.RequestTimeout, timeout))
+	e := executor.New(sch, lambda.NewHandler(h), resolver.CoreRoutes, executor.WithTimeouts(executor.RequestTimeout, timeout))
 	start := time.Now()
 	resp := e.Execute(context.Background(), executor.Request{Query: `{ a: post(id: "` + sample.HelloPost + `") { title } b: user(id: "u_alice") { name } }`})
 	took := time.Since(start)
@@ -69,13 +68,13 @@ func TestTimeoutsAreAppSyncs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A function that outruns its timeout fails its field as Lambda does.
-	e := executor.New(sch, slowLambda{delay: time.Hour}, routes.Core, executor.WithTimeouts(time.Minute, 100*time.Millisecond))
+	e := executor.New(sch, slowLambda{delay: time.Hour}, resolver.CoreRoutes, executor.WithTimeouts(time.Minute, 100*time.Millisecond))
 	resp := e.Execute(context.Background(), executor.Request{Query: `{ post(id: "p") { title } }`})
 	if len(resp.Errors) != 1 || !strings.Contains(resp.Errors[0].Message, "Task timed out") {
 		t.Errorf("function timeout: %+v", resp.Errors)
 	}
 	// A request that outruns AppSync's limit fails the fields not yet resolved.
-	e = executor.New(sch, slowLambda{delay: 150 * time.Millisecond}, routes.Core, executor.WithTimeouts(100*time.Millisecond, time.Minute))
+	e = executor.New(sch, slowLambda{delay: 150 * time.Millisecond}, resolver.CoreRoutes, executor.WithTimeouts(100*time.Millisecond, time.Minute))
 	resp = e.Execute(context.Background(), executor.Request{Query: `{ post(id: "p") { title author { name } } }`})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "ExecutionTimeout" {
 		t.Errorf("request timeout: %+v", resp.Errors)

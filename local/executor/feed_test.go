@@ -12,7 +12,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/feedtest"
@@ -33,8 +33,8 @@ func feedData() store.Dataset {
 // key is refused.
 func TestFeedPagesInTwoRoundTrips(t *testing.T) {
 	d := feedData()
-	js, _ := setup(t, d, routes.Core)
-	direct, _ := setupDirect(t, d, routes.Core)
+	js, _ := setup(t, d, resolver.CoreRoutes)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	var seen []string
 	token := ""
 	for page := 0; ; page++ {
@@ -91,7 +91,7 @@ func TestAFeedOfTheLargestPostsPagesWithinThePayload(t *testing.T) {
 			CreatedAt: at.Format(time.RFC3339), UpdatedAt: at.Format(time.RFC3339), Status: store.StatusPublished})
 	}
 	feedtest.FollowWithFeed(&d, sample.Carol, "u_writer", time.Now().Add(feed.TTL).Unix())
-	e, _ := setup(t, d, routes.Core, bytesNotTime)
+	e, _ := setup(t, d, resolver.CoreRoutes, bytesNotTime)
 	q := `query F($n: Int, $t: String) { feed(limit: $n, nextToken: $t) { items { ...P } nextToken } }
 	fragment P on Post { id title body commentCount likeCount likedByMe author { name } }`
 	seen := map[string]bool{}

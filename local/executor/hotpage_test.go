@@ -16,8 +16,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/hotpage"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -37,8 +35,8 @@ func environment(t *testing.T, table string, ttl time.Duration) (*executor.Execu
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence))
-	return executor.New(sch, lambda.NewHandler(h), routes.Core), s
+	h := resolver.New(s, slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence))
+	return executor.New(sch, lambda.NewHandler(h), resolver.CoreRoutes), s
 }
 
 // hotPageData is the sample data, three readers more, and a hot post of

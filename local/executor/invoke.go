@@ -11,7 +11,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 )
 
 // Invoking the Lambda as AppSync does: one event a call or batches of the
@@ -27,7 +27,7 @@ type outcome struct {
 // invoke calls the Lambda for every call of one field: in batches of at most
 // MaxBatchSize events when the route batches, otherwise one event a call,
 // the invocations running concurrently.
-func (r *run) invoke(ctx context.Context, route routes.Route, calls []call) []outcome {
+func (r *run) invoke(ctx context.Context, route resolver.Route, calls []call) []outcome {
 	if r.ctx.Err() != nil { // past the request's time: no resolver runs, not even one returning early
 		out := make([]outcome, len(calls))
 		for i := range out {

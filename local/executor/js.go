@@ -8,7 +8,7 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/jsresolver"
 )
 
@@ -32,7 +32,7 @@ var child = sync.OnceValue(func() *jsresolver.Resolver {
 // handler returns early (no invocation) or gives a payload; the payloads
 // are sent in batches of at most MaxBatchSize (BatchInvoke) or one by one
 // (Invoke); each result goes through the response handler.
-func (r *run) invokeJS(ctx context.Context, route routes.Route, calls []call) []outcome {
+func (r *run) invokeJS(ctx context.Context, route resolver.Route, calls []call) []outcome {
 	out := make([]outcome, len(calls))
 	type pending struct {
 		i   int

@@ -8,7 +8,6 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -19,8 +18,8 @@ import (
 // lists them (answered early, as the other fields).
 func TestLikedByMeForAPageOfPostsIsOneRequest(t *testing.T) {
 	d := sample.Blog(20, 1, 5)
-	js, _ := setup(t, d, routes.Core)
-	direct, _ := setupDirect(t, d, routes.Core)
+	js, _ := setup(t, d, resolver.CoreRoutes)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	var liked []string
 	for i, p := range d.Posts[1:] { // the sample's hello post, then alice's 20
 		if i%2 == 0 {
@@ -73,7 +72,7 @@ func TestConcurrentLikesThroughTheAPI(t *testing.T) {
 		users = append(users, id)
 		d.Users = append(d.Users, store.User{ID: id, Handle: fmt.Sprintf("fan%03d", i), Name: id, CreatedAt: "2024-05-01T00:00:00.000Z"})
 	}
-	js, _ := setup(t, d, routes.Core)
+	js, _ := setup(t, d, resolver.CoreRoutes)
 	var wg sync.WaitGroup
 	errors := make([][]executor.Error, 200)
 	for i := range 200 {
@@ -121,8 +120,8 @@ func TestConcurrentLikesThroughTheAPI(t *testing.T) {
 func TestAHotPostsLikesPageThroughTheAPI(t *testing.T) {
 	d := sample.Blog(1, 0, 30)
 	post := d.Posts[1]
-	js, _, jsStore := setupStore(t, d, routes.Core, nil, nil)
-	direct, _, directStore := setupStore(t, d, routes.Core, []executor.Option{executor.WithDirectResolvers()}, []resolver.Option{resolver.WithoutAnswers()})
+	js, _, jsStore := setupStore(t, d, resolver.CoreRoutes, nil, nil)
+	direct, _, directStore := setupStore(t, d, resolver.CoreRoutes, []executor.Option{executor.WithDirectResolvers()}, []resolver.Option{resolver.WithoutAnswers()})
 	for name, layout := range map[string]struct {
 		e *executor.Executor
 		s *store.Store

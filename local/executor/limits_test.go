@@ -13,8 +13,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -47,7 +45,7 @@ func createUser(t *testing.T, e *executor.Executor, id string) {
 }
 
 func TestPagesOfLargePostsEndOnlyWithTheLastPost(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.Core, bytesNotTime)
+	e, _ := setup(t, store.Dataset{}, resolver.CoreRoutes, bytesNotTime)
 	createUser(t, e, "u_writer")
 	body := strings.Repeat("😀", 20000) // 80,000 bytes: DynamoDB's 1 MB page holds 13
 	for i := range 25 {
@@ -90,9 +88,9 @@ func TestPagesOfLargePostsEndOnlyWithTheLastPost(t *testing.T) {
 // reading's, and every post still arrives once.
 func TestPagesOfLargePostsUnderEachReading(t *testing.T) {
 	body := strings.Repeat("😀", 20000)
-	pages := map[selection.Reading]int{}
-	for _, r := range []selection.Reading{selection.EveryOccurrence, selection.FirstOccurrence} {
-		e, _ := setupWith(t, store.Dataset{}, routes.Core, []executor.Option{executor.WithSelectionReading(r), bytesNotTime},
+	pages := map[appsync.Reading]int{}
+	for _, r := range []appsync.Reading{appsync.EveryOccurrence, appsync.FirstOccurrence} {
+		e, _ := setupWith(t, store.Dataset{}, resolver.CoreRoutes, []executor.Option{executor.WithSelectionReading(r), bytesNotTime},
 			[]resolver.Option{resolver.WithSelectionReading(r)})
 		createUser(t, e, "u_writer")
 		for i := range 25 {
@@ -121,12 +119,12 @@ func TestPagesOfLargePostsUnderEachReading(t *testing.T) {
 			t.Errorf("%s: %d distinct posts in %d pages, want 25", r, len(seen), pages[r])
 		}
 	}
-	if pages[selection.EveryOccurrence] != 2 || pages[selection.FirstOccurrence] <= 2 {
+	if pages[appsync.EveryOccurrence] != 2 || pages[appsync.FirstOccurrence] <= 2 {
 		t.Errorf("pages of 25 posts of 80 kB, titles selected: %v; want 2 under every-occurrence, more under first-occurrence", pages)
 	}
 	t.Logf("pages of 25 posts of 80 kB, titles selected: %v", pages)
 	doc, err := os.ReadFile("../../docs/deploying.md")
-	want := fmt.Sprintf("titles selected, take %d pages against %d", pages[selection.FirstOccurrence], pages[selection.EveryOccurrence])
+	want := fmt.Sprintf("titles selected, take %d pages against %d", pages[appsync.FirstOccurrence], pages[appsync.EveryOccurrence])
 	if err != nil || !strings.Contains(strings.ReplaceAll(string(doc), "\n", " "), want) {
 		t.Errorf("docs/deploying.md does not say %q (%v)", want, err)
 	}
@@ -167,7 +165,7 @@ const postsWithComments = `query($ids: [ID!]!) { posts(ids: $ids) {
   id author { name } comments(limit: 100) { items { body author { name } } nextToken } } }`
 
 func TestEightHundredLargeCommentsAllArrive(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, routes.Core, bytesNotTime)
+	e, _ := setup(t, store.Dataset{}, resolver.CoreRoutes, bytesNotTime)
 	commenters := []string{"u_c1", "u_c2", "u_c3", "u_c4"}
 	for _, u := range append([]string{"u_author"}, commenters...) {
 		createUser(t, e, u)
@@ -236,7 +234,7 @@ func largeBlog(n, per int) (store.Dataset, []any) {
 
 func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
 	d, ids := largeBlog(32, 100)
-	e, _ := setup(t, d, routes.Core, bytesNotTime)
+	e, _ := setup(t, d, resolver.CoreRoutes, bytesNotTime)
 	data, cost := mustRun(t, e, executor.Request{Query: postsWithComments, Variables: map[string]any{"ids": ids}})
 	bodies, largest := commentsOf(t, e, get(data, "posts").([]any))
 	largest = max(largest, cost.LargestPayloadBytes)
@@ -252,7 +250,7 @@ func TestThirtyTwoPostsWithFullCommentPagesFit(t *testing.T) {
 
 func TestThirtyTwoPostsThroughANamedFragmentAndVariablesFit(t *testing.T) {
 	d, ids := largeBlog(32, 100)
-	e, _ := setup(t, d, routes.Core, bytesNotTime)
+	e, _ := setup(t, d, resolver.CoreRoutes, bytesNotTime)
 	// A named fragment hides the comments' arguments from the post's resolver
 	// (AppSync leaves it unexpanded): no prefetch, each post's comments are
 	// queried, and pages are cut by bytes.
@@ -274,7 +272,7 @@ func TestAHundredLargePostsAreAClearErrorNotAFailedInvocation(t *testing.T) {
 	// Reading 8 MB from DynamoDB Local under the race detector took over
 	// Lambda's 10 s in one CI run of four, where DynamoDB serves it in well
 	// under one; what this test checks is the payload's limit.
-	e, _ := setup(t, d, routes.Core, bytesNotTime)
+	e, _ := setup(t, d, resolver.CoreRoutes, bytesNotTime)
 	// 100 posts of 80 kB cannot be one Lambda reply: a clear error, not a
 	// Lambda failure.
 	_, resp := run(t, e, executor.Request{Query: `query($ids: [ID!]!) { posts(ids: $ids) { id body } }`, Variables: map[string]any{"ids": ids}})
@@ -300,7 +298,7 @@ func TestPayloadsOverTheLimitFailTheFieldAsInAppSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := []byte(`{"id":"p","title":"` + strings.Repeat("x", payload.MaxBytes) + `"}`)
-	e := executor.New(sch, stubLambda{reply: big}, routes.Core)
+	e := executor.New(sch, stubLambda{reply: big}, resolver.CoreRoutes)
 	resp := e.Execute(context.Background(), executor.Request{Query: `{ post(id: "p") { title } }`})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Lambda:Unhandled" || !strings.Contains(resp.Errors[0].Message, "payload size exceeded") {
 		t.Errorf("reply over the limit: errors %+v", resp.Errors)
@@ -308,7 +306,7 @@ func TestPayloadsOverTheLimitFailTheFieldAsInAppSync(t *testing.T) {
 	if c := resp.Extensions["cost"].(executor.Cost); c.LargestPayloadBytes != len(big) {
 		t.Errorf("largestPayloadBytes = %d, want %d", c.LargestPayloadBytes, len(big))
 	}
-	e = executor.New(sch, stubLambda{reply: []byte(`{"id":"p"}`)}, routes.Core)
+	e = executor.New(sch, stubLambda{reply: []byte(`{"id":"p"}`)}, resolver.CoreRoutes)
 	resp = e.Execute(context.Background(), executor.Request{Identity: signedIn("u_x"),
 		Query:     `mutation($b: String!) { createPost(input: {title: "t", body: $b}) { id } }`,
 		Variables: map[string]any{"b": strings.Repeat("y", payload.MaxBytes)}})
@@ -318,7 +316,7 @@ func TestPayloadsOverTheLimitFailTheFieldAsInAppSync(t *testing.T) {
 }
 
 func TestAliasesNeverChangeWhatIsRead(t *testing.T) {
-	e, _ := setup(t, sample.Data(), routes.Core)
+	e, _ := setup(t, sample.Data(), resolver.CoreRoutes)
 	data, _ := mustRun(t, e, executor.Request{Query: `{ user(id: "u_alice") { following { items { id: handle } } } }`})
 	if got := get(data, "user", "following", "items", 0, "id"); got != "bob" {
 		t.Errorf("following { items { id: handle } }: %v, want bob's handle", data)
@@ -330,7 +328,7 @@ func TestAliasesNeverChangeWhatIsRead(t *testing.T) {
 }
 
 func TestACommentNeedsItsAuthorsProfile(t *testing.T) {
-	e, _ := setup(t, sample.Data(), routes.Core)
+	e, _ := setup(t, sample.Data(), resolver.CoreRoutes)
 	_, resp := run(t, e, executor.Request{Identity: signedIn("u_ghost"),
 		Query: `mutation { createComment(input: {postId: "` + sample.HelloPost + `", body: "boo"}) { id } }`})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "NotFound" {
@@ -343,18 +341,18 @@ func TestACommentNeedsItsAuthorsProfile(t *testing.T) {
 }
 
 func TestQueriesDeeperThanTheLimitAreRefusedBeforeAnyResolver(t *testing.T) {
-	e, rec := setup(t, sample.Blog(2, 2, 2), routes.Core)
+	e, rec := setup(t, sample.Blog(2, 2, 2), resolver.CoreRoutes)
 	// 16 levels: post { comments { items { post { comments { items { ... } } } } } }
 	deep := `{ post(id: "` + sample.HelloPost + `") { ` + strings.Repeat(`comments { items { post { `, 5) + `title` + strings.Repeat(` } } }`, 5) + ` } }`
 	_, resp := run(t, e, executor.Request{Query: deep})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "QueryDepthLimitExceeded" || len(rec.payloads) != 0 {
 		t.Errorf("a %d-deep query: errors %+v after %d invocations; want one QueryDepthLimitExceeded and none",
-			routes.QueryDepthLimit+1, resp.Errors, len(rec.payloads))
+			resolver.QueryDepthLimit+1, resp.Errors, len(rec.payloads))
 	}
 	// At the limit it runs: the same nesting one level shallower.
 	atLimit := `{ post(id: "` + sample.HelloPost + `") { ` + strings.Repeat(`comments { items { post { `, 4) + `comments { nextToken }` + strings.Repeat(` } } }`, 4) + ` } }`
 	if _, resp := run(t, e, executor.Request{Query: atLimit}); len(resp.Errors) != 0 {
-		t.Errorf("a %d-deep query: %+v", routes.QueryDepthLimit, resp.Errors)
+		t.Errorf("a %d-deep query: %+v", resolver.QueryDepthLimit, resp.Errors)
 	}
 }
 
@@ -369,7 +367,7 @@ func TestResolversPastTheCountLimitFailWithoutAnInvocation(t *testing.T) {
 		if c.direct {
 			layout = setupDirect
 		}
-		e, rec := layout(t, s, routes.Core, executor.WithQueryLimits(routes.QueryDepthLimit, c.limit))
+		e, rec := layout(t, s, resolver.CoreRoutes, executor.WithQueryLimits(resolver.QueryDepthLimit, c.limit))
 		_, resp := run(t, e, executor.Request{Query: seed})
 		limited := 0
 		for _, err := range resp.Errors {
@@ -406,7 +404,7 @@ func mustSchema(t *testing.T) *ast.Schema {
 }
 
 func TestAuthorizationDirectivesAreEnforcedBeforeTheLambda(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.Core)
+	e, rec := setup(t, sample.Data(), resolver.CoreRoutes)
 	// Mutation has no directive: the default mode (user pools) alone.
 	_, resp := run(t, e, executor.Request{Query: `mutation { createPost(input: {title: "t", body: "b"}) { id } }`})
 	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Unauthorized" ||
@@ -459,7 +457,7 @@ func TestALargeChildSelectionOnAFullBatchOfTheLargestComments(t *testing.T) {
 		}
 	}
 	d.Users[0].PostCount += len(ids)
-	e, _ := setup(t, d, routes.Core, bytesNotTime)
+	e, _ := setup(t, d, resolver.CoreRoutes, bytesNotTime)
 	var aliases strings.Builder
 	for k := range 1200 {
 		fmt.Fprintf(&aliases, "a%d: name\n", k)
@@ -490,7 +488,7 @@ func TestALargeChildSelectionOnAFullBatchOfTheLargestComments(t *testing.T) {
 // does. Nested under fields, the same chain is refused by the depth limit
 // before any resolver runs.
 func TestFragmentsSpreadTwiceAtEveryLevelCostTheirLength(t *testing.T) {
-	e, rec := setup(t, sample.Data(), routes.Core)
+	e, rec := setup(t, sample.Data(), resolver.CoreRoutes)
 	chain := func(body func(next string) string) string {
 		var b strings.Builder
 		for i := 1; i < 22; i++ {

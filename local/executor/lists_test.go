@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/sample"
 )
@@ -15,8 +15,8 @@ import (
 // answer as the direct layout's.
 func TestNewestCommentsFirstInOneRoundTrip(t *testing.T) {
 	d := sample.Blog(2, 30, 4)
-	js, _ := setup(t, d, routes.Core)
-	direct, _ := setupDirect(t, d, routes.Core)
+	js, _ := setup(t, d, resolver.CoreRoutes)
+	direct, _ := setupDirect(t, d, resolver.CoreRoutes)
 	post := d.Posts[len(d.Posts)-1].ID
 	data, cost, _ := sameAnswer(t, js, direct, executor.Request{Query: `{ post(id: "` + post + `") { title comments(order: NEWEST_FIRST, limit: 5) { items { id } } } }`})
 	items := get(data, "post", "comments", "items").([]any)
@@ -37,7 +37,7 @@ func TestNewestCommentsFirstInOneRoundTrip(t *testing.T) {
 // a token with other arguments is refused; a bad range is a ValidationError.
 func TestPagingBothWaysThroughGraphQL(t *testing.T) {
 	d := sample.Blog(1, 23, 3)
-	js, _ := setup(t, d, routes.Core)
+	js, _ := setup(t, d, resolver.CoreRoutes)
 	post := d.Posts[len(d.Posts)-1].ID
 	page := func(order, token string) (ids []string, next any, errType string) {
 		q := `query Q($t: String) { post(id: "` + post + `") { comments(limit: 4, order: ` + order + `, nextToken: $t) { items { id } nextToken } } }`
@@ -97,7 +97,7 @@ func TestPagingBothWaysThroughGraphQL(t *testing.T) {
 // Drafts: another user's draft is null, another user's drafts an empty
 // connection; the author sees and publishes them.
 func TestDraftsThroughGraphQL(t *testing.T) {
-	js, _ := setup(t, sample.Data(), routes.Core)
+	js, _ := setup(t, sample.Data(), resolver.CoreRoutes)
 	alice, bob := signedIn(sample.Alice), signedIn(sample.Bob)
 	data, resp := run(t, js, executor.Request{Identity: alice, Query: `mutation { createPost(input: {title: "Soon", body: "b", status: DRAFT}) { id status author { postCount } } }`})
 	if len(resp.Errors) > 0 || get(data, "createPost", "status") != "DRAFT" || get(data, "createPost", "author", "postCount") != float64(1) {

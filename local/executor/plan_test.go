@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/feedtest"
 	"github.com/example/appsync-dynamo/local/sample"
@@ -18,8 +17,8 @@ import (
 func TestAPlansTotalsAreItsCosts(t *testing.T) {
 	d := sample.Blog(3, 4, 3)
 	feedtest.FollowWithFeed(&d, sample.Carol, sample.Alice, 4102444800)
-	deployed, _, _ := setupStore(t, d, routes.Core, nil, nil)
-	direct, _, _ := setupStore(t, d, routes.Core, []executor.Option{executor.WithDirectResolvers()}, []resolver.Option{resolver.WithoutAnswers()})
+	deployed, _, _ := setupStore(t, d, resolver.CoreRoutes, nil, nil)
+	direct, _, _ := setupStore(t, d, resolver.CoreRoutes, []executor.Option{executor.WithDirectResolvers()}, []resolver.Option{resolver.WithoutAnswers()})
 	for name, e := range map[string]*executor.Executor{"deployed": deployed, "direct": direct} {
 		for _, q := range []string{
 			`{ user(id: "u_alice") { name posts { items { title comments { items { body author { name } } } } } } }`,

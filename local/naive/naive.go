@@ -16,15 +16,15 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/wired"
 )
 
 // Routes is the routes served (the core's and the features') with
 // batching turned off.
-func Routes() []routes.Route {
-	rs := slices.Concat(routes.Core, wired.Routes)
+func Routes() []resolver.Route {
+	rs := slices.Concat(resolver.CoreRoutes, wired.Routes)
 	for i := range rs {
 		rs[i].MaxBatchSize = 0
 	}

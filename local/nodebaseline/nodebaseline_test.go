@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/nodebaseline"
 	"github.com/example/appsync-dynamo/local/traffic"
 )
@@ -22,7 +22,7 @@ func TestSameWorkAsTheGoHandler(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the Node baseline's packages, which make test installs: skipped under -short (make check)")
 	}
-	h := resolver.New(traffic.NewStore(), slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(selection.EveryOccurrence), resolver.WithoutAnswers())
+	h := resolver.New(traffic.NewStore(), slog.New(slog.NewJSONHandler(io.Discard, nil)), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(appsync.EveryOccurrence), resolver.WithoutAnswers())
 	cases := traffic.Cases()
 	results, err := nodebaseline.Run(context.Background(), cases, 0)
 	if err != nil {

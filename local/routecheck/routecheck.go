@@ -1,5 +1,5 @@
 // Package routecheck holds a table of routed fields to the schema it serves,
-// for the tests of the core (lambda/routes) and of each feature: every field
+// for the tests of the core (lambda/resolver/routes.go) and of each feature: every field
 // that needs the Lambda is routed once, and each route says what the schema
 // does of its value, its arguments' defaults and its batch size.
 package routecheck
@@ -11,14 +11,14 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 )
 
 // Match checks table against s: each route's field is in the schema and
 // needs a resolver, its Defaults are the schema's default arguments, its
 // Returns and Shape what the schema's type says, its batch size one
 // AppSync takes; and every schema field that needs a resolver is routed.
-func Match(t testing.TB, s *ast.Schema, table *routes.Table) {
+func Match(t testing.TB, s *ast.Schema, table *resolver.Routes) {
 	t.Helper()
 	want := needed(s, table)
 	seen := map[string]bool{}
@@ -63,7 +63,7 @@ func Match(t testing.TB, s *ast.Schema, table *routes.Table) {
 // connection, and the members of items that carry the object (a route's
 // Member). Scalars are attributes of their parent's item, but for those that
 // depend on the caller (Post.likedByMe). Subscriptions are AppSync's own.
-func needed(s *ast.Schema, table *routes.Table) map[string]bool {
+func needed(s *ast.Schema, table *resolver.Routes) map[string]bool {
 	carriers := map[string]bool{} // item types whose Member carries the object
 	for _, r := range table.All() {
 		if f := s.Types[r.Type].Fields.ForName(r.Field); r.Member != "" && f != nil {
@@ -90,16 +90,16 @@ func needed(s *ast.Schema, table *routes.Table) map[string]bool {
 
 // valueOf says which objects a field of type t holds, and how: a page's
 // items, or the member of its items that member names.
-func valueOf(s *ast.Schema, t *ast.Type, member string) (string, routes.Shape) {
+func valueOf(s *ast.Schema, t *ast.Type, member string) (string, resolver.Shape) {
 	if t.Elem != nil {
-		return t.Elem.Name(), routes.List
+		return t.Elem.Name(), resolver.List
 	}
 	if def := s.Types[t.Name()]; strings.HasSuffix(def.Name, "Connection") {
 		items := def.Fields.ForName("items").Type.Elem.Name()
 		if f := s.Types[items].Fields.ForName(member); member != "" && f != nil {
-			return f.Type.Name(), routes.Connection
+			return f.Type.Name(), resolver.Connection
 		}
-		return items, routes.Connection
+		return items, resolver.Connection
 	}
-	return t.Name(), routes.One
+	return t.Name(), resolver.One
 }

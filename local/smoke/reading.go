@@ -10,8 +10,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/probe"
-	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 // checkReading runs the probes on the post postID, says which reading each
@@ -31,7 +31,7 @@ func checkReading(ctx context.Context, t Target, postID string, say func(string,
 	}
 	every := 0
 	for _, s := range shapes {
-		if s.Text == selection.EveryOccurrence {
+		if s.Text == appsync.EveryOccurrence {
 			every++
 		}
 	}
@@ -39,14 +39,14 @@ func checkReading(ctx context.Context, t Target, postID string, say func(string,
 	switch {
 	case err != nil && !errors.Is(err, probe.ErrDisagree):
 		return err
-	case verdict == selection.EveryOccurrence && err == nil && t.Reading == selection.EveryOccurrence:
+	case verdict == appsync.EveryOccurrence && err == nil && t.Reading == appsync.EveryOccurrence:
 		say("ok   AppSync writes every occurrence's selection, as the function reads it")
-	case verdict == selection.EveryOccurrence && err == nil:
+	case verdict == appsync.EveryOccurrence && err == nil:
 		say("ok   AppSync writes every occurrence's selection: the function reads it as %s, right and dearer; "+
 			"the deployment's probe hands the function the cheaper reading (docs/deploying.md)", t.Reading)
-	case t.Reading == selection.EveryOccurrence:
+	case t.Reading == appsync.EveryOccurrence:
 		say("FAIL AppSync writes the first occurrence's selection in %d of %d shapes, and the function reads every occurrence's: "+
-			"queries that select a field twice can be answered wrong; deploy with -c selectionReading=%s", len(shapes)-every, len(shapes), selection.FirstOccurrence)
+			"queries that select a field twice can be answered wrong; deploy with -c selectionReading=%s", len(shapes)-every, len(shapes), appsync.FirstOccurrence)
 		return fmt.Errorf("the function reads every occurrence's selection, and AppSync writes the first's only")
 	default:
 		say("ok   AppSync writes the first occurrence's selection in %d of %d shapes: the function reads it as %s, right under it",

@@ -19,8 +19,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/probe"
-	"github.com/example/appsync-dynamo/lambda/selection"
 )
 
 // Target is the API under test.
@@ -31,7 +31,7 @@ type Target struct {
 	// Reading is how the API's resolver function reads a merged field's
 	// selection (the stack's SelectionReading output): the check fails when
 	// it reads every occurrence and AppSync does not write them all.
-	Reading selection.Reading
+	Reading appsync.Reading
 }
 
 type response = probe.Response

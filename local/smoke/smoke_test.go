@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/smoke"
@@ -21,14 +21,14 @@ import (
 // the check fails where the function would read more than AppSync writes.
 func TestSmokeAgainstMakeDev(t *testing.T) {
 	for i, c := range []struct {
-		appsync, function selection.Reading
+		appsync, function appsync.Reading
 		fails             bool
 		says              string
 	}{
-		{selection.EveryOccurrence, selection.EveryOccurrence, false, "AppSync writes every occurrence's selection, as the function reads it"},
-		{selection.EveryOccurrence, selection.FirstOccurrence, false, "the deployment's probe hands the function the cheaper reading"},
-		{selection.FirstOccurrence, selection.FirstOccurrence, false, "AppSync writes the first occurrence's selection in 6 of 6 shapes"},
-		{selection.FirstOccurrence, selection.EveryOccurrence, true, "FAIL AppSync writes the first occurrence's selection in 6 of 6 shapes"},
+		{appsync.EveryOccurrence, appsync.EveryOccurrence, false, "AppSync writes every occurrence's selection, as the function reads it"},
+		{appsync.EveryOccurrence, appsync.FirstOccurrence, false, "the deployment's probe hands the function the cheaper reading"},
+		{appsync.FirstOccurrence, appsync.FirstOccurrence, false, "AppSync writes the first occurrence's selection in 6 of 6 shapes"},
+		{appsync.FirstOccurrence, appsync.EveryOccurrence, true, "FAIL AppSync writes the first occurrence's selection in 6 of 6 shapes"},
 	} {
 		t.Run(fmt.Sprintf("AppSync %s, the function %s", c.appsync, c.function), func(t *testing.T) {
 			api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),

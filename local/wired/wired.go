@@ -14,7 +14,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/routes"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 )
@@ -25,8 +24,8 @@ var SDL = []string{
 	trending.SDL, // feature: trending
 }
 
-// Routes are the features' routed fields (the core's are routes.Core).
-var Routes = slices.Concat[[]routes.Route](
+// Routes are the features' routed fields (the core's are resolver.CoreRoutes).
+var Routes = slices.Concat[[]resolver.Route](
 	feed.Routes,     // feature: feed
 	trending.Routes, // feature: trending
 )

@@ -34,10 +34,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/probe"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -147,13 +147,13 @@ func (r *resource) handle(ctx context.Context, e cfn.Event) (string, map[string]
 // stack's alarm, and fails no invocation: a retry would find the same.
 func (r *resource) daily(ctx context.Context, e cfn.Event) error {
 	p, err := propsOf(e)
-	verdict, failed := selection.FirstOccurrence, true
+	verdict, failed := appsync.FirstOccurrence, true
 	if err == nil {
 		var shapes []probe.Shape
 		verdict, shapes, err = probe.Decide(ctx, probe.Signed(r.cfg.HTTPClient, r.cfg, p.GraphQLURL), r.putPost, r.deletePost, p.Pinned)
 		failed = err != nil
 		if errors.Is(err, probe.ErrDisagree) && p.Pinned == "" {
-			verdict, err = selection.FirstOccurrence, nil
+			verdict, err = appsync.FirstOccurrence, nil
 		}
 		r.logShapes(shapes)
 	}
@@ -168,7 +168,7 @@ func (r *resource) daily(ctx context.Context, e cfn.Event) error {
 
 // report writes the daily run's line: its verdict, and the metric
 // FailureMetric in CloudWatch's embedded metric format.
-func (r *resource) report(verdict selection.Reading, failed bool, err error) error {
+func (r *resource) report(verdict appsync.Reading, failed bool, err error) error {
 	failures := 0
 	if failed {
 		failures = 1

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-lambda-go/cfn"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/probe"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/devserver"
@@ -59,14 +59,14 @@ func (r *recorder) all() []map[string]any {
 // and deletes the parameter with the stack.
 func TestTheDeploymentsProbeAgainstTheLocalAppSync(t *testing.T) {
 	for i, c := range []struct {
-		appsync selection.Reading
+		appsync appsync.Reading
 		pinned  string
 		fails   string
 	}{
-		{appsync: selection.EveryOccurrence},
-		{appsync: selection.FirstOccurrence},
-		{appsync: selection.FirstOccurrence, pinned: "every-occurrence", fails: "pinned to every-occurrence"},
-		{appsync: selection.EveryOccurrence, pinned: "first-occurrence"},
+		{appsync: appsync.EveryOccurrence},
+		{appsync: appsync.FirstOccurrence},
+		{appsync: appsync.FirstOccurrence, pinned: "every-occurrence", fails: "pinned to every-occurrence"},
+		{appsync: appsync.EveryOccurrence, pinned: "first-occurrence"},
 	} {
 		t.Run(fmt.Sprintf("AppSync %s, pinned %q", c.appsync, c.pinned), func(t *testing.T) {
 			endpoint := storetest.Endpoint(t)

@@ -35,6 +35,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cost"
@@ -44,7 +45,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/lambda/resolver"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 )
@@ -103,16 +103,16 @@ func must[T any](v T, err error) T {
 // (SELECTION_READING_PARAMETER), else first-occurrence. Each execution
 // environment logs the reading it serves ("selection reading": the stack's
 // dashboard counts them) when it knows it, and again if it changes.
-func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (func() selection.Reading, error) {
+func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (func() appsync.Reading, error) {
 	name, parameter := getenv("SELECTION_READING"), getenv("SELECTION_READING_PARAMETER")
 	if name != "" || parameter == "" {
-		r, err := selection.ParseReading(name)
+		r, err := appsync.ParseReading(name)
 		source := "default"
 		if name != "" {
 			source = "pinned"
 		}
 		log.Info("selection reading", "reading", r.String(), "source", source)
-		return func() selection.Reading { return r }, err
+		return func() appsync.Reading { return r }, err
 	}
 	endpoint := awsenv.SSM(awsenv.Endpoint(getenv, "SSM"))
 	read := func(ctx context.Context) (string, error) {
@@ -123,6 +123,6 @@ func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (fu
 	failed := func(err error) {
 		log.Warn("the selection probe's verdict is not read: reading as first-occurrence", "parameter", parameter, "error", err)
 	}
-	told := func(r selection.Reading) { log.Info("selection reading", "reading", r.String(), "source", "probed") }
+	told := func(r appsync.Reading) { log.Info("selection reading", "reading", r.String(), "source", "probed") }
 	return probe.NewHandoff(read, failed, told).Reading, nil
 }

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/awsenv"
-	"github.com/example/appsync-dynamo/lambda/selection"
 	"github.com/example/appsync-dynamo/local/proc"
 )
 
@@ -48,7 +48,7 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 	}
 	var logged proc.Output
 	log := slog.New(slog.NewJSONHandler(&logged, nil))
-	reading := func() func() selection.Reading {
+	reading := func() func() appsync.Reading {
 		t.Helper()
 		r, err := readingOf(cfg, getenv, log)
 		if err != nil {
@@ -56,13 +56,13 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 		}
 		return r
 	}
-	if r := reading()(); r != selection.FirstOccurrence || asked.Load() != 0 {
+	if r := reading()(); r != appsync.FirstOccurrence || asked.Load() != 0 {
 		t.Errorf("neither set: %v, %d reads", r, asked.Load())
 	}
 	env["SELECTION_READING_PARAMETER"] = "/stack/selection-reading"
 	verdict.Store("every-occurrence")
 	told := reading()
-	for deadline := time.Now().Add(5 * time.Second); told() != selection.EveryOccurrence; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); told() != appsync.EveryOccurrence; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the parameter's every-occurrence not read in 5 s (%d reads)", asked.Load())
 		}
@@ -78,12 +78,12 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 			t.Fatal("the parameter not read")
 		}
 	}
-	if r := missing(); r != selection.FirstOccurrence {
+	if r := missing(); r != appsync.FirstOccurrence {
 		t.Errorf("a missing parameter: %v", r)
 	}
 	env["SELECTION_READING"] = "every-occurrence"
 	before := asked.Load()
-	if r := reading()(); r != selection.EveryOccurrence || asked.Load() != before {
+	if r := reading()(); r != appsync.EveryOccurrence || asked.Load() != before {
 		t.Errorf("SELECTION_READING set: %v, %d more reads", r, asked.Load()-before)
 	}
 	env["SELECTION_READING"] = "every"

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/devserver"
@@ -60,10 +60,10 @@ func main() {
 	tlsAddr := flag.String("tls-addr", "127.0.0.1:4443", "address to serve it on over TLS too (Amplify connects to wss:// only); empty for none")
 	certFile := flag.String("cert-out", ".build/dev-tls.pem", "where to write the TLS listener's self-signed certificate")
 	consoleDir := flag.String("console", "local/console/node_modules", "the query page's npm packages (make dev installs them); empty for no page")
-	readingName := flag.String("selection-reading", selection.EveryOccurrence.String(),
+	readingName := flag.String("selection-reading", appsync.EveryOccurrence.String(),
 		"how the local AppSync writes a merged field's selection, and the Lambda reads it: every-occurrence or first-occurrence")
 	flag.Parse()
-	reading, err := selection.ParseReading(*readingName)
+	reading, err := appsync.ParseReading(*readingName)
 	if err == nil {
 		err = run(*addr, *tlsAddr, *certFile, *consoleDir, reading)
 	}
@@ -73,7 +73,7 @@ func main() {
 	}
 }
 
-func run(addr, tlsAddr, certFile, consoleDir string, reading selection.Reading) error {
+func run(addr, tlsAddr, certFile, consoleDir string, reading appsync.Reading) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := ddblocal.StartInstalled(ctx)

@@ -14,7 +14,7 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/local/devserver"
 	"github.com/example/appsync-dynamo/local/smoke"
 )
@@ -22,7 +22,7 @@ import (
 func main() {
 	stack := flag.String("stack", "AppSyncDynamo", "the deployed stack (read with the AWS CLI)")
 	url := flag.String("url", "", "a local API instead (make dev), e.g. http://127.0.0.1:4000/graphql")
-	readingName := flag.String("selection-reading", selection.EveryOccurrence.String(),
+	readingName := flag.String("selection-reading", appsync.EveryOccurrence.String(),
 		"with -url: how the local API's Lambda reads a merged field's selection (make dev's SELECTION_READING)")
 	flag.Parse()
 	target, err := targetFor(*stack, *url, *readingName)
@@ -37,7 +37,7 @@ func main() {
 
 func targetFor(stack, url, readingName string) (smoke.Target, error) {
 	if url != "" {
-		reading, err := selection.ParseReading(readingName)
+		reading, err := appsync.ParseReading(readingName)
 		return smoke.Target{URL: url, Token: devserver.Token("smoke"), Reading: reading}, err
 	}
 	out, err := aws("cloudformation", "describe-stacks", "--stack-name", stack, "--query", "Stacks[0].Outputs", "--output", "json")
@@ -74,7 +74,7 @@ func targetFor(stack, url, readingName string) (smoke.Target, error) {
 		}
 		name = strings.TrimSpace(string(value))
 	}
-	reading, err := selection.ParseReading(name)
+	reading, err := appsync.ParseReading(name)
 	if err != nil {
 		return smoke.Target{}, err
 	}

@@ -1,15 +1,4 @@
-// Package selection reads what a GraphQL query selects under the field being
-// resolved, from AppSync's info.selectionSetGraphQL, with the arguments of
-// nested fields and their $variables resolved from info.variables.
-//
-// AppSync's selectionSetList has no arguments and shows aliases in place of
-// names, so the arguments of a nested field (comments(limit: 5)) can only be
-// read here. What this package cannot know it says so: a named fragment
-// spread (left unexpanded by AppSync) makes its level Opaque, an argument
-// naming a variable absent from info.variables is Unknown, and under the
-// FirstOccurrence reading every level is Partial. Callers must not guess in
-// any of these cases.
-package selection
+package appsync
 
 import (
 	"encoding/json"
@@ -21,6 +10,18 @@ import (
 	"github.com/vektah/gqlparser/v2/formatter"
 	"github.com/vektah/gqlparser/v2/parser"
 )
+
+// The selection: what a GraphQL query selects under the field being
+// resolved, read from info.selectionSetGraphQL, with the arguments of nested
+// fields and their $variables resolved from info.variables.
+//
+// AppSync's selectionSetList has no arguments and shows aliases in place of
+// names, so the arguments of a nested field (comments(limit: 5)) can only be
+// read here. What this cannot know it says so: a named fragment spread
+// (left unexpanded by AppSync) makes its level Opaque, an argument naming a
+// variable absent from info.variables is Unknown, and under the
+// FirstOccurrence reading every level is Partial. Callers must not guess in
+// any of these cases.
 
 // Reading is how AppSync writes the selection of a field that a query
 // selects more than once under one response key (directly and again in a
@@ -63,8 +64,8 @@ func ParseReading(name string) (Reading, error) {
 	return FirstOccurrence, fmt.Errorf("selection reading %q: want %s or %s", name, FirstOccurrence, EveryOccurrence)
 }
 
-// Set is the fields selected at one level.
-type Set struct {
+// Selection is the fields selected at one level.
+type Selection struct {
 	Fields []*Field
 	// Opaque is true when a named fragment spread at this level may select
 	// more fields than Fields lists.
@@ -78,7 +79,7 @@ type Set struct {
 // Exact reports whether Fields is everything the query selects at this
 // level (under its aliases): only then may a caller read or answer less for
 // what it does not list.
-func (s Set) Exact() bool { return !s.Opaque && !s.Partial }
+func (s Selection) Exact() bool { return !s.Opaque && !s.Partial }
 
 // Field is one selected field.
 type Field struct {
@@ -87,14 +88,14 @@ type Field struct {
 	Args  map[string]any // int64, float64, string, bool, nil, []any, map[string]any
 	// Unknown is true when an argument names a variable that info.variables
 	// does not hold, so the argument's value cannot be known.
-	Unknown bool
-	Set     Set
+	Unknown   bool
+	Selection Selection
 
-	sel ast.SelectionSet // as parsed, for Text
+	sel ast.SelectionSet // as parsed, for SelectionText
 }
 
 // Named returns the fields selected under the name (whatever their aliases).
-func (s Set) Named(name string) []*Field {
+func (s Selection) Named(name string) []*Field {
 	var out []*Field
 	for _, f := range s.Fields {
 		if f.Name == name {
@@ -104,25 +105,25 @@ func (s Set) Named(name string) []*Field {
 	return out
 }
 
-// Parse reads the selection of the field named fieldName from its
+// ParseSelection reads the selection of the field named fieldName from its
 // selectionSetGraphQL text, as written under the reading r (every level is
 // Partial under FirstOccurrence). It accepts both the sub-selection alone
 // ("{ id title }") and, as some documentation shows, the text with the field
 // itself around it, braced or not and aliased or not ("post { id title }",
 // "{ mine: posts(ids: $ids) { title } }"). Inline fragments are merged into
 // their level. variables is info.variables (may be empty).
-func Parse(text, fieldName string, variables json.RawMessage, r Reading) (Set, error) {
+func ParseSelection(text, fieldName string, variables json.RawMessage, r Reading) (Selection, error) {
 	if t := strings.TrimSpace(text); t != "" && t[0] != '{' {
 		text = "{" + text + "}" // the field with its selection, unbraced
 	}
 	doc, err := parser.ParseQuery(&ast.Source{Input: text})
 	if err != nil {
-		return Set{}, err
+		return Selection{}, err
 	}
 	var vars map[string]any
 	if len(variables) > 0 {
 		if err := json.Unmarshal(variables, &vars); err != nil {
-			return Set{}, err
+			return Selection{}, err
 		}
 	}
 	var root ast.SelectionSet
@@ -135,18 +136,18 @@ func Parse(text, fieldName string, variables json.RawMessage, r Reading) (Set, e
 	// whose only sub-field could share its name, so this is never a real
 	// sub-selection.
 	if len(set.Fields) == 1 && !set.Opaque && set.Fields[0].Name == fieldName &&
-		(len(set.Fields[0].Set.Fields) > 0 || set.Fields[0].Set.Opaque) {
-		return set.Fields[0].Set, nil
+		(len(set.Fields[0].Selection.Fields) > 0 || set.Fields[0].Selection.Opaque) {
+		return set.Fields[0].Selection, nil
 	}
 	return set, nil
 }
 
-func build(sel ast.SelectionSet, vars map[string]any, partial bool) Set {
-	s := Set{Partial: partial}
+func build(sel ast.SelectionSet, vars map[string]any, partial bool) Selection {
+	s := Selection{Partial: partial}
 	for _, item := range sel {
 		switch x := item.(type) {
 		case *ast.Field:
-			f := &Field{Alias: x.Alias, Name: x.Name, Args: map[string]any{}, Set: build(x.SelectionSet, vars, partial), sel: x.SelectionSet}
+			f := &Field{Alias: x.Alias, Name: x.Name, Args: map[string]any{}, Selection: build(x.SelectionSet, vars, partial), sel: x.SelectionSet}
 			if f.Alias == "" {
 				f.Alias = f.Name
 			}
@@ -214,11 +215,11 @@ func value(v *ast.Value, vars map[string]any) (any, bool) {
 	return nil, false
 }
 
-// Text returns the selections of fields (several occurrences of one field,
+// SelectionText returns the selections of fields (several occurrences of one field,
 // under different aliases) as one selection set in GraphQL text, as AppSync
-// writes selectionSetGraphQL: what Parse reads back as the union of their
+// writes selectionSetGraphQL: what ParseSelection reads back as the union of their
 // Sets. Fragments stay as they were written and $variables as names.
-func Text(fields ...*Field) string {
+func SelectionText(fields ...*Field) string {
 	var merged ast.SelectionSet
 	for _, f := range fields {
 		merged = append(merged, f.sel...)

@@ -1,9 +1,9 @@
-package routes_test
+package resolver_test
 
 import (
 	"testing"
 
-	"github.com/example/appsync-dynamo/lambda/routes"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/routecheck"
 	"github.com/example/appsync-dynamo/schema"
 )
@@ -14,7 +14,7 @@ func TestRoutesMatchTheSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	routecheck.Match(t, s, routes.NewTable())
+	routecheck.Match(t, s, resolver.NewRoutes())
 }
 
 // A field routed twice, by the core and a feature, is refused.
@@ -24,5 +24,5 @@ func TestAFieldRoutedTwicePanics(t *testing.T) {
 			t.Error("a table routing Query.post twice was made")
 		}
 	}()
-	routes.NewTable([]routes.Route{{Type: "Query", Field: "post", Returns: "Post"}})
+	resolver.NewRoutes([]resolver.Route{{Type: "Query", Field: "post", Returns: "Post"}})
 }

@@ -1,14 +1,14 @@
-package selection_test
+package appsync_test
 
 import (
 	"testing"
 
-	"github.com/example/appsync-dynamo/lambda/selection"
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 func TestParse(t *testing.T) {
 	text := "{\n  title\n  a: comments(limit: 2) {\n    items {\n      body\n    }\n  }\n  b: comments(limit: $n, nextToken: null) {\n    nextToken\n  }\n  ... on Post {\n    commentCount\n  }\n}"
-	set, err := selection.Parse(text, "post", []byte(`{"n": 5}`), selection.EveryOccurrence)
+	set, err := appsync.ParseSelection(text, "post", []byte(`{"n": 5}`), appsync.EveryOccurrence)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,69 +28,69 @@ func TestParse(t *testing.T) {
 	if len(set.Named("commentCount")) != 1 {
 		t.Error("inline fragment fields are not merged")
 	}
-	if got := comments[0].Set.Named("items")[0].Set.Fields[0].Name; got != "body" {
+	if got := comments[0].Selection.Named("items")[0].Selection.Fields[0].Name; got != "body" {
 		t.Errorf("nested field = %q", got)
 	}
 }
 
 func TestParseWithFieldAround(t *testing.T) {
-	set, err := selection.Parse("{ post { title comments { items { id } } } }", "post", nil, selection.EveryOccurrence)
+	set, err := appsync.ParseSelection("{ post { title comments { items { id } } } }", "post", nil, appsync.EveryOccurrence)
 	if err != nil || len(set.Named("comments")) != 1 || len(set.Named("title")) != 1 {
 		t.Errorf("wrapped form: %+v, %v", set, err)
 	}
 }
 
 func TestParseWithAliasedFieldAround(t *testing.T) {
-	set, err := selection.Parse("mine: posts(ids: $ids) { title body }", "posts", []byte(`{"ids":["p"]}`), selection.EveryOccurrence)
+	set, err := appsync.ParseSelection("mine: posts(ids: $ids) { title body }", "posts", []byte(`{"ids":["p"]}`), appsync.EveryOccurrence)
 	if err != nil || len(set.Named("title")) != 1 || len(set.Named("body")) != 1 || len(set.Named("posts")) != 0 {
 		t.Errorf("aliased wrapped form: %+v, %v", set, err)
 	}
-	set, err = selection.Parse("{ mine: posts(ids: $ids) { ...F } }", "posts", nil, selection.EveryOccurrence)
+	set, err = appsync.ParseSelection("{ mine: posts(ids: $ids) { ...F } }", "posts", nil, appsync.EveryOccurrence)
 	if err != nil || !set.Opaque {
 		t.Errorf("aliased wrapped form around a named fragment: Opaque = %v, err %v", set.Opaque, err)
 	}
 }
 
 func TestOpaqueAndUnknown(t *testing.T) {
-	set, err := selection.Parse("{\n  id\n  ...PostFields\n}", "post", nil, selection.EveryOccurrence)
+	set, err := appsync.ParseSelection("{\n  id\n  ...PostFields\n}", "post", nil, appsync.EveryOccurrence)
 	if err != nil || !set.Opaque {
 		t.Errorf("named fragment spread: Opaque = %v, err %v", set.Opaque, err)
 	}
-	set, err = selection.Parse("{ comments(limit: $missing) { nextToken } }", "post", []byte(`{}`), selection.EveryOccurrence)
+	set, err = appsync.ParseSelection("{ comments(limit: $missing) { nextToken } }", "post", []byte(`{}`), appsync.EveryOccurrence)
 	if err != nil || !set.Named("comments")[0].Unknown {
 		t.Errorf("missing variable not Unknown: %+v, %v", set, err)
 	}
-	if _, err := selection.Parse("{ comments(limit: ", "post", nil, selection.EveryOccurrence); err == nil {
+	if _, err := appsync.ParseSelection("{ comments(limit: ", "post", nil, appsync.EveryOccurrence); err == nil {
 		t.Error("unparsable text parsed")
 	}
 }
 
-// Text of several occurrences reads back as the union of their selections,
+// SelectionText of several occurrences reads back as the union of their selections,
 // with their arguments, variables, aliases and fragments.
 func TestTextMergesOccurrences(t *testing.T) {
 	text := `{ a: comments(limit: $n) { items { id ...F ... on Comment { body } } } b: comments(limit: 2) { nextToken items { author { name } } } }`
-	set, err := selection.Parse(text, "post", []byte(`{"n": 3}`), selection.EveryOccurrence)
+	set, err := appsync.ParseSelection(text, "post", []byte(`{"n": 3}`), appsync.EveryOccurrence)
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged := selection.Text(set.Named("comments")...)
-	back, err := selection.Parse(merged, "comments", []byte(`{"n": 3}`), selection.EveryOccurrence)
+	merged := appsync.SelectionText(set.Named("comments")...)
+	back, err := appsync.ParseSelection(merged, "comments", []byte(`{"n": 3}`), appsync.EveryOccurrence)
 	if err != nil {
-		t.Fatalf("Parse(%q): %v", merged, err)
+		t.Fatalf("ParseSelection(%q): %v", merged, err)
 	}
 	items := back.Named("items")
 	if len(items) != 2 || len(back.Named("nextToken")) != 1 {
-		t.Fatalf("Text = %q, read back as %+v", merged, back)
+		t.Fatalf("SelectionText = %q, read back as %+v", merged, back)
 	}
-	if !items[0].Set.Opaque || len(items[0].Set.Named("body")) != 1 || len(items[1].Set.Named("author")) != 1 {
-		t.Errorf("Text = %q lost the fragment or a field", merged)
+	if !items[0].Selection.Opaque || len(items[0].Selection.Named("body")) != 1 || len(items[1].Selection.Named("author")) != 1 {
+		t.Errorf("SelectionText = %q lost the fragment or a field", merged)
 	}
-	if got := selection.Text(back.Named("nextToken")...); got != "" {
-		t.Errorf("Text of a leaf = %q, want empty", got)
+	if got := appsync.SelectionText(back.Named("nextToken")...); got != "" {
+		t.Errorf("SelectionText of a leaf = %q, want empty", got)
 	}
-	inner, err := selection.Parse(selection.Text(items...), "items", nil, selection.EveryOccurrence)
+	inner, err := appsync.ParseSelection(appsync.SelectionText(items...), "items", nil, appsync.EveryOccurrence)
 	if err != nil || len(inner.Named("id")) != 1 || len(inner.Named("author")) != 1 || !inner.Opaque {
-		t.Errorf("nested Text read back as %+v, %v", inner, err)
+		t.Errorf("nested SelectionText read back as %+v, %v", inner, err)
 	}
 }
 
@@ -98,17 +98,17 @@ func TestTextMergesOccurrences(t *testing.T) {
 // of the field may select more anywhere below it.
 func TestFirstOccurrenceIsPartialAtEveryLevel(t *testing.T) {
 	text := "{ title comments(limit: 2) { items { body ... on Comment { author { name } } } } }"
-	every, err := selection.Parse(text, "post", nil, selection.EveryOccurrence)
+	every, err := appsync.ParseSelection(text, "post", nil, appsync.EveryOccurrence)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := selection.Parse(text, "post", nil, selection.FirstOccurrence)
+	first, err := appsync.ParseSelection(text, "post", nil, appsync.FirstOccurrence)
 	if err != nil {
 		t.Fatal(err)
 	}
-	levels := func(s selection.Set) []selection.Set {
-		items := s.Named("comments")[0].Set.Named("items")[0].Set
-		return []selection.Set{s, s.Named("comments")[0].Set, items, items.Named("author")[0].Set}
+	levels := func(s appsync.Selection) []appsync.Selection {
+		items := s.Named("comments")[0].Selection.Named("items")[0].Selection
+		return []appsync.Selection{s, s.Named("comments")[0].Selection, items, items.Named("author")[0].Selection}
 	}
 	for i, l := range levels(every) {
 		if !l.Exact() {
@@ -126,15 +126,15 @@ func TestFirstOccurrenceIsPartialAtEveryLevel(t *testing.T) {
 }
 
 func TestParseReading(t *testing.T) {
-	for _, r := range []selection.Reading{selection.FirstOccurrence, selection.EveryOccurrence} {
-		if back, err := selection.ParseReading(r.String()); err != nil || back != r {
+	for _, r := range []appsync.Reading{appsync.FirstOccurrence, appsync.EveryOccurrence} {
+		if back, err := appsync.ParseReading(r.String()); err != nil || back != r {
 			t.Errorf("ParseReading(%q) = %v, %v", r.String(), back, err)
 		}
 	}
-	if r, err := selection.ParseReading(""); err != nil || r != selection.FirstOccurrence {
+	if r, err := appsync.ParseReading(""); err != nil || r != appsync.FirstOccurrence {
 		t.Errorf(`ParseReading("") = %v, %v; want the first-occurrence reading`, r, err)
 	}
-	if _, err := selection.ParseReading("every"); err == nil {
+	if _, err := appsync.ParseReading("every"); err == nil {
 		t.Error(`ParseReading("every") accepted`)
 	}
 }

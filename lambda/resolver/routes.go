@@ -1,9 +1,11 @@
-// Package routes lists the GraphQL fields resolved by the Lambda, with each
-// field's AppSync batch size: the core's (Core), to which each feature wired
-// in adds its own, joined in a Table. The Lambda's router, the CDK stack's
-// resolvers and the local AppSync executor all read the table, and tests
-// fail when any of them diverges from it or from the schema.
-package routes
+package resolver
+
+// The route table: the GraphQL fields resolved by the Lambda, with each
+// field's AppSync batch size: the core's (CoreRoutes), to which each feature
+// wired in adds its own, joined in Routes. The Lambda's router (fields.go),
+// the CDK stack's resolvers and the local AppSync executor all read the
+// table, and tests fail when any of them diverges from it or from the
+// schema.
 
 import (
 	"strings"
@@ -66,8 +68,8 @@ type Route struct {
 	// same as an argument left out.
 	Defaults map[string]any
 
-	table        *Table // the table it was found in
-	defaultsJSON []byte // Defaults, encoded once
+	table        *Routes // the table it was found in
+	defaultsJSON []byte  // Defaults, encoded once
 }
 
 // Shape is how a field's value holds its objects.
@@ -119,10 +121,10 @@ const (
 	connectionBatch    = 20
 )
 
-// Core lists the routed fields of the core API; a feature's are its own
-// (feed.Routes, trending.Routes), and a Table joins them. Root fields (Query, Mutation)
+// CoreRoutes lists the routed fields of the core API; a feature's are its
+// own (feed.Routes, trending.Routes), and Routes joins them. Root fields (Query, Mutation)
 // are never batched by AppSync.
-var Core = []Route{
+var CoreRoutes = []Route{
 	{Type: "Query", Field: "user", Returns: "User"},
 	{Type: "Query", Field: "post", Returns: "Post"},
 	{Type: "Query", Field: "posts", Returns: "Post", Shape: List},
@@ -163,19 +165,19 @@ var Core = []Route{
 	{Type: "Mutation", Field: "unlikePost", Returns: "Post"},
 }
 
-// Table is the routed fields an API serves: the core's and those of each
+// Routes is the routed fields an API serves: the core's and those of each
 // feature wired in. It is the one list the Lambda's router, the stack's
 // resolvers and the local AppSync read.
-type Table struct {
+type Routes struct {
 	all    []Route
 	byName map[name]*Route // into all
 }
 
-// NewTable returns the table of Core and the features' routes. A field
+// NewRoutes returns the table of CoreRoutes and the features' routes. A field
 // routed twice panics: that is a build error, which the tests catch.
-func NewTable(features ...[]Route) *Table {
-	t := &Table{byName: map[name]*Route{}}
-	for _, rs := range append([][]Route{Core}, features...) {
+func NewRoutes(features ...[]Route) *Routes {
+	t := &Routes{byName: map[name]*Route{}}
+	for _, rs := range append([][]Route{CoreRoutes}, features...) {
 		for _, r := range rs {
 			r.table = t
 			if len(r.Defaults) > 0 {
@@ -186,7 +188,7 @@ func NewTable(features ...[]Route) *Table {
 	}
 	for i, r := range t.all {
 		if _, dup := t.byName[name{r.Type, r.Field}]; dup {
-			panic("routes: " + r.Key() + " is routed twice")
+			panic("resolver: " + r.Key() + " is routed twice")
 		}
 		t.byName[name{r.Type, r.Field}] = &t.all[i]
 	}
@@ -206,10 +208,10 @@ func (r Route) Child(field string) (Route, bool) {
 func (r Route) DefaultsJSON() []byte { return r.defaultsJSON }
 
 // All returns every routed field, the core's first.
-func (t *Table) All() []Route { return t.all }
+func (t *Routes) All() []Route { return t.all }
 
 // Find returns the route for "Type.field" and whether there is one.
-func (t *Table) Find(key string) (Route, bool) {
+func (t *Routes) Find(key string) (Route, bool) {
 	if r := t.Entry(key); r != nil {
 		return *r, true
 	}
@@ -217,7 +219,7 @@ func (t *Table) Find(key string) (Route, bool) {
 }
 
 // Of returns the route of the field of the type and whether there is one.
-func (t *Table) Of(typ, field string) (Route, bool) {
+func (t *Routes) Of(typ, field string) (Route, bool) {
 	if r := t.byName[name{typ, field}]; r != nil {
 		return *r, true
 	}
@@ -226,7 +228,7 @@ func (t *Table) Of(typ, field string) (Route, bool) {
 
 // Entry is Find's route as the table holds it (nil when there is none),
 // to share without a copy, never to change.
-func (t *Table) Entry(key string) *Route {
+func (t *Routes) Entry(key string) *Route {
 	typ, field, _ := strings.Cut(key, ".")
 	return t.byName[name{typ, field}]
 }
@@ -252,7 +254,7 @@ func (r Route) ReplyBudget() int {
 // as source in the event of each of its routed child fields, and a full batch
 // of such events, each with its EventReserve, must fit in one payload. A type
 // without routed children has the whole payload.
-func (t *Table) SourceBudget(typ string) int {
+func (t *Routes) SourceBudget(typ string) int {
 	budget := payload.MaxBytes
 	for _, r := range t.all {
 		if r.Type == typ && r.MaxBatchSize > 0 {
