@@ -13,29 +13,29 @@ import (
 // writes it into a parameter (Systems Manager's), which the function reads
 // in the background from the start of init.
 
-// RetryEvery is how long a Handoff that has no verdict waits before it
+// retryEvery is how long a Handoff that has no verdict waits before it
 // reads the parameter again: the probe writes it after the API exists, so
 // an execution environment started by the probe's own queries reads it
 // missing, and must learn it soon after.
-const RetryEvery = time.Minute
+const retryEvery = time.Minute
 
-// FirstWait is how long an event that comes before the first read of the
+// firstReadWait is how long an event that comes before the first read of the
 // parameter has ended waits for it, so that a new environment's first
 // request is served under the verdict (the read is one signed call, begun
 // at init).
-const FirstWait = time.Second
+const firstReadWait = time.Second
 
-// RefreshEvery is how long a Handoff keeps a verdict before it reads the
+// refreshEvery is how long a Handoff keeps a verdict before it reads the
 // parameter again: the daily probe may change it (AppSync writing
 // selections another way), and every environment follows within this.
-const RefreshEvery = 5 * time.Minute
+const refreshEvery = 5 * time.Minute
 
 // Handoff is the reading the deployment's probe found, for the resolver's
 // handler (resolver.WithSelectionReadingFrom). Until a verdict is read, and
 // whenever none can be, the reading is appsync.FirstOccurrence, right
 // under either (the events before the first read has ended wait for it, up
-// to FirstWait); a verdict read is served until a later read of the
-// parameter gives another (one read a RefreshEvery, in the background; a
+// to firstReadWait); a verdict read is served until a later read of the
+// parameter gives another (one read a refreshEvery, in the background; a
 // failed read keeps the verdict).
 type Handoff struct {
 	read    func(context.Context) (string, error)
@@ -56,8 +56,8 @@ type Handoff struct {
 // that names no reading included); told, if not nil, each verdict read
 // that differs from the one before (the first included).
 func NewHandoff(read func(context.Context) (string, error), failed func(error), told func(appsync.Reading)) *Handoff {
-	h := &Handoff{read: read, now: time.Now, failed: failed, told: told, first: make(chan struct{}), firstWait: FirstWait}
-	h.next.Store(h.now().Add(RetryEvery).UnixNano())
+	h := &Handoff{read: read, now: time.Now, failed: failed, told: told, first: make(chan struct{}), firstWait: firstReadWait}
+	h.next.Store(h.now().Add(retryEvery).UnixNano())
 	go func() {
 		defer close(h.first)
 		h.fetch()
@@ -66,8 +66,8 @@ func NewHandoff(read func(context.Context) (string, error), failed func(error), 
 }
 
 // Reading returns the verdict, or appsync.FirstOccurrence while there is
-// none (having waited up to FirstWait for the first read to end). When the
-// time has come (RetryEvery without a verdict, RefreshEvery with one), it
+// none (having waited up to firstReadWait for the first read to end). When the
+// time has come (retryEvery without a verdict, refreshEvery with one), it
 // reads the parameter again in the background, once however many events
 // ask.
 func (h *Handoff) Reading() appsync.Reading {
@@ -77,9 +77,9 @@ func (h *Handoff) Reading() appsync.Reading {
 		k = h.known.Load()
 	}
 	if next := h.next.Load(); h.now().UnixNano() >= next {
-		wait := RetryEvery
+		wait := retryEvery
 		if k != 0 {
-			wait = RefreshEvery
+			wait = refreshEvery
 		}
 		if h.next.CompareAndSwap(next, h.now().Add(wait).UnixNano()) {
 			go h.fetch()
@@ -127,7 +127,7 @@ func (h *Handoff) fetch() {
 	}
 	before := h.known.Swap(int32(r) + 1)
 	if before == 0 {
-		h.next.Store(h.now().Add(RefreshEvery).UnixNano())
+		h.next.Store(h.now().Add(refreshEvery).UnixNano())
 	}
 	if before != int32(r)+1 && h.told != nil {
 		h.told(r)

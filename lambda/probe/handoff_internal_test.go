@@ -26,7 +26,7 @@ func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 func newHandoff(t *testing.T, c *clock, read func(context.Context) (string, error), failed func(error), told func(appsync.Reading)) *Handoff {
 	t.Helper()
 	h := &Handoff{read: read, now: c.now, failed: failed, told: told}
-	h.next.Store(c.now().Add(RetryEvery).UnixNano())
+	h.next.Store(c.now().Add(retryEvery).UnixNano())
 	h.fetch()
 	return h
 }
@@ -44,8 +44,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // Without a verdict the handler reads as first-occurrence, right under
-// either reading, and reads the parameter again at most once a RetryEvery,
-// however many events ask at once; with one, once a RefreshEvery, following
+// either reading, and reads the parameter again at most once a retryEvery,
+// however many events ask at once; with one, once a refreshEvery, following
 // a changed verdict and keeping it through a failed read.
 func TestTheHandoffReadsAgainUntilItKnowsAndFollowsChanges(t *testing.T) {
 	c := &clock{t: time.Unix(1_700_000_000, 0)}
@@ -75,19 +75,19 @@ func TestTheHandoffReadsAgainUntilItKnowsAndFollowsChanges(t *testing.T) {
 	}
 	many()
 	if reads.Load() != 1 {
-		t.Fatalf("%d reads within RetryEvery of the first", reads.Load())
+		t.Fatalf("%d reads within retryEvery of the first", reads.Load())
 	}
 	value.Store("every-occurrence")
-	c.add(RetryEvery)
+	c.add(retryEvery)
 	many()
-	waitFor(t, "the verdict read after RetryEvery", func() bool { return h.Reading() == appsync.EveryOccurrence })
+	waitFor(t, "the verdict read after retryEvery", func() bool { return h.Reading() == appsync.EveryOccurrence })
 	if reads.Load() != 2 {
-		t.Errorf("%d reads, want 2: one a RetryEvery", reads.Load())
+		t.Errorf("%d reads, want 2: one a retryEvery", reads.Load())
 	}
-	c.add(RefreshEvery - time.Second)
+	c.add(refreshEvery - time.Second)
 	many()
 	if reads.Load() != 2 {
-		t.Errorf("%d reads within RefreshEvery of the verdict", reads.Load())
+		t.Errorf("%d reads within refreshEvery of the verdict", reads.Load())
 	}
 	value.Store("")
 	c.add(time.Second)
@@ -97,7 +97,7 @@ func TestTheHandoffReadsAgainUntilItKnowsAndFollowsChanges(t *testing.T) {
 		t.Errorf("after a failed refresh: %v; want the verdict kept", r)
 	}
 	value.Store("first-occurrence")
-	c.add(RefreshEvery)
+	c.add(refreshEvery)
 	many()
 	waitFor(t, "the changed verdict", func() bool { return h.Reading() == appsync.FirstOccurrence })
 	toldMu.Lock()
@@ -133,7 +133,7 @@ func TestTheFirstEventsWaitForTheFirstRead(t *testing.T) {
 		release := make(chan struct{})
 		read := func(context.Context) (string, error) { <-release; return "every-occurrence", nil }
 		h := &Handoff{read: read, now: time.Now, first: make(chan struct{}), firstWait: c.firstWait}
-		h.next.Store(time.Now().Add(RetryEvery).UnixNano())
+		h.next.Store(time.Now().Add(retryEvery).UnixNano())
 		go func() {
 			defer close(h.first)
 			h.fetch()
@@ -163,9 +163,9 @@ func TestTheDocsStateTheHandoffsTimings(t *testing.T) {
 		constant, stated time.Duration
 		says             string
 	}{
-		{FirstWait, time.Second, "waits for it, up to a second"},
-		{RetryEvery, time.Minute, "reads it again at most once a minute"},
-		{RefreshEvery, 5 * time.Minute, "follows it within five minutes"},
+		{firstReadWait, time.Second, "waits for it, up to a second"},
+		{retryEvery, time.Minute, "reads it again at most once a minute"},
+		{refreshEvery, 5 * time.Minute, "follows it within five minutes"},
 	} {
 		if c.constant != c.stated || !strings.Contains(text, c.says) {
 			t.Errorf("docs/deploying.md says %q (%v); the constant is %v", c.says, c.stated, c.constant)

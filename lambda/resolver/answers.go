@@ -148,7 +148,7 @@ func (h *Handler) answerChildren(ctx context.Context, evs []*appsync.Event, resu
 		}
 	}
 	for _, t := range tops {
-		used := t.route.ReplyBudget() - t.room.bytes // the object and its answers
+		used := t.route.replyBudget() - t.room.bytes // the object and its answers
 		results[t.i].Data = json.RawMessage(appendAssembled(make([]byte, 0, used+64), t.raw, t.route, t.objs))
 	}
 }
@@ -175,7 +175,7 @@ func (h *Handler) answerable(evs []*appsync.Event, results []Result) ([]top, []*
 	sets := map[int]parsed{} // by group
 	mentions := map[string]bool{}
 	for i, ev := range evs {
-		route, ok := h.table.Of(ev.Info.ParentTypeName, ev.Info.FieldName)
+		route, ok := h.table.of(ev.Info.ParentTypeName, ev.Info.FieldName)
 		if !ok || results[i].Err != nil || results[i].Data == nil {
 			continue
 		}
@@ -202,7 +202,7 @@ func (h *Handler) answerable(evs []*appsync.Event, results []Result) ([]top, []*
 		if err != nil {
 			continue
 		}
-		room := &replyRoom{ev: ev, bytes: route.ReplyBudget() - len(raw)}
+		room := &replyRoom{ev: ev, bytes: route.replyBudget() - len(raw)}
 		objs, ok := objectsIn(raw, route, []*appsync.Field{{Selection: p.set}}, room)
 		if !ok {
 			continue
@@ -274,7 +274,7 @@ func (h *Handler) mentionsChild(text, typ string) bool {
 func asksForChildren(set appsync.Selection, route Route) bool {
 	fields, _ := objectFields(set, route)
 	for _, f := range fields {
-		if r, ok := route.Child(f.Name); ok && r.EarlyReturn() {
+		if r, ok := route.child(f.Name); ok && r.EarlyReturn() {
 			return true
 		}
 	}

@@ -64,7 +64,7 @@ func objectsIn(raw json.RawMessage, route Route, fields []*appsync.Field, room *
 		return nil, true // a named fragment may select anything on them: no child answered
 	}
 	if !slices.ContainsFunc(below, func(f *appsync.Field) bool {
-		r, ok := route.Child(f.Name)
+		r, ok := route.child(f.Name)
 		return ok && r.EarlyReturn()
 	}) {
 		return nil, true // leaves: nothing below them to answer
@@ -251,7 +251,7 @@ func (o *answered) appendTo(dst []byte) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = append(append(payload.AppendString(dst, r.Field), ':'), r.DefaultsJSON()...)
+			dst = append(append(payload.AppendString(dst, r.Field), ':'), r.defaultsJSON...)
 		}
 		dst = append(dst, '}')
 	}

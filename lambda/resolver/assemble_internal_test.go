@@ -15,7 +15,7 @@ func TestAppendAssembled(t *testing.T) {
 	// "post" (lambda/trending's Query.trending is one).
 	members := NewRoutes([]Route{{Type: "Query", Field: "ranking", Returns: "Post", Shape: Connection, Member: "post"}})
 	route := func(typ, field string) Route {
-		r, ok := members.Of(typ, field)
+		r, ok := members.of(typ, field)
 		if !ok {
 			t.Fatalf("no route %s.%s", typ, field)
 		}

@@ -74,12 +74,12 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 
 	table := NewRoutes()
 	// A post carries its first comments; at least a few must fit beside it.
-	if room := table.SourceBudget("Post") - sizes["Post"]; room < 4*sizes["Comment"] {
+	if room := table.sourceBudget("Post") - sizes["Post"]; room < 4*sizes["Comment"] {
 		t.Errorf("a post source has %d bytes left for its comments, fewer than 4 of the largest", room)
 	}
 	for typ, size := range sizes {
-		if size > table.SourceBudget(typ) {
-			t.Errorf("the largest %s (%d bytes) exceeds its source budget %d", typ, size, table.SourceBudget(typ))
+		if size > table.sourceBudget(typ) {
+			t.Errorf("the largest %s (%d bytes) exceeds its source budget %d", typ, size, table.sourceBudget(typ))
 		}
 	}
 	// Each field that returns one of them holds the largest: alone, or in a
@@ -94,17 +94,17 @@ func TestLargestObjectsFitTheirBudgets(t *testing.T) {
 		case !ok && sch.Types[r.Returns] != nil && sch.Types[r.Returns].Kind == ast.Scalar:
 		case !ok:
 			t.Errorf("%s returns a %s, which the test does not build at its largest: add one beside the others", r.Key(), r.Returns)
-		case r.Shape == Connection && size > r.ReplyBudget()-pageEnvelope:
+		case r.Shape == Connection && size > r.replyBudget()-pageEnvelope:
 			t.Errorf("%s: a page cannot hold even one of the largest %s (%d bytes)", r.Key(), r.Returns, size)
-		case size > r.ReplyBudget():
-			t.Errorf("%s: the largest %s (%d bytes) exceeds the field's reply budget %d", r.Key(), r.Returns, size, r.ReplyBudget())
+		case size > r.replyBudget():
+			t.Errorf("%s: the largest %s (%d bytes) exceeds the field's reply budget %d", r.Key(), r.Returns, size, r.replyBudget())
 		}
 	}
 	// A full batch of events with the largest sources, and a full batch of the
 	// largest answers, fit one payload.
 	for _, r := range table.All() {
 		if r.MaxBatchSize > 0 {
-			if need := r.MaxBatchSize * (table.SourceBudget(r.Type) + payload.EventReserve); need > payload.MaxBytes {
+			if need := r.MaxBatchSize * (table.sourceBudget(r.Type) + payload.EventReserve); need > payload.MaxBytes {
 				t.Errorf("%s: a full batch of sources takes %d bytes", r.Key(), need)
 			}
 		}

@@ -146,7 +146,7 @@ func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 	}
 	h.resolving = map[string]*resolving{}
 	for _, r := range h.table.All() {
-		h.resolving[r.Key()] = &resolving{route: h.table.Entry(r.Key()), h: h}
+		h.resolving[r.Key()] = &resolving{route: h.table.entry(r.Key()), h: h}
 	}
 	return h
 }

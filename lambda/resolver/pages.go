@@ -77,7 +77,7 @@ func dateTime(name string, v *string) (time.Time, error) {
 func (a pageArgs) request(ctx context.Context) store.PageRequest {
 	r := store.PageRequest{Limit: store.DefaultLimit, MaxBytes: payload.MaxBytes}
 	if route, ok := routeOf(ctx); ok {
-		r.MaxBytes = route.ReplyBudget() - pageEnvelope
+		r.MaxBytes = route.replyBudget() - pageEnvelope
 	}
 	if a.Limit != nil {
 		r.Limit = *a.Limit

@@ -104,7 +104,7 @@ type fieldPlan struct {
 
 // planField plans the field f of an object of type typ.
 func planField(table *Routes, typ string, f *appsync.Field) fieldPlan {
-	route, ok := table.Of(typ, f.Name)
+	route, ok := table.of(typ, f.Name)
 	if !ok || !route.EarlyReturn() {
 		return fieldPlan{}
 	}

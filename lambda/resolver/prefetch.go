@@ -88,7 +88,7 @@ func (h *Handler) prefetchLimit(ctx context.Context, ev *appsync.Event, conn str
 // prefetch fit the budget of a post's source (Routes.SourceBudget).
 func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (postResult, error) {
 	if first, ok := h.prefetchLimit(ctx, ev, "comments"); ok && !h.noPrefetch {
-		p, pre, err := h.store.PostWithComments(ctx, id, first, h.table.SourceBudget("Post"))
+		p, pre, err := h.store.PostWithComments(ctx, id, first, h.table.sourceBudget("Post"))
 		return postResult{Post: p, PrefetchedComments: &pre}, err
 	}
 	p, err := h.store.Post(ctx, id)
@@ -158,7 +158,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 		ctx := branch()
 		wg.Go(func() {
 			defer func() { <-sem }()
-			p, pre, err := h.store.PostWithComments(ctx, id, first, min(share, h.table.SourceBudget("Post")))
+			p, pre, err := h.store.PostWithComments(ctx, id, first, min(share, h.table.sourceBudget("Post")))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -181,7 +181,7 @@ func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []str
 // and counter (store.User).
 func (h *Handler) userByID(ctx context.Context, ev *appsync.Event, id string) (userResult, error) {
 	if first, ok := h.prefetchLimit(ctx, ev, "following"); ok && !h.noPrefetch {
-		u, pre, err := h.store.UserWithFollowing(ctx, id, first.Limit, h.table.SourceBudget("User"))
+		u, pre, err := h.store.UserWithFollowing(ctx, id, first.Limit, h.table.sourceBudget("User"))
 		return userResult{User: u, PrefetchedFollowing: &pre}, err
 	}
 	u, err := h.store.User(ctx, id)

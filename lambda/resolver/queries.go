@@ -19,7 +19,7 @@ import (
 func (h *Handler) commentPosts(ctx context.Context, evs []*appsync.Event) []Result {
 	route, _ := routeOf(ctx)
 	read := func(ctx context.Context, _ []*appsync.Event, ids []string) (map[string]postResult, error) {
-		return h.visiblePosts(ctx, evs, ids, route.ReplyBudget())
+		return h.visiblePosts(ctx, evs, ids, route.replyBudget())
 	}
 	return batchedLookup(func(c commentSource) string { return c.PostID }, read, showPost, "post not found")(ctx, evs)
 }

@@ -195,40 +195,37 @@ func NewRoutes(features ...[]Route) *Routes {
 	return t
 }
 
-// Child returns the route of the field of the route's objects (Returns)
+// child returns the route of the field of the route's objects (Returns)
 // and whether there is one, in the table the route was found in.
-func (r Route) Child(field string) (Route, bool) {
+func (r Route) child(field string) (Route, bool) {
 	if r.table == nil {
 		return Route{}, false
 	}
-	return r.table.Of(r.Returns, field)
+	return r.table.of(r.Returns, field)
 }
-
-// DefaultsJSON is Defaults in JSON (nil for none), encoded once.
-func (r Route) DefaultsJSON() []byte { return r.defaultsJSON }
 
 // All returns every routed field, the core's first.
 func (t *Routes) All() []Route { return t.all }
 
 // Find returns the route for "Type.field" and whether there is one.
 func (t *Routes) Find(key string) (Route, bool) {
-	if r := t.Entry(key); r != nil {
+	if r := t.entry(key); r != nil {
 		return *r, true
 	}
 	return Route{}, false
 }
 
-// Of returns the route of the field of the type and whether there is one.
-func (t *Routes) Of(typ, field string) (Route, bool) {
+// of returns the route of the field of the type and whether there is one.
+func (t *Routes) of(typ, field string) (Route, bool) {
 	if r := t.byName[name{typ, field}]; r != nil {
 		return *r, true
 	}
 	return Route{}, false
 }
 
-// Entry is Find's route as the table holds it (nil when there is none),
+// entry is Find's route as the table holds it (nil when there is none),
 // to share without a copy, never to change.
-func (t *Routes) Entry(key string) *Route {
+func (t *Routes) entry(key string) *Route {
 	typ, field, _ := strings.Cut(key, ".")
 	return t.byName[name{typ, field}]
 }
@@ -239,22 +236,22 @@ type name struct{ typ, field string }
 // {"data":...,"errorMessage":"...","errorType":"..."} and a comma.
 const batchItemEnvelope = 256
 
-// ReplyBudget is the most bytes the answer to one event of the field may take:
+// replyBudget is the most bytes the answer to one event of the field may take:
 // the whole payload for a field that is not batched, and an even share of it
 // for a batched one, so that a full batch of full answers fits.
-func (r Route) ReplyBudget() int {
+func (r Route) replyBudget() int {
 	if r.MaxBatchSize <= 0 {
 		return payload.MaxBytes
 	}
 	return payload.MaxBytes/r.MaxBatchSize - batchItemEnvelope
 }
 
-// SourceBudget is the most bytes an object of the GraphQL type typ may take
+// sourceBudget is the most bytes an object of the GraphQL type typ may take
 // when a resolver returns it (prefetched children included): AppSync sends it
 // as source in the event of each of its routed child fields, and a full batch
 // of such events, each with its EventReserve, must fit in one payload. A type
 // without routed children has the whole payload.
-func (t *Routes) SourceBudget(typ string) int {
+func (t *Routes) sourceBudget(typ string) int {
 	budget := payload.MaxBytes
 	for _, r := range t.all {
 		if r.Type == typ && r.MaxBatchSize > 0 {
