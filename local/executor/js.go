@@ -69,7 +69,7 @@ func (r *run) invokeJS(ctx context.Context, route resolver.Route, calls []call) 
 			p.ctx.Error = &jsresolver.SourceErr{Message: o.err.Error(), Type: o.errType}
 		}
 		p.ctx.Result = result
-		v, err := r.e.child.Response(p.ctx)
+		v, _, err := r.e.child.Response(p.ctx)
 		if err != nil {
 			out[p.i] = jsFailure(err)
 			return

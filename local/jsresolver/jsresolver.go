@@ -34,7 +34,30 @@ const utils = `({
       throw { __appsync: 'earlyReturn', value: value === undefined ? null : value };
     },
   },
+  extensions: {
+    setSubscriptionFilter: function (filter) { __extensions.push({ kind: 'filter', value: filter }); },
+    setSubscriptionInvalidationFilter: function (filter) { __extensions.push({ kind: 'invalidationFilter', value: filter }); },
+    invalidateSubscriptions: function (invalidation) { __extensions.push({ kind: 'invalidate', value: invalidation }); },
+  },
 })`
+
+// Extensions are what a response handler asked of AppSync through
+// extensions: a subscription resolver's filters (filterJsonObjects, nil
+// when it set none; the last one set counts) and a mutation's
+// invalidations, in order. Which handler may call which is the caller's to
+// check, as AppSync does.
+type Extensions struct {
+	SubscriptionFilter, InvalidationFilter any
+	Invalidations                          []Invalidation
+}
+
+// Invalidation is one extensions.invalidateSubscriptions call: the
+// subscription field and the payload its invalidation filters are matched
+// against.
+type Invalidation struct {
+	SubscriptionField string         `json:"subscriptionField"`
+	Payload           map[string]any `json:"payload"`
+}
 
 // Resolver is a loaded resolver file. It is safe for concurrent use.
 type Resolver struct {
@@ -179,7 +202,7 @@ type Request struct {
 // Request runs the request handler. An error is a *Error (util.error) or a
 // failure of the code itself.
 func (r *Resolver) Request(ctx Context) (Request, error) {
-	v, err := r.call(func(inst *instance) goja.Callable { return inst.request }, ctx)
+	v, err := r.call(func(inst *instance) goja.Callable { return inst.request }, ctx, nil)
 	var early *earlyReturn
 	if errors.As(err, &early) {
 		return Request{Early: true, Value: early.value}, nil
@@ -195,14 +218,16 @@ func (r *Resolver) Request(ctx Context) (Request, error) {
 	return Request{Operation: op, Payload: out["payload"]}, nil
 }
 
-// Response runs the response handler and returns the field's value. An
-// error is a *Error (util.error) or a failure of the code itself.
-func (r *Resolver) Response(ctx Context) (any, error) {
-	v, err := r.call(func(inst *instance) goja.Callable { return inst.response }, ctx)
+// Response runs the response handler and returns the field's value and
+// what it asked through extensions. An error is a *Error (util.error) or a
+// failure of the code itself.
+func (r *Resolver) Response(ctx Context) (any, Extensions, error) {
+	var ext Extensions
+	v, err := r.call(func(inst *instance) goja.Callable { return inst.response }, ctx, &ext)
 	if errors.As(err, new(*earlyReturn)) {
-		return nil, fmt.Errorf("%s: runtime.earlyReturn is only for request handlers", r.name)
+		return nil, Extensions{}, fmt.Errorf("%s: runtime.earlyReturn is only for request handlers", r.name)
 	}
-	return v, err
+	return v, ext, err
 }
 
 type earlyReturn struct{ value any }
@@ -210,8 +235,10 @@ type earlyReturn struct{ value any }
 func (*earlyReturn) Error() string { return "early return" }
 
 // call runs one handler with ctx, as a fresh JS value (JSON.parse of ctx),
-// and returns what it returned, exported to Go.
-func (r *Resolver) call(handler func(*instance) goja.Callable, ctx Context) (any, error) {
+// and returns what it returned, exported to Go; into ext (nil: a request
+// handler, where AppSync offers no extensions) what it asked through
+// extensions.
+func (r *Resolver) call(handler func(*instance) goja.Callable, ctx Context, ext *Extensions) (any, error) {
 	if ctx.Arguments == nil {
 		ctx.Arguments = map[string]any{}
 	}
@@ -250,11 +277,47 @@ func (r *Resolver) call(handler func(*instance) goja.Callable, ctx Context) (any
 			return nil, err
 		}
 	}
+	asked := inst.vm.NewArray()
+	if err := inst.vm.Set("__extensions", asked); err != nil {
+		return nil, err
+	}
 	v, err := handler(inst)(goja.Undefined(), jsctx)
 	if err != nil {
 		return nil, r.thrown(inst, err)
 	}
+	if err := inst.extensions(asked, ext); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.name, err)
+	}
 	return inst.export(v)
+}
+
+// extensions reads into ext the calls a handler made of extensions,
+// refusing any in a request handler (ext nil).
+func (inst *instance) extensions(asked *goja.Object, ext *Extensions) error {
+	calls, err := inst.export(asked)
+	if err != nil {
+		return err
+	}
+	for _, c := range calls.([]any) {
+		c := c.(map[string]any)
+		if ext == nil {
+			return fmt.Errorf("extensions are for response handlers: a request handler called one (%s)", c["kind"])
+		}
+		switch c["kind"] {
+		case "filter":
+			ext.SubscriptionFilter = c["value"]
+		case "invalidationFilter":
+			ext.InvalidationFilter = c["value"]
+		case "invalidate":
+			b, _ := json.Marshal(c["value"])
+			var inv Invalidation
+			if err := json.Unmarshal(b, &inv); err != nil || inv.SubscriptionField == "" {
+				return fmt.Errorf("extensions.invalidateSubscriptions takes {subscriptionField, payload}, not %s", b)
+			}
+			ext.Invalidations = append(ext.Invalidations, inv)
+		}
+	}
+	return nil
 }
 
 // export returns v as encoding/json decodes JSON.stringify(v): what AppSync

@@ -122,16 +122,16 @@ func TestChildResponse(t *testing.T) {
 	r := child(t)
 	ctx := postCtx(nil, nil)
 	ctx.Result = map[string]any{"data": map[string]any{"id": "u_bob"}}
-	if v, err := r.Response(ctx); err != nil || !reflect.DeepEqual(v, map[string]any{"id": "u_bob"}) {
+	if v, _, err := r.Response(ctx); err != nil || !reflect.DeepEqual(v, map[string]any{"id": "u_bob"}) {
 		t.Errorf("data item: %v, %v", v, err)
 	}
 	ctx.Result = map[string]any{"data": nil, "errorMessage": "author not found", "errorType": "NotFound"}
 	var gqlErr *jsresolver.Error
-	if _, err := r.Response(ctx); !errors.As(err, &gqlErr) || gqlErr.Message != "author not found" || gqlErr.Type != "NotFound" {
+	if _, _, err := r.Response(ctx); !errors.As(err, &gqlErr) || gqlErr.Message != "author not found" || gqlErr.Type != "NotFound" {
 		t.Errorf("error item: %v", err)
 	}
 	ctx.Result, ctx.Error = nil, &jsresolver.SourceErr{Message: "Task timed out after 10.00 seconds", Type: "Lambda:Unhandled"}
-	if _, err := r.Response(ctx); !errors.As(err, &gqlErr) || gqlErr.Type != "Lambda:Unhandled" {
+	if _, _, err := r.Response(ctx); !errors.As(err, &gqlErr) || gqlErr.Type != "Lambda:Unhandled" {
 		t.Errorf("invocation error: %v", err)
 	}
 }
@@ -146,5 +146,45 @@ func TestLoadRefusesWhatIsNotThere(t *testing.T) {
 	}
 	if _, err := jsresolver.Load("x.js", `export function request( {`); err == nil {
 		t.Error("a syntax error loaded")
+	}
+}
+
+// A response handler's extensions calls come back to Go, the last filter
+// of each kind and every invalidation in order; a request handler may not
+// call them (AppSync offers them to response handlers only).
+func TestExtensionsComeBackFromTheResponseHandler(t *testing.T) {
+	r, err := jsresolver.Load("extensions.js", `import { extensions } from '@aws-appsync/utils';
+export function request(ctx) {
+  if (ctx.args.inRequest) extensions.setSubscriptionFilter({ filterGroup: [] });
+  return {};
+}
+export function response(ctx) {
+  extensions.setSubscriptionFilter({ filterGroup: [{ filters: [{ fieldName: 'a', operator: 'eq', value: 1 }] }] });
+  extensions.setSubscriptionFilter({ filterGroup: [{ filters: [{ fieldName: 'postId', operator: 'eq', value: ctx.args.postId }] }] });
+  extensions.setSubscriptionInvalidationFilter({ filterGroup: [{ filters: [{ fieldName: 'id', operator: 'eq', value: ctx.args.postId }] }] });
+  extensions.invalidateSubscriptions({ subscriptionField: 'onCreateComment', payload: { postId: ctx.args.postId } });
+  extensions.invalidateSubscriptions({ subscriptionField: 'onPostActivity', payload: { id: ctx.args.postId } });
+  return null;
+}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := jsresolver.Context{Arguments: map[string]any{"postId": "p1"}}
+	_, ext, err := r.Response(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq := func(field string) any {
+		return map[string]any{"filterGroup": []any{map[string]any{"filters": []any{map[string]any{"fieldName": field, "operator": "eq", "value": "p1"}}}}}
+	}
+	want := jsresolver.Extensions{SubscriptionFilter: eq("postId"), InvalidationFilter: eq("id"), Invalidations: []jsresolver.Invalidation{
+		{SubscriptionField: "onCreateComment", Payload: map[string]any{"postId": "p1"}},
+		{SubscriptionField: "onPostActivity", Payload: map[string]any{"id": "p1"}},
+	}}
+	if !reflect.DeepEqual(ext, want) {
+		t.Errorf("extensions %+v, want %+v", ext, want)
+	}
+	if _, err := r.Request(jsresolver.Context{Arguments: map[string]any{"inRequest": true}}); err == nil || !strings.Contains(err.Error(), "response handlers") {
+		t.Errorf("a request handler's extensions call: %v, want refused", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -43,11 +44,33 @@ type Identify func(headers map[string]string) (*appsync.Identity, error)
 // authorization directives).
 type Authorize func(typ *ast.Definition, field *ast.FieldDefinition, caller *appsync.Identity) bool
 
+// Resolve runs the resolver of a subscription field as a subscription to it
+// starts, as AppSync runs a subscription resolver: a *Refusal refuses the
+// subscription (any other error too, as an internal failure); the filters
+// it set narrow what the subscription receives and what invalidates it.
+type Resolve func(ctx context.Context, field *ast.Field, args map[string]any, caller *appsync.Identity) (Filters, error)
+
+// Filters are what a subscription resolver's response handler set, as
+// filterJsonObjects (JSON-shaped; nil for none): Filter
+// (extensions.setSubscriptionFilter) and Invalidation
+// (extensions.setSubscriptionInvalidationFilter).
+type Filters struct{ Filter, Invalidation any }
+
+// Refusal is a subscription resolver's GraphQL error: the subscription is
+// refused with its type and message.
+type Refusal struct{ Type, Message string }
+
+func (r *Refusal) Error() string { return r.Type + ": " + r.Message }
+
 // Hub holds the subscriptions of every connection and delivers publications.
 type Hub struct {
 	schema    *ast.Schema
 	identify  Identify
 	authorize Authorize
+	// Resolve, when set before the first connection, runs the subscription
+	// fields' resolvers (none run without it: the fields' arguments alone
+	// filter).
+	Resolve Resolve
 	// KeepAlive is the interval of "ka" messages (a minute unless set
 	// before the first connection).
 	KeepAlive time.Duration
@@ -63,10 +86,12 @@ func New(schema *ast.Schema, identify Identify, authorize Authorize) *Hub {
 
 // subscription is one started subscription field of a connection.
 type subscription struct {
-	conn  *connection
-	id    string
-	field *ast.Field // the root field, with its selection
-	args  map[string]any
+	conn         *connection
+	id           string
+	field        *ast.Field // the root field, with its selection
+	args         map[string]any
+	filter       *Filter // its resolver's enhanced filter (nil: none)
+	invalidation *Filter // its resolver's invalidation filter (nil: none)
 }
 
 type connection struct {
@@ -269,7 +294,16 @@ func (h *Hub) start(c *connection, m message) {
 			c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
 			return
 		}
-		subs = append(subs, &subscription{conn: c, id: m.ID, field: f, args: args(f)})
+		sub := &subscription{conn: c, id: m.ID, field: f, args: args(f)}
+		if err := h.resolve(c.ctx, sub, caller); err != nil {
+			var refusal *Refusal
+			if !errors.As(err, &refusal) {
+				refusal = &Refusal{Type: "InternalFailure", Message: err.Error()}
+			}
+			c.send(errorMessage(m.ID, refusal.Type, refusal.Message))
+			return
+		}
+		subs = append(subs, sub)
 	}
 	h.mu.Lock()
 	for _, s := range subs {
@@ -277,6 +311,31 @@ func (h *Hub) start(c *connection, m message) {
 	}
 	h.mu.Unlock()
 	c.send(map[string]any{"type": "start_ack", "id": m.ID})
+}
+
+// resolve runs the subscription's resolver, if the hub has one, and keeps
+// the filters it set: a filter past AppSync's limits refuses the
+// subscription, as AppSync does.
+func (h *Hub) resolve(ctx context.Context, sub *subscription, caller *appsync.Identity) error {
+	if h.Resolve == nil {
+		return nil
+	}
+	set, err := h.Resolve(ctx, sub.field, sub.args, caller)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		raw any
+		dst **Filter
+	}{{set.Filter, &sub.filter}, {set.Invalidation, &sub.invalidation}} {
+		if f.raw == nil {
+			continue
+		}
+		if *f.dst, err = ParseFilter(f.raw); err != nil {
+			return &Refusal{Type: "BadRequestException", Message: err.Error()}
+		}
+	}
+	return nil
 }
 
 func (h *Hub) stop(c *connection, id string) {
@@ -300,13 +359,16 @@ func (h *Hub) drop(c *connection) {
 }
 
 // Publish delivers the result of mutation (the mutation field's value, as
-// its request selected it) to the subscriptions that listen to it and whose
-// arguments match.
+// its request selected it) to the subscriptions that listen to it, whose
+// arguments match and whose resolver's filter, if it set one, does. (Whether
+// AppSync still matches the arguments of a subscription whose resolver set
+// a filter it does not say: the API's filters include its arguments, so
+// that either way gives the same deliveries.)
 func (h *Hub) Publish(mutation string, value map[string]any) {
 	h.mu.Lock()
 	var targets []*subscription
 	for s := range h.subs {
-		if listensTo(s.field.Definition, mutation) && matches(s.args, value) {
+		if listensTo(s.field.Definition, mutation) && matches(s.args, value) && (s.filter == nil || s.filter.Match(value)) {
 			targets = append(targets, s)
 		}
 	}
@@ -319,6 +381,27 @@ func (h *Hub) Publish(mutation string, value map[string]any) {
 		}
 		s.conn.send(map[string]any{"type": "data", "id": s.id, "payload": payload})
 	}
+}
+
+// Invalidate ends each subscription to the subscription field whose
+// resolver set an invalidation filter that payload matches
+// (extensions.invalidateSubscriptions in a mutation's response handler):
+// it is removed and its client told with a complete message, as AppSync
+// unsubscribes it. It returns how many it ended.
+func (h *Hub) Invalidate(field string, payload map[string]any) int {
+	h.mu.Lock()
+	var ended []*subscription
+	for s := range h.subs {
+		if s.field.Name == field && s.invalidation != nil && s.invalidation.Match(payload) {
+			delete(h.subs, s)
+			ended = append(ended, s)
+		}
+	}
+	h.mu.Unlock()
+	for _, s := range ended {
+		s.conn.send(map[string]any{"type": "complete", "id": s.id})
+	}
+	return len(ended)
 }
 
 // listensTo reports whether the subscription field's @aws_subscribe lists

@@ -1,0 +1,173 @@
+package realtime_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/local/realtime"
+)
+
+const hubSchema = `
+directive @aws_subscribe(mutations: [String]) on FIELD_DEFINITION
+type Query { post(id: ID!): Post }
+type Mutation { createComment(postId: ID!, body: String!): Comment }
+type Subscription { onCreateComment(postId: ID!): Comment @aws_subscribe(mutations: ["createComment"]) }
+type Post { id: ID! }
+type Comment { id: ID! postId: ID! body: String! }
+`
+
+// hub serves a Hub over schema whose subscription resolver is resolve.
+func hub(t *testing.T, resolve realtime.Resolve) (*realtime.Hub, string) {
+	t.Helper()
+	s := gqlparser.MustLoadSchema(&ast.Source{Name: "hub.graphql", Input: hubSchema})
+	identify := func(h map[string]string) (*appsync.Identity, error) {
+		return &appsync.Identity{Sub: h["Authorization"]}, nil
+	}
+	h := realtime.New(s, identify, func(*ast.Definition, *ast.FieldDefinition, *appsync.Identity) bool { return true })
+	h.Resolve = resolve
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, strings.TrimPrefix(srv.URL, "http://")
+}
+
+type message struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// subscriber connects as caller and starts id on postId, returning what
+// the hub sends it, keep-alives left out.
+func subscriber(t *testing.T, host, caller, id, postID string) <-chan message {
+	t.Helper()
+	header, _ := json.Marshal(map[string]string{"host": host, "Authorization": caller})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+host+"/graphql/realtime?header="+base64.StdEncoding.EncodeToString(header)+"&payload=e30=",
+		&websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	out := make(chan message, 10)
+	go func() {
+		defer close(out)
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var m message
+			json.Unmarshal(b, &m)
+			if m.Type != "ka" {
+				out <- m
+			}
+		}
+	}()
+	write := func(v any) {
+		b, _ := json.Marshal(v)
+		if err := ws.Write(t.Context(), websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(map[string]any{"type": "connection_init"})
+	if m := <-out; m.Type != "connection_ack" {
+		t.Fatalf("connection_init answered %+v", m)
+	}
+	data, _ := json.Marshal(map[string]any{"query": `subscription ($p: ID!) { onCreateComment(postId: $p) { id postId body } }`, "variables": map[string]any{"p": postID}})
+	write(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data), "extensions": map[string]any{"authorization": map[string]string{"host": host, "Authorization": caller}}}})
+	return out
+}
+
+func next(t *testing.T, from <-chan message) message {
+	t.Helper()
+	select {
+	case m := <-from:
+		return m
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing arrived in 5 s")
+		return message{}
+	}
+}
+
+func nothing(t *testing.T, from <-chan message) {
+	t.Helper()
+	select {
+	case m := <-from:
+		t.Fatalf("%+v arrived; want nothing", m)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func eqFilter(field, value string) map[string]any {
+	return map[string]any{"filterGroup": []any{map[string]any{"filters": []any{
+		map[string]any{"fieldName": field, "operator": "eq", "value": value}}}}}
+}
+
+// A subscription resolver decides, as AppSync's does: its error refuses the
+// subscription with its type, a filter past AppSync's limits refuses it,
+// its filter narrows what is delivered, and its invalidation filter is what
+// a mutation's invalidation ends it by, with a complete message.
+func TestTheSubscriptionResolverRefusesFiltersAndInvalidates(t *testing.T) {
+	h, host := hub(t, func(_ context.Context, f *ast.Field, args map[string]any, caller *appsync.Identity) (realtime.Filters, error) {
+		switch {
+		case args["postId"] == "draft" && caller.Sub != "author":
+			return realtime.Filters{}, &realtime.Refusal{Type: "Unauthorized", Message: "Not Authorized to access onCreateComment on type Subscription"}
+		case args["postId"] == "wide":
+			groups := make([]any, realtime.MaxFilters+1)
+			for i := range groups {
+				groups[i] = eqFilter("postId", "wide")["filterGroup"].([]any)[0]
+			}
+			return realtime.Filters{Filter: map[string]any{"filterGroup": groups}}, nil
+		}
+		// Only comments whose body is not "hidden", on the post subscribed to.
+		filter := map[string]any{"filterGroup": []any{map[string]any{"filters": []any{
+			map[string]any{"fieldName": "postId", "operator": "eq", "value": args["postId"]},
+			map[string]any{"fieldName": "body", "operator": "ne", "value": "hidden"}}}}}
+		return realtime.Filters{Filter: filter, Invalidation: eqFilter("postId", args["postId"].(string))}, nil
+	})
+	if m := next(t, subscriber(t, host, "stranger", "s1", "draft")); m.Type != "error" || !strings.Contains(string(m.Payload), "Unauthorized") {
+		t.Errorf("a stranger's subscription to a draft: %+v, want refused Unauthorized", m)
+	}
+	if m := next(t, subscriber(t, host, "author", "s1", "wide")); m.Type != "error" || !strings.Contains(string(m.Payload), "Filters exceed maximum filter groups limit 10") {
+		t.Errorf("a filter of 11 groups: %+v, want refused", m)
+	}
+	author := subscriber(t, host, "author", "a1", "draft")
+	reader := subscriber(t, host, "reader", "r1", "p1")
+	other := subscriber(t, host, "reader", "o1", "p2")
+	for _, c := range []<-chan message{author, reader, other} {
+		if m := next(t, c); m.Type != "start_ack" {
+			t.Fatalf("start answered %+v", m)
+		}
+	}
+	h.Publish("createComment", map[string]any{"id": "c1", "postId": "p1", "body": "hello"})
+	h.Publish("createComment", map[string]any{"id": "c2", "postId": "p1", "body": "hidden"})
+	if m := next(t, reader); m.Type != "data" || !strings.Contains(string(m.Payload), `"c1"`) {
+		t.Errorf("the reader of p1 got %+v, want c1", m)
+	}
+	nothing(t, reader) // c2 is filtered out
+	nothing(t, other)
+	nothing(t, author)
+	if n := h.Invalidate("onCreateComment", map[string]any{"postId": "p1"}); n != 1 {
+		t.Errorf("invalidating p1 ended %d subscriptions, want 1", n)
+	}
+	if m := next(t, reader); m.Type != "complete" || m.ID != "r1" {
+		t.Errorf("the invalidated subscriber got %+v, want complete of r1", m)
+	}
+	h.Publish("createComment", map[string]any{"id": "c3", "postId": "p1", "body": "after"})
+	nothing(t, reader)
+	h.Publish("createComment", map[string]any{"id": "c4", "postId": "p2", "body": "still"})
+	if m := next(t, other); m.Type != "data" || !strings.Contains(string(m.Payload), `"c4"`) {
+		t.Errorf("the reader of p2 got %+v after p1's invalidation, want c4", m)
+	}
+}
