@@ -5,9 +5,17 @@ package appsyncjs
 
 import _ "embed"
 
-// Child is the resolver of every child field (routes.Route.EarlyReturn): it
+// Child is the resolver of every child field (resolver.Route.EarlyReturn): it
 // returns the parent's answer for the field early when there is one, and
 // otherwise invokes the Lambda with BatchInvoke.
 //
 //go:embed child.js
 var Child string
+
+// Subscribe is the resolver of a subscription field the Lambda authorizes
+// (lambda/live's routes): it asks the Lambda whether the caller may read
+// what the subscription follows, refuses it when not, and sets its enhanced
+// and invalidation filters to its arguments.
+//
+//go:embed subscribe.js
+var Subscribe string

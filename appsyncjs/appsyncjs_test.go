@@ -53,10 +53,12 @@ func lint(t *testing.T, file string) []string {
 	return rules
 }
 
-// The deployed resolver passes AWS's rules for the APPSYNC_JS runtime.
+// The deployed resolvers pass AWS's rules for the APPSYNC_JS runtime.
 func TestChildPassesTheRuntimesRules(t *testing.T) {
-	if problems := lint(t, "child.js"); len(problems) > 0 {
-		t.Errorf("child.js: %q", problems)
+	for _, file := range []string{"child.js", "subscribe.js"} {
+		if problems := lint(t, file); len(problems) > 0 {
+			t.Errorf("%s: %q", file, problems)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/budget"   // feature: budget
 	"github.com/example/appsync-dynamo/lambda/feed"     // feature: feed
 	"github.com/example/appsync-dynamo/lambda/hotkeys"  // feature: hotkeys
+	"github.com/example/appsync-dynamo/lambda/live"     // feature: live
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 )
 
@@ -16,4 +17,5 @@ var Wired = []Feature{
 	{SDL: feed.SDL, Routes: feed.Routes, Projected: &Projected{Filters: feed.StreamFilters, Actions: feed.TableActions, IndexActions: feed.IndexActions}},                                                                                                                                                                                                // feature: feed
 	{SDL: trending.SDL, Routes: trending.Routes, Consumer: &Consumer{ID: "Trending", Description: trending.Description, GaveUp: trending.GaveUp, Projection: trending.Projection, Actions: trending.TableActions, BatchSize: trending.StreamBatchSize, Retries: trending.StreamRetries, Filters: trending.StreamFilters, Window: trending.StreamWindow}}, // feature: trending
 	{Projected: &Projected{Filters: hotkeys.StreamFilters, Actions: hotkeys.TableActions}}, // feature: hotkeys
+	{SDL: live.SDL, Routes: live.Routes},                                                   // feature: live
 }

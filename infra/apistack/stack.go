@@ -277,7 +277,8 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 
 // resolvers are the API's resolvers, one per routed field, on one Lambda
 // data source: a direct one for each root field and mutation, the
-// JavaScript child resolver for each field of an object.
+// JavaScript child resolver for each field of an object, and the
+// JavaScript subscription resolver for each routed subscription.
 func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *resolver.Routes) {
 	ds := api.AddLambdaDataSource(jsii.String("ResolverSource"), fn, nil)
 	suppress(ds, "AwsSolutions-IAM5", "AppSync may invoke the function and its versions (function ARN:*), the grant CDK makes")
@@ -286,9 +287,13 @@ func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *resolver
 		if r.MaxBatchSize > 0 {
 			props.MaxBatchSize = jsii.Number(r.MaxBatchSize)
 		}
-		if r.EarlyReturn() {
+		switch {
+		case r.EarlyReturn():
 			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
 			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Child))
+		case r.Subscribes():
+			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
+			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Subscribe))
 		}
 		ds.CreateResolver(jsii.String(resolverID(r)), props)
 	}

@@ -239,12 +239,15 @@ func TestOneResolverPerRoute(t *testing.T) {
 			continue
 		}
 		absent := []string{"RequestMappingTemplate", "ResponseMappingTemplate", "RequestMappingTemplateS3Location", "CodeS3Location", "PipelineConfig"}
-		if route.EarlyReturn() {
+		if code, file := appsyncjs.Child, "child.js"; route.EarlyReturn() || route.Subscribes() {
+			if route.Subscribes() {
+				code, file = appsyncjs.Subscribe, "subscribe.js"
+			}
 			if runtime := str(r.Properties["Runtime"]); runtime != `{"Name":"APPSYNC_JS","RuntimeVersion":"1.0.0"}` {
 				t.Errorf("%s runtime %s, want APPSYNC_JS 1.0.0", route.Key(), runtime)
 			}
-			if r.Properties["Code"] != appsyncjs.Child {
-				t.Errorf("%s code is not appsyncjs/child.js", route.Key())
+			if r.Properties["Code"] != code {
+				t.Errorf("%s code is not appsyncjs/%s", route.Key(), file)
 			}
 		} else {
 			absent = append(absent, "Code", "Runtime")

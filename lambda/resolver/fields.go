@@ -9,7 +9,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
-// routes maps every field of the core (routes.Core) to its resolver.
+// routes maps every field of the core (CoreRoutes) to its resolver.
 func (h *Handler) routes() map[string]Field {
 	return map[string]Field{
 		"Query.user":  Each(h.user),

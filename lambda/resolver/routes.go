@@ -87,8 +87,17 @@ func (r Route) Key() string { return r.Type + "." + r.Field }
 // EarlyReturn reports whether the field's resolver is the JavaScript
 // resolver (APPSYNC_JS) that returns its parent's answer for the field when
 // the parent carries one and invokes the Lambda otherwise: every field of an
-// object type. Root fields and mutations have direct Lambda resolvers.
-func (r Route) EarlyReturn() bool { return r.Type != "Query" && r.Type != "Mutation" }
+// object type. Root fields and mutations have direct Lambda resolvers; a
+// routed subscription field the JavaScript resolver that asks the Lambda
+// whether its caller may subscribe (Subscribes).
+func (r Route) EarlyReturn() bool { return !r.root() }
+
+// Subscribes reports whether the field is a subscription, resolved as a
+// subscription to it starts (appsyncjs/subscribe.js).
+func (r Route) Subscribes() bool { return r.Type == "Subscription" }
+
+// root reports whether the field is one of a root type's.
+func (r Route) root() bool { return r.Type == "Query" || r.Type == "Mutation" || r.Subscribes() }
 
 // Batch sizes. A batch is one Lambda payload, limited to 6 MB both ways
 // (payload.MaxBytes), and every event of it carries its parent's object as

@@ -3,11 +3,14 @@ package devserver
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/aws/aws-lambda-go/lambda"
 
@@ -20,6 +23,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/jsresolver"
 	"github.com/example/appsync-dynamo/local/realtime"
 	"github.com/example/appsync-dynamo/local/streams"
 	"github.com/example/appsync-dynamo/local/wired"
@@ -93,7 +97,23 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	}
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
 	exec := executor.New(sch, lambda.NewHandler(h), h.Routes().All(), executor.WithPublisher(hub), executor.WithSelectionReading(reading))
+	hub.Resolve = subscriptionResolver(exec)
 	return &API{Exec: exec, Hub: hub, Console: cfg.Console}, nil
+}
+
+// subscriptionResolver runs the resolver the stack deploys on a routed
+// subscription field as a subscription starts (the executor's Subscribe):
+// its GraphQL error refuses the subscription, its filters are the
+// subscription's.
+func subscriptionResolver(exec *executor.Executor) realtime.Resolve {
+	return func(ctx context.Context, f *ast.Field, args map[string]any, caller *appsync.Identity) (realtime.Filters, error) {
+		ext, err := exec.Subscribe(ctx, f.Name, args, caller)
+		var refused *jsresolver.Error
+		if errors.As(err, &refused) {
+			return realtime.Filters{}, &realtime.Refusal{Type: refused.Type, Message: refused.Message}
+		}
+		return realtime.Filters{Filter: ext.SubscriptionFilter, Invalidation: ext.InvalidationFilter}, err
+	}
 }
 
 // project starts the stream's two consumers, as the stack's event source

@@ -21,6 +21,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/realtime"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -335,4 +336,83 @@ func postTLS(t *testing.T, srv *httptest.Server, auth, query string, vars map[st
 		t.Fatalf("%s: %+v %v", query, r.Errors, err)
 	}
 	return r
+}
+
+// A caller may subscribe to a post only as it may read it, through the
+// subscription resolver the stack deploys (appsyncjs/subscribe.js, which
+// asks the Lambda): someone else's draft and an absent post are refused
+// alike, the author follows their own draft's edits and its publication,
+// and a subscriber receives its own post's activity alone.
+// Under either reading of a filtered subscription's arguments.
+func TestSubscribersReadWhatTheyCouldQuery(t *testing.T) {
+	for _, reading := range []realtime.FilterReading{realtime.ArgumentsAndFilter, realtime.FilterAlone} {
+		t.Run(fmt.Sprint(reading), func(t *testing.T) { subscribersReadWhatTheyCouldQuery(t, reading) })
+	}
+}
+
+func subscribersReadWhatTheyCouldQuery(t *testing.T, reading realtime.FilterReading) {
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api.Hub.Filtering = reading
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+	r := post(t, url, devserver.Token("alice"), `mutation { createPost(input: {title: "Soon", body: "b", status: DRAFT}) { id } }`)
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	draft := r.Data["createPost"].(map[string]any)["id"].(string)
+	const activity = `subscription A($id: ID!) { onPostActivity(id: $id) { id title status likeCount } }`
+
+	bob := connect(t, srv, devserver.Token("bob"))
+	for i, c := range []struct{ query, id string }{
+		{onComment, draft}, {activity, draft}, {activity, "01HWMMR280YFZMTH8Y8AF1G8GZ"},
+	} {
+		vars := map[string]any{"postId": c.id, "id": c.id}
+		bob.start(fmt.Sprint("refused", i), c.query, vars)
+		if m := bob.next("error"); !strings.Contains(string(m.Payload), `"errorType":"Unauthorized"`) ||
+			!strings.Contains(string(m.Payload), "Not Authorized to access on") {
+			t.Errorf("bob's subscription %d (someone else's draft, or an absent post): %s", i, m.Payload)
+		}
+	}
+	bob.start("bad", activity, map[string]any{"id": "not an id!"})
+	if m := bob.next("error"); !strings.Contains(string(m.Payload), "invalid post id") {
+		t.Errorf("a malformed id: %s", m.Payload)
+	}
+
+	alice := connect(t, srv, devserver.Token("alice"))
+	alice.start("own", activity, map[string]any{"id": draft})
+	alice.next("start_ack")
+	alice.start("hello", activity, map[string]any{"id": sample.HelloPost})
+	alice.next("start_ack")
+	edit := func(mutation string) {
+		t.Helper()
+		if r := post(t, url, devserver.Token("alice"), mutation); len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+	}
+	edit(`mutation { updatePost(input: {id: "` + draft + `", title: "Sooner"}) { id title status likeCount } }`)
+	if m := alice.next("data"); m.ID != "own" || !strings.Contains(string(m.Payload), `"title":"Sooner"`) {
+		t.Errorf("the author's draft's edit arrived as %+v %s", m, m.Payload)
+	}
+	edit(`mutation { publishPost(id: "` + draft + `") { id title status likeCount } }`)
+	if m := alice.next("data"); m.ID != "own" || !strings.Contains(string(m.Payload), `"status":"PUBLISHED"`) {
+		t.Errorf("the publication arrived as %+v %s", m, m.Payload)
+	}
+	if m, ok := alice.within(300 * time.Millisecond); ok {
+		t.Errorf("a subscription to hello got the draft's activity: %+v %s", m, m.Payload)
+	}
+	bob.start("now", activity, map[string]any{"id": draft})
+	bob.next("start_ack")
+	if r := post(t, url, devserver.Token("bob"), `mutation { likePost(postId: "`+draft+`") { id title status likeCount } }`); len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	for _, c := range []*wsClient{alice, bob} {
+		if m := c.next("data"); !strings.Contains(string(m.Payload), `"likeCount":1`) {
+			t.Errorf("the like arrived as %+v %s", m, m.Payload)
+		}
+	}
 }

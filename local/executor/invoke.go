@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-lambda-go/lambda/messages"
+
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
@@ -163,16 +164,8 @@ func (r *run) call(ctx context.Context, request []byte, s site) ([]byte, error) 
 	r.invocations++
 	r.mu.Unlock()
 	ctx, ended := r.plan.invoked(ctx, s, len(request))
-	ctx, cancel := context.WithTimeout(ctx, r.e.functionTimeout)
-	defer cancel()
-	reply, err := r.e.lambda.Invoke(ctx, request)
+	reply, err := r.e.invokeFunction(ctx, r.ctx, request)
 	ended(len(reply))
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil {
-		// The function ran to its own deadline (not the request's): Lambda
-		// would have stopped it and answered this.
-		return nil, messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
-			Message: fmt.Sprintf("Task timed out after %.2f seconds", r.e.functionTimeout.Seconds())}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +174,20 @@ func (r *run) call(ctx context.Context, request []byte, s site) ([]byte, error) 
 		return nil, errReplyTooLarge
 	}
 	return reply, nil
+}
+
+// invokeFunction invokes the Lambda with request within the function's
+// timeout: a function that runs to it (before outer, the request's
+// context, ends) is answered as Lambda answers it.
+func (e *Executor) invokeFunction(ctx, outer context.Context, request []byte) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.functionTimeout)
+	defer cancel()
+	reply, err := e.lambda.Invoke(ctx, request)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && outer.Err() == nil {
+		return nil, messages.InvokeResponse_Error{Type: "Lambda:Unhandled",
+			Message: fmt.Sprintf("Task timed out after %.2f seconds", e.functionTimeout.Seconds())}
+	}
+	return reply, err
 }
 
 func (r *run) record(size int) {

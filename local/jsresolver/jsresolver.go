@@ -7,7 +7,9 @@
 // resolver with runtime.earlyReturn(value) (no data source is called and the
 // response handler is skipped); response(ctx) gets the data source's result
 // (ctx.result) or error (ctx.error) and returns the field's value;
-// util.error(message, type) ends either handler with a GraphQL error.
+// util.error(message, type) ends either handler with a GraphQL error, and
+// util.unauthorized() with AppSync's Unauthorized one; a response handler's
+// extensions calls come back with its value (Extensions).
 package jsresolver
 
 import (
@@ -27,6 +29,9 @@ const utils = `({
   util: {
     error: function (message, type, data, info) {
       throw { __appsync: 'error', message: String(message), type: type === undefined ? null : type, data: data, info: info };
+    },
+    unauthorized: function () {
+      throw { __appsync: 'error', message: 'Not Authorized to access ' + __field.fieldName + ' on type ' + __field.parentTypeName, type: 'Unauthorized' };
     },
   },
   runtime: {
@@ -279,6 +284,9 @@ func (r *Resolver) call(handler func(*instance) goja.Callable, ctx Context, ext 
 	}
 	asked := inst.vm.NewArray()
 	if err := inst.vm.Set("__extensions", asked); err != nil {
+		return nil, err
+	}
+	if err := inst.vm.Set("__field", map[string]string{"fieldName": ctx.Info.FieldName, "parentTypeName": ctx.Info.ParentTypeName}); err != nil {
 		return nil, err
 	}
 	v, err := handler(inst)(goja.Undefined(), jsctx)

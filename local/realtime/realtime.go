@@ -62,6 +62,25 @@ type Refusal struct{ Type, Message string }
 
 func (r *Refusal) Error() string { return r.Type + ": " + r.Message }
 
+// FilterReading is how AppSync treats a subscription's arguments once its
+// resolver has set an enhanced filter, which AWS does not document: still
+// matched against what is published (ArgumentsAndFilter), or left to the
+// filter (FilterAlone). The local AppSync offers both, and the tests run
+// under each.
+type FilterReading int
+
+const (
+	ArgumentsAndFilter FilterReading = iota
+	FilterAlone
+)
+
+func (r FilterReading) String() string {
+	if r == FilterAlone {
+		return "filter-alone"
+	}
+	return "arguments-and-filter"
+}
+
 // Hub holds the subscriptions of every connection and delivers publications.
 type Hub struct {
 	schema    *ast.Schema
@@ -71,6 +90,9 @@ type Hub struct {
 	// fields' resolvers (none run without it: the fields' arguments alone
 	// filter).
 	Resolve Resolve
+	// Filtering is the reading of a filtered subscription's arguments
+	// (ArgumentsAndFilter unless set before the first publication).
+	Filtering FilterReading
 	// KeepAlive is the interval of "ka" messages (a minute unless set
 	// before the first connection).
 	KeepAlive time.Duration
@@ -359,16 +381,14 @@ func (h *Hub) drop(c *connection) {
 }
 
 // Publish delivers the result of mutation (the mutation field's value, as
-// its request selected it) to the subscriptions that listen to it, whose
-// arguments match and whose resolver's filter, if it set one, does. (Whether
-// AppSync still matches the arguments of a subscription whose resolver set
-// a filter it does not say: the API's filters include its arguments, so
-// that either way gives the same deliveries.)
+// its request selected it) to the subscriptions that listen to it and that
+// it matches: their arguments, and their resolver's filter if it set one
+// (under FilterAlone, that filter alone).
 func (h *Hub) Publish(mutation string, value map[string]any) {
 	h.mu.Lock()
 	var targets []*subscription
 	for s := range h.subs {
-		if listensTo(s.field.Definition, mutation) && matches(s.args, value) && (s.filter == nil || s.filter.Match(value)) {
+		if listensTo(s.field.Definition, mutation) && h.passes(s, value) {
 			targets = append(targets, s)
 		}
 	}
@@ -381,6 +401,14 @@ func (h *Hub) Publish(mutation string, value map[string]any) {
 		}
 		s.conn.send(map[string]any{"type": "data", "id": s.id, "payload": payload})
 	}
+}
+
+// passes reports whether value, published, reaches subscription s.
+func (h *Hub) passes(s *subscription, value map[string]any) bool {
+	if s.filter == nil {
+		return matches(s.args, value)
+	}
+	return s.filter.Match(value) && (h.Filtering == FilterAlone || matches(s.args, value))
 }
 
 // Invalidate ends each subscription to the subscription field whose

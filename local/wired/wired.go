@@ -12,6 +12,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/feed"    // feature: feed
 	"github.com/example/appsync-dynamo/lambda/hotkeys" // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
+	"github.com/example/appsync-dynamo/lambda/live"    // feature: live
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -22,12 +23,14 @@ import (
 var SDL = []string{
 	feed.SDL,     // feature: feed
 	trending.SDL, // feature: trending
+	live.SDL,     // feature: live
 }
 
 // Routes are the features' routed fields (the core's are resolver.CoreRoutes).
 var Routes = slices.Concat[[]resolver.Route](
 	feed.Routes,     // feature: feed
 	trending.Routes, // feature: trending
+	live.Routes,     // feature: live
 )
 
 // Store are the features' options of every store the local tools make.
@@ -41,6 +44,7 @@ func Options(s *store.Store) []resolver.Option {
 		resolver.WithFeature(feed.Feature(feed.NewTable(s))),           // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
 		resolver.WithFeature(hotpage.Feature(s)),                       // feature: hotpage
+		resolver.WithFeature(live.Feature(s)),                          // feature: live
 	}
 }
 

@@ -43,6 +43,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotkeys"         // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/hotpage"         // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
+	"github.com/example/appsync-dynamo/lambda/live"            // feature: live
 	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -86,6 +87,7 @@ func main() {
 		resolver.WithFeature(feed.Feature(feed.NewTable(s))),                       // feature: feed
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))),             // feature: trending
 		resolver.WithFeature(hotpage.Feature(s)),                                   // feature: hotpage
+		resolver.WithFeature(live.Feature(s)),                                      // feature: live
 	))
 }
 

@@ -1,0 +1,80 @@
+// Package live is the live-updates feature: who may subscribe to what. The
+// core's Subscription.onCreateComment(postId) and the feature's
+// Subscription.onPostActivity(id) are routed to the Lambda through
+// appsyncjs/subscribe.js, which AppSync runs as a subscription starts: the
+// Lambda answers whether the caller may read the post (as Query.post does:
+// an absent post and someone else's draft alike are not), and the resolver
+// then refuses the subscription or sets its enhanced and invalidation
+// filters to its arguments.
+//
+// Wired in by resolver.WithFeature(live.Feature(s)) in lambda/cmd/resolver,
+// its SDL and Routes in the stack (infra/apistack/features.go) and the
+// local tools (local/wired); docs/layout.md says how to leave it out.
+package live
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+// SDL is the feature's part of the schema (schema.graphql):
+// Subscription.onPostActivity, merged into the core's where the feature is
+// wired in.
+//
+//go:embed schema.graphql
+var SDL string
+
+// Routes are the subscription fields the Lambda authorizes: the core's
+// onCreateComment and the feature's onPostActivity.
+var Routes = []resolver.Route{
+	{Type: "Subscription", Field: "onCreateComment", Returns: "Comment"},
+	{Type: "Subscription", Field: "onPostActivity", Returns: "Post"},
+}
+
+// Posts is what the feature reads of the table: a post, to tell whether the
+// caller may read it.
+type Posts interface {
+	Post(ctx context.Context, id string) (store.Post, error)
+}
+
+// Feature is the feature's part of the Lambda: each subscription field
+// answers, for a caller who may read the post its argument names, the
+// object its subscribers' filter matches ({"postId"} for a comment, {"id"}
+// for the post), and null for anyone else.
+func Feature(posts Posts) resolver.Feature {
+	return resolver.Feature{Routes: Routes, Fields: map[string]resolver.Field{
+		"Subscription.onCreateComment": resolver.Each(func(ctx context.Context, ev *appsync.Event, args struct {
+			PostID string `json:"postId"`
+		}) (any, error) {
+			return readable(ctx, posts, ev, args.PostID, "postId")
+		}),
+		"Subscription.onPostActivity": resolver.Each(func(ctx context.Context, ev *appsync.Event, args struct {
+			ID string `json:"id"`
+		}) (any, error) {
+			return readable(ctx, posts, ev, args.ID, "id")
+		}),
+	}}
+}
+
+// readable is {member: id} when the caller may read post id, and nil when
+// it is absent or someone else's draft.
+func readable(ctx context.Context, posts Posts, ev *appsync.Event, id, member string) (any, error) {
+	if !store.ValidID(id) {
+		return nil, errs.E(ev.Info.Field(), errs.Validation, "invalid post id")
+	}
+	p, err := posts.Post(ctx, id)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case !p.VisibleTo(ev.Identity.UserID()):
+		return nil, nil
+	}
+	return map[string]string{member: id}, nil
+}
