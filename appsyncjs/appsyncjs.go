@@ -19,3 +19,10 @@ var Child string
 //
 //go:embed subscribe.js
 var Subscribe string
+
+// Invalidate is the resolver of a mutation whose route Invalidates: it
+// returns the Lambda's value and asks AppSync to end the subscriptions the
+// Lambda names.
+//
+//go:embed invalidate.js
+var Invalidate string

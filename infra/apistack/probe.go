@@ -65,12 +65,7 @@ func selectionProbe(stack awscdk.Stack, props *Props, api awsappsync.GraphqlApi,
 		Actions: jsii.Strings(ProbeActions...), Resources: jsii.Strings(*table.TableArn()),
 		Conditions: &map[string]any{"ForAllValues:StringEquals": map[string]any{"dynamodb:LeadingKeys": []string{store.PostPK(probe.Post.ID)}}},
 	}))
-	var fields []*string
-	for _, f := range probe.Fields() {
-		typ, field, _ := strings.Cut(f, ".")
-		fields = append(fields, jsii.String(*api.Arn()+"/types/"+typ+"/fields/"+field))
-	}
-	probeFn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("appsync:GraphQL"), Resources: &fields}))
+	probeFn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{Actions: jsii.Strings("appsync:GraphQL"), Resources: fieldArns(api, probe.Fields())}))
 	probeFn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 		Actions: jsii.Strings("ssm:PutParameter", "ssm:DeleteParameter"), Resources: jsii.Strings(parameterArn(stack)),
 	}))
@@ -132,4 +127,15 @@ func probeInputs(props *Props) string {
 		h.Write(sum[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// fieldArns are the ARNs of the API's fields ("Type.field"), which
+// appsync:GraphQL grants a call of.
+func fieldArns(api awsappsync.GraphqlApi, fields []string) *[]*string {
+	var arns []*string
+	for _, f := range fields {
+		typ, field, _ := strings.Cut(f, ".")
+		arns = append(arns, jsii.String(*api.Arn()+"/types/"+typ+"/fields/"+field))
+	}
+	return &arns
 }

@@ -131,7 +131,7 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	selectionProbe(stack, props, api, fn, table)
 	var watched []consumerWatch
 	for _, c := range props.consumers() {
-		f, failed := streamFunction(stack, table, props, c)
+		f, failed := streamFunction(stack, table, api, props, c)
 		watched = append(watched, consumerWatch{c, f, failed})
 	}
 	defend(stack, api)
@@ -277,8 +277,9 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 
 // resolvers are the API's resolvers, one per routed field, on one Lambda
 // data source: a direct one for each root field and mutation, the
-// JavaScript child resolver for each field of an object, and the
-// JavaScript subscription resolver for each routed subscription.
+// JavaScript child resolver for each field of an object, the JavaScript
+// subscription resolver for each routed subscription, and the JavaScript
+// resolver that ends subscriptions for each mutation that Invalidates.
 func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *resolver.Routes) {
 	ds := api.AddLambdaDataSource(jsii.String("ResolverSource"), fn, nil)
 	suppress(ds, "AwsSolutions-IAM5", "AppSync may invoke the function and its versions (function ARN:*), the grant CDK makes")
@@ -294,6 +295,9 @@ func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *resolver
 		case r.Subscribes():
 			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
 			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Subscribe))
+		case r.Invalidates:
+			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
+			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Invalidate))
 		}
 		ds.CreateResolver(jsii.String(resolverID(r)), props)
 	}
@@ -369,6 +373,10 @@ type Consumer struct {
 	Window          time.Duration // its tumbling window; 0: none
 	// GaveUp is the description of the alarm on its on-failure queue.
 	GaveUp string
+	// APIFields are the API's fields ("Mutation.invalidatePost") it calls
+	// as an IAM caller: it gets the API's URL (GRAPHQL_URL) and may call
+	// those fields, and no other.
+	APIFields []string
 }
 
 // Feature is an optional feature's part of the stack: its part of the
@@ -390,6 +398,7 @@ type Feature struct {
 type Projected struct {
 	Filters               []map[string]any
 	Actions, IndexActions []string
+	APIFields             []string // the API's fields it calls (Consumer.APIFields)
 }
 
 // ProjectorConsumer is the projector (lambda/cmd/projector, its default
@@ -406,6 +415,7 @@ func ProjectorConsumer(features []Feature) Consumer {
 			c.Filters = append(c.Filters, f.Projected.Filters...)
 			c.Actions = append(c.Actions, f.Projected.Actions...)
 			c.IndexActions = append(c.IndexActions, f.Projected.IndexActions...)
+			c.APIFields = append(c.APIFields, f.Projected.APIFields...)
 		}
 	}
 	slices.Sort(c.Actions)
@@ -463,7 +473,7 @@ func (p *Props) schemaFile() string {
 // event source with its own settings, filters and window, partial batch
 // responses, bisection, bounded retries and record age, and an encrypted
 // on-failure queue.
-func streamFunction(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props, c Consumer) (awslambda.Function, awssqs.Queue) {
+func streamFunction(stack awscdk.Stack, table awsdynamodb.TableV2, api awsappsync.GraphqlApi, props *Props, c Consumer) (awslambda.Function, awssqs.Queue) {
 	fn := goFunction(stack, c.ID, architecture(props), &awslambda.FunctionProps{
 		Description: jsii.String(c.Description),
 		Code:        awslambda.Code_FromAsset(jsii.String(props.ProjectorDir), nil),
@@ -478,6 +488,12 @@ func streamFunction(stack awscdk.Stack, table awsdynamodb.TableV2, props *Props,
 		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings(c.IndexActions...),
 			Resources: jsii.Strings(*table.TableArn() + "/index/*"),
+		}))
+	}
+	if len(c.APIFields) > 0 {
+		fn.AddEnvironment(jsii.String("GRAPHQL_URL"), api.GraphqlUrl(), nil)
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions: jsii.Strings("appsync:GraphQL"), Resources: fieldArns(api, c.APIFields),
 		}))
 	}
 	failed := awssqs.NewQueue(stack, jsii.String(c.ID+"Failures"), &awssqs.QueueProps{

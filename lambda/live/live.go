@@ -29,11 +29,21 @@ import (
 //go:embed schema.graphql
 var SDL string
 
-// Routes are the subscription fields the Lambda authorizes: the core's
-// onCreateComment and the feature's onPostActivity.
+// Routes are the subscription fields the Lambda authorizes (the core's
+// onCreateComment, the feature's onPostActivity), and the mutation that
+// ends a deleted post's subscriptions.
 var Routes = []resolver.Route{
 	{Type: "Subscription", Field: "onCreateComment", Returns: "Comment"},
 	{Type: "Subscription", Field: "onPostActivity", Returns: "Post"},
+	{Type: "Mutation", Field: "invalidatePost", Returns: "ID", Invalidates: true},
+}
+
+// subscribers are the subscription fields to a post, each with the payload
+// its subscriptions' invalidation filter matches (their arguments: see
+// appsyncjs/subscribe.js).
+var subscribers = map[string]func(postID string) map[string]any{
+	"onCreateComment": func(id string) map[string]any { return map[string]any{"postId": id} },
+	"onPostActivity":  func(id string) map[string]any { return map[string]any{"id": id} },
 }
 
 // Posts is what the feature reads of the table: a post, to tell whether the
@@ -58,7 +68,37 @@ func Feature(posts Posts) resolver.Feature {
 		}) (any, error) {
 			return readable(ctx, posts, ev, args.ID, "id")
 		}),
+		"Mutation.invalidatePost": resolver.Each(func(ctx context.Context, ev *appsync.Event, args struct {
+			ID           string `json:"id"`
+			Subscription string `json:"subscription"`
+		}) (any, error) {
+			return invalidation(ctx, posts, args.ID, args.Subscription)
+		}),
 	}}
+}
+
+// invalidation is Mutation.invalidatePost's answer to appsyncjs/invalidate.js:
+// the post's ID, and the subscriptions to end, when the post is gone; a
+// post that exists keeps its subscribers (Conflict).
+func invalidation(ctx context.Context, posts Posts, id, field string) (any, error) {
+	const op = "Mutation.invalidatePost"
+	payload, ok := subscribers[field]
+	switch {
+	case !store.ValidID(id):
+		return nil, errs.E(op, errs.Validation, "invalid post id")
+	case !ok:
+		return nil, errs.E(op, errs.Validation, "subscription is onCreateComment or onPostActivity, not "+field)
+	}
+	_, err := posts.Post(ctx, id)
+	switch {
+	case err == nil:
+		return nil, errs.E(op, errs.Conflict, "the post exists: only a deleted post's subscriptions end")
+	case !errs.Is(err, errs.NotFound):
+		return nil, err
+	}
+	return map[string]any{"value": id, "invalidations": []any{
+		map[string]any{"subscriptionField": field, "payload": payload(id)},
+	}}, nil
 }
 
 // readable is {member: id} when the caller may read post id, and nil when

@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,22 +70,14 @@ func Decide(ctx context.Context, send Send, put, remove func(context.Context) er
 
 // Signed returns a Send that posts to the GraphQL endpoint url as an IAM
 // caller: each request signed (Signature V4, service appsync) with cfg's
-// credentials.
+// credentials (awsenv.GraphQL).
 func Signed(client aws.HTTPClient, cfg aws.Config, url string) Send {
 	return func(ctx context.Context, query string, vars map[string]any, headers ...string) (Response, error) {
-		body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		resp, raw, err := awsenv.GraphQL(ctx, client, cfg, url, query, vars, headers...)
 		if err != nil {
 			return Response{}, err
 		}
-		req.Header.Set("Content-Type", "application/json")
-		for i := 0; i+1 < len(headers); i += 2 {
-			req.Header.Set(headers[i], headers[i+1])
-		}
-		if err := awsenv.Sign(ctx, cfg, req, body, "appsync"); err != nil {
-			return Response{}, err
-		}
-		return ReadResponse(client.Do(req))
+		return decodeResponse(resp.StatusCode, raw)
 	}
 }
 
@@ -101,9 +92,14 @@ func ReadResponse(resp *http.Response, err error) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	return decodeResponse(resp.StatusCode, raw)
+}
+
+// decodeResponse is the GraphQL response in raw, an HTTP response's body.
+func decodeResponse(status int, raw []byte) (Response, error) {
 	var r Response
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return Response{}, fmt.Errorf("HTTP %d, not a GraphQL response: %.200s", resp.StatusCode, strings.TrimSpace(string(raw)))
+		return Response{}, fmt.Errorf("HTTP %d, not a GraphQL response: %.200s", status, strings.TrimSpace(string(raw)))
 	}
 	return r, nil
 }

@@ -67,6 +67,12 @@ type Route struct {
 	// (enum values as strings): an argument equal to its default asks the
 	// same as an argument left out.
 	Defaults map[string]any
+	// Invalidates, for a mutation, gives it the JavaScript resolver that
+	// ends subscriptions (appsyncjs/invalidate.js): the Lambda's answer is
+	// {"value": the field's value, "invalidations": [{subscriptionField,
+	// payload}]}, and the resolver asks AppSync to end the subscriptions
+	// each invalidation's payload matches.
+	Invalidates bool
 
 	table        *Routes // the table it was found in
 	defaultsJSON []byte  // Defaults, encoded once

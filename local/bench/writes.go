@@ -9,6 +9,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/budget"
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -184,6 +185,24 @@ func (w *writes) run() {
 			return err
 		})
 	}
+
+	// A deleted post's subscriptions ended (lambda/live's
+	// Mutation.invalidatePost, which the projector calls): it writes
+	// nothing, and reads that the post is gone.
+	var gone store.Post
+	w.setup(func() error {
+		var err error
+		if gone, err = w.s.CreatePost(w.ctx, author, store.NewPost{Title: "Gone", Body: "b"}); err == nil {
+			_, err = w.s.DeletePost(w.ctx, author, gone.ID)
+		}
+		return err
+	})
+	w.measure("invalidatePost", "a deleted post", func(ctx context.Context) error {
+		if _, err := w.s.Post(ctx, gone.ID); !errs.Is(err, errs.NotFound) {
+			return fmt.Errorf("the deleted post read as %v", err)
+		}
+		return nil
+	})
 
 	// A post of a high-follower author, whose counter the projector has put
 	// on GSI1 (store.IndexCounters): what its comments and likes cost.

@@ -3,6 +3,7 @@ package devserver
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cursor"
+	"github.com/example/appsync-dynamo/lambda/live" // feature: live
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -92,13 +94,29 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	opts := append(wired.Options(s), resolver.WithCostLog(io.Discard), resolver.WithSelectionReading(reading))
 	opts = append(opts, resolver.WithFeature(budget.New(s, budget.Setting(cfg.WritesPerMinute)).Feature())) // feature: budget
 	h := resolver.New(s, log, opts...)
-	if err := project(ctx, cfg, s, log); err != nil {
-		return nil, err
-	}
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
 	exec := executor.New(sch, lambda.NewHandler(h), h.Routes().All(), executor.WithPublisher(hub), executor.WithSelectionReading(reading))
 	hub.Resolve = subscriptionResolver(exec)
+	var calling []projector.Projection                                             // the projections that call the API
+	calling = append(calling, live.NewProjection(live.API(projectorCaller(exec)))) // feature: live
+	if err := project(ctx, cfg, s, log, calling); err != nil {
+		return nil, err
+	}
 	return &API{Exec: exec, Hub: hub, Console: cfg.Console}, nil
+}
+
+// ProjectorRole is the IAM role the local projector calls the local AppSync
+// as, as the stack's projector function does.
+const ProjectorRole = "arn:aws:sts::" + LocalAccount + ":assumed-role/Projector/projector"
+
+// projectorCaller sends GraphQL requests to the local AppSync as the
+// projector's role: an IAM caller, through the executor.
+func projectorCaller(exec *executor.Executor) func(ctx context.Context, query string, vars map[string]any) (int, []byte, error) {
+	role := &appsync.Identity{AccountID: LocalAccount, UserArn: ProjectorRole, Username: "projector"}
+	return func(ctx context.Context, query string, vars map[string]any) (int, []byte, error) {
+		body, err := json.Marshal(exec.Execute(ctx, executor.Request{Query: query, Variables: vars, Identity: role}))
+		return 200, body, err
+	}
 }
 
 // subscriptionResolver runs the resolver the stack deploys on a routed
@@ -121,7 +139,7 @@ func subscriptionResolver(exec *executor.Executor) realtime.Resolve {
 // feed's projector (a post shows in its followers' feeds within a poll,
 // 100 ms) and the trending aggregator (on the stack's window, unless
 // cfg.TrendingWindow).
-func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) error {
+func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger, calling []projector.Projection) error {
 	arn, err := ddblocal.StreamARN(ctx, ddblocal.Client(cfg.Endpoint), cfg.Table)
 	if err != nil {
 		return err
@@ -134,7 +152,7 @@ func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger) 
 		c.OnError = func(err error) { log.Warn("the stream's poll failed; polling again", "cause", err.Error()) }
 		go streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, fn, c, &streams.Checkpoints{}).Run(ctx, 100*time.Millisecond)
 	}
-	consume(lambda.NewHandler(wired.Projector(s, log).Handle), streams.Config{
+	consume(lambda.NewHandler(wired.Projector(s, log, calling...).Handle), streams.Config{
 		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Filter: streams.Matches(wired.ProjectorFilters)})
 	consume(lambda.NewHandler(trending.New(trending.NewBuckets(s), log).Handle), streams.Config{BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters), Window: or(cfg.TrendingWindow, trending.StreamWindow)}) // feature: trending
 	return nil

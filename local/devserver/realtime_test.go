@@ -416,3 +416,59 @@ func subscribersReadWhatTheyCouldQuery(t *testing.T, reading realtime.FilterRead
 		}
 	}
 }
+
+// Deleting a post ends every subscription to it, of each subscriber and
+// field, with AppSync's complete message, from the table's stream (the
+// projector calls Mutation.invalidatePost, an IAM caller); another post's
+// subscribers stay subscribed.
+func TestADeletedPostsSubscribersAreUnsubscribed(t *testing.T) {
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+	r := post(t, url, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`)
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	other := r.Data["createPost"].(map[string]any)["id"].(string)
+	const activity = `subscription A($id: ID!) { onPostActivity(id: $id) { id likeCount } }`
+	alice, bob := connect(t, srv, devserver.Token("alice")), connect(t, srv, devserver.Token("bob"))
+	for _, c := range []*wsClient{alice, bob} {
+		c.start("comments", onComment, map[string]any{"postId": sample.HelloPost})
+		c.next("start_ack")
+		c.start("activity", activity, map[string]any{"id": sample.HelloPost})
+		c.next("start_ack")
+	}
+	bob.start("other", activity, map[string]any{"id": other})
+	bob.next("start_ack")
+
+	if r := post(t, url, devserver.Token("carol"), `mutation { invalidatePost(id: "`+other+`", subscription: "onPostActivity") }`); len(r.Errors) == 0 {
+		t.Error("a signed-in user called invalidatePost, which is the projector's alone")
+	}
+	if r := post(t, url, devserver.Token("alice"), `mutation { deletePost(id: "`+sample.HelloPost+`") { id } }`); len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	for _, c := range []*wsClient{alice, bob} {
+		ended := map[string]bool{}
+		for range 2 {
+			m, ok := c.within(5 * time.Second)
+			if !ok || m.Type != "complete" {
+				t.Fatalf("after the post's deletion: %+v %s, want complete", m, m.Payload)
+			}
+			ended[m.ID] = true
+		}
+		if !ended["comments"] || !ended["activity"] {
+			t.Errorf("ended %v, want comments and activity", ended)
+		}
+	}
+	if r := post(t, url, devserver.Token("alice"), `mutation { likePost(postId: "`+other+`") { id likeCount } }`); len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	if m := bob.next("data"); m.ID != "other" {
+		t.Errorf("another post's subscriber got %+v", m)
+	}
+}

@@ -71,6 +71,10 @@ type Executor struct {
 // listen to it (package realtime).
 type Publisher interface {
 	Publish(mutation string, value map[string]any)
+	// Invalidate ends the subscriptions to the subscription field whose
+	// invalidation filter payload matches (a mutation's
+	// extensions.invalidateSubscriptions), returning how many.
+	Invalidate(subscriptionField string, payload map[string]any) int
 }
 
 // WithPublisher hands every mutation's result to p.

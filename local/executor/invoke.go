@@ -36,8 +36,8 @@ func (r *run) invoke(ctx context.Context, route resolver.Route, calls []call) []
 		}
 		return out
 	}
-	if r.e.child != nil && route.EarlyReturn() {
-		return r.invokeJS(ctx, route, calls)
+	if js := r.e.jsResolver(route); js != nil {
+		return r.invokeJS(ctx, route, calls, js)
 	}
 	out := make([]outcome, len(calls))
 	for len(calls) > 0 && calls[len(calls)-1].limited { // the limited calls are the last ones

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/example/appsync-dynamo/appsyncjs"
@@ -27,12 +28,37 @@ var child = sync.OnceValue(func() *jsresolver.Resolver {
 	return r
 })
 
-// invokeJS resolves the calls of a field with the JavaScript resolver, as
+// invalidator loads the stack's resolver of the mutations that end
+// subscriptions once.
+var invalidator = sync.OnceValue(func() *jsresolver.Resolver {
+	r, err := jsresolver.Load("appsyncjs/invalidate.js", appsyncjs.Invalidate)
+	if err != nil {
+		panic(err)
+	}
+	return r
+})
+
+// jsResolver is the JavaScript resolver the stack deploys on the route's
+// field, nil for a direct Lambda resolver: the child resolver on a field
+// of an object (unless WithDirectResolvers), the one that ends
+// subscriptions on a mutation that Invalidates.
+func (e *Executor) jsResolver(route resolver.Route) *jsresolver.Resolver {
+	switch {
+	case route.EarlyReturn():
+		return e.child
+	case route.Invalidates:
+		return invalidator()
+	}
+	return nil
+}
+
+// invokeJS resolves the calls of a field with the JavaScript resolver js, as
 // AppSync runs a unit resolver on a Lambda data source: each call's request
 // handler returns early (no invocation) or gives a payload; the payloads
 // are sent in batches of at most MaxBatchSize (BatchInvoke) or one by one
-// (Invoke); each result goes through the response handler.
-func (r *run) invokeJS(ctx context.Context, route resolver.Route, calls []call) []outcome {
+// (Invoke); each result goes through the response handler, whose
+// invalidations of subscriptions (a mutation's) reach the publisher.
+func (r *run) invokeJS(ctx context.Context, route resolver.Route, calls []call, js *jsresolver.Resolver) []outcome {
 	out := make([]outcome, len(calls))
 	type pending struct {
 		i   int
@@ -47,7 +73,7 @@ func (r *run) invokeJS(ctx context.Context, route resolver.Route, calls []call) 
 			continue
 		}
 		ctx := r.jsContext(c)
-		req, err := r.e.child.Request(ctx)
+		req, err := js.Request(ctx)
 		switch {
 		case err != nil:
 			out[i] = jsFailure(err)
@@ -69,11 +95,16 @@ func (r *run) invokeJS(ctx context.Context, route resolver.Route, calls []call) 
 			p.ctx.Error = &jsresolver.SourceErr{Message: o.err.Error(), Type: o.errType}
 		}
 		p.ctx.Result = result
-		v, _, err := r.e.child.Response(p.ctx)
+		v, ext, err := js.Response(p.ctx)
 		if err != nil {
 			out[p.i] = jsFailure(err)
 			return
 		}
+		if len(ext.Invalidations) > maxInvalidations {
+			out[p.i] = outcome{err: fmt.Errorf("at most %d extensions.invalidateSubscriptions calls a request, not %d", maxInvalidations, len(ext.Invalidations)), errType: "BadRequestException"}
+			return
+		}
+		r.invalidate(route, ext.Invalidations)
 		out[p.i] = outcome{data: v}
 	}
 	size := max(route.MaxBatchSize, 1)
@@ -152,4 +183,19 @@ func jsFailure(err error) outcome {
 		return outcome{err: errors.New(gqlErr.Message), errType: gqlErr.Type}
 	}
 	return outcome{err: err, errType: "Code"}
+}
+
+// maxInvalidations is the most extensions.invalidateSubscriptions calls
+// AppSync takes in one request.
+const maxInvalidations = 5
+
+// invalidate hands a mutation's invalidations to the publisher (AppSync
+// offers extensions.invalidateSubscriptions to mutations only).
+func (r *run) invalidate(route resolver.Route, invalidations []jsresolver.Invalidation) {
+	if len(invalidations) == 0 || r.e.publish == nil || route.Type != "Mutation" {
+		return
+	}
+	for _, inv := range invalidations {
+		r.e.publish.Invalidate(inv.SubscriptionField, inv.Payload)
+	}
 }

@@ -49,11 +49,12 @@ func Options(s *store.Store) []resolver.Option {
 }
 
 // Projector is the projector of s's stream, logging to log: the features'
-// batch steps, then their projections.
-func Projector(s *store.Store, log *slog.Logger) *projector.Projector {
+// batch steps, then their projections and more (those that call the API,
+// which the caller makes).
+func Projector(s *store.Store, log *slog.Logger, more ...projector.Projection) *projector.Projector {
 	return projector.New(log, []projector.Batch{
 		hotkeys.NewTallies(s), // feature: hotkeys
-	}, Projections(s)...)
+	}, append(Projections(s), more...)...)
 }
 
 // Projections are the features' projections of s's stream, which the
@@ -68,5 +69,6 @@ func Projections(s *store.Store) []projector.Projection {
 // features' projections' (as the stack orders them), then the hot keys'.
 var ProjectorFilters = slices.Concat[[]map[string]any](
 	feed.StreamFilters,    // feature: feed
+	live.StreamFilters,    // feature: live
 	hotkeys.StreamFilters, // feature: hotkeys
 )

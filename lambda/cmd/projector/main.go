@@ -7,7 +7,8 @@
 // of Query.trending, counted on a tumbling window; package trending). Build
 // it as `bootstrap` for provided.al2023.
 //
-// Environment: TABLE_NAME (required); PROJECTION ("feed", the default: the
+// Environment: TABLE_NAME (required); GRAPHQL_URL (the API, which the live
+// feature's projection calls); PROJECTION ("feed", the default: the
 // projector, whatever its projections; or a wired feature's); AWS_REGION and the execution role's credentials
 // (package awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
 package main
@@ -21,6 +22,7 @@ import (
 	"slices"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
@@ -29,6 +31,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/feed"            // feature: feed
 	"github.com/example/appsync-dynamo/lambda/hotkeys"         // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
+	"github.com/example/appsync-dynamo/lambda/live"            // feature: live
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
@@ -56,7 +59,7 @@ func main() {
 	s := store.New(client, table, cursor.New([]byte(rand.Text())),
 		hotkeys.Spread, // feature: hotkeys
 	)
-	projections := wire(s, log)
+	projections := wire(s, cfg, log)
 	handler, ok := projections[cmp.Or(os.Getenv("PROJECTION"), "feed")]
 	if !ok {
 		log.Error("refusing to start: PROJECTION names no projection", "PROJECTION", os.Getenv("PROJECTION"), "projections", slices.Sorted(maps.Keys(projections)))
@@ -66,13 +69,15 @@ func main() {
 }
 
 // wire returns the handlers PROJECTION names, of the features wired in
-// below, each writing through s: the projector ("feed") with their batch
-// steps and projections, and the consumers of their own.
-func wire(s *store.Store, log *slog.Logger) map[string]any {
+// below, each writing through s (and calling the API with cfg's
+// credentials): the projector ("feed") with their batch steps and
+// projections, and the consumers of their own.
+func wire(s *store.Store, cfg aws.Config, log *slog.Logger) map[string]any {
 	var batches []projector.Batch
 	batches = append(batches, hotkeys.NewTallies(s)) // feature: hotkeys
 	var applied []projector.Projection
-	applied = append(applied, feed.NewProjection(s)) // feature: feed
+	applied = append(applied, feed.NewProjection(s))                                                                    // feature: feed
+	applied = append(applied, live.NewProjection(live.API(live.Signed(cfg.HTTPClient, cfg, os.Getenv("GRAPHQL_URL"))))) // feature: live
 	projections := map[string]any{"feed": projector.New(log, batches, applied...).Handle}
 	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
 	return projections

@@ -1,0 +1,83 @@
+package live_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/example/appsync-dynamo/lambda/live"
+	"github.com/example/appsync-dynamo/lambda/store"
+)
+
+type calls struct {
+	got  []string
+	fail error
+}
+
+func (c *calls) InvalidatePost(_ context.Context, postID, subscription string) error {
+	c.got = append(c.got, postID+" "+subscription)
+	return c.fail
+}
+
+func record(event, pk, sk string) events.DynamoDBEventRecord {
+	return events.DynamoDBEventRecord{EventName: event, Change: events.DynamoDBStreamRecord{Keys: map[string]events.DynamoDBAttributeValue{
+		store.AttrPK: events.NewStringAttribute(pk), store.AttrSK: events.NewStringAttribute(sk)}}}
+}
+
+// A post's own item removed ends its subscriptions, one call a
+// subscription field, the same again for the same record come again; any
+// other record ends nothing; a call that fails fails the record, for the
+// stream to retry.
+func TestADeletedPostsSubscriptionsEnd(t *testing.T) {
+	c := &calls{}
+	p := live.NewProjection(c)
+	removed := record("REMOVE", store.PostPK("p1"), store.SKMetadata)
+	for _, r := range []events.DynamoDBEventRecord{
+		removed,
+		record("MODIFY", store.PostPK("p1"), store.SKMetadata),
+		record("INSERT", store.PostPK("p2"), store.SKMetadata),
+		record("REMOVE", store.PostPK("p1"), store.SKCount),
+		record("REMOVE", store.PostPK("p1"), store.CommentSK("c1")),
+		record("REMOVE", store.UserPK("u1"), store.SKMetadata),
+		removed,
+	} {
+		if err := p.Apply(t.Context(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"p1 onCreateComment", "p1 onPostActivity", "p1 onCreateComment", "p1 onPostActivity"}
+	if !slices.Equal(c.got, want) {
+		t.Errorf("calls %q, want %q", c.got, want)
+	}
+	c.fail = errors.New("throttled")
+	if err := p.Apply(t.Context(), removed); err == nil || !strings.Contains(err.Error(), "throttled") {
+		t.Errorf("a failed call: %v, want the record failed", err)
+	}
+}
+
+// The API's answers: a GraphQL error, an HTTP failure or a response that is
+// not GraphQL fail the call; a data answer does not.
+func TestTheAPIsAnswer(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		body   string
+		fails  bool
+	}{
+		{200, `{"data":{"invalidatePost":"p1"}}`, false},
+		{200, `{"data":{"invalidatePost":null},"errors":[{"errorType":"Conflict","message":"the post exists"}]}`, true},
+		{401, `{"errors":[{"errorType":"UnauthorizedException","message":"no"}]}`, true},
+		{502, `Bad Gateway`, true},
+		{500, `{}`, true},
+	} {
+		api := live.API(func(context.Context, string, map[string]any) (int, []byte, error) {
+			return c.status, []byte(c.body), nil
+		})
+		if err := api.InvalidatePost(t.Context(), "p1", "onCreateComment"); (err != nil) != c.fails {
+			t.Errorf("HTTP %d %s: %v, want failing %v", c.status, c.body, err, c.fails)
+		}
+	}
+}
