@@ -12,17 +12,13 @@ import _ "embed"
 //go:embed child.js
 var Child string
 
-// Subscribe is the resolver of a subscription field the Lambda authorizes
-// (lambda/live's routes): it asks the Lambda whether the caller may read
-// what the subscription follows, refuses it when not, and sets its enhanced
-// and invalidation filters to its arguments.
+// Root is the resolver of a root field that needs JavaScript: a
+// subscription the Lambda authorizes (resolver.Route.Subscribes: it asks
+// the Lambda whether the caller may read what the subscription follows,
+// refuses it when not, and sets its enhanced and invalidation filters to
+// its arguments) and a mutation that ends subscriptions
+// (resolver.Route.Invalidates: it returns the Lambda's value and asks
+// AppSync to end the subscriptions the Lambda names).
 //
-//go:embed subscribe.js
-var Subscribe string
-
-// Invalidate is the resolver of a mutation whose route Invalidates: it
-// returns the Lambda's value and asks AppSync to end the subscriptions the
-// Lambda names.
-//
-//go:embed invalidate.js
-var Invalidate string
+//go:embed root.js
+var Root string

@@ -277,9 +277,9 @@ func resolverFunction(stack awscdk.Stack, props *Props, table awsdynamodb.TableV
 
 // resolvers are the API's resolvers, one per routed field, on one Lambda
 // data source: a direct one for each root field and mutation, the
-// JavaScript child resolver for each field of an object, the JavaScript
-// subscription resolver for each routed subscription, and the JavaScript
-// resolver that ends subscriptions for each mutation that Invalidates.
+// JavaScript child resolver for each field of an object, and the
+// JavaScript root resolver for each routed subscription and each mutation
+// that Invalidates.
 func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *resolver.Routes) {
 	ds := api.AddLambdaDataSource(jsii.String("ResolverSource"), fn, nil)
 	suppress(ds, "AwsSolutions-IAM5", "AppSync may invoke the function and its versions (function ARN:*), the grant CDK makes")
@@ -292,12 +292,9 @@ func resolvers(api awsappsync.GraphqlApi, fn awslambda.Function, table *resolver
 		case r.EarlyReturn():
 			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
 			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Child))
-		case r.Subscribes():
+		case r.Subscribes(), r.Invalidates:
 			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
-			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Subscribe))
-		case r.Invalidates:
-			props.Runtime = awsappsync.FunctionRuntime_JS_1_0_0()
-			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Invalidate))
+			props.Code = awsappsync.Code_FromInline(jsii.String(appsyncjs.Root))
 		}
 		ds.CreateResolver(jsii.String(resolverID(r)), props)
 	}

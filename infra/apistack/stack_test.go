@@ -240,11 +240,8 @@ func TestOneResolverPerRoute(t *testing.T) {
 		}
 		absent := []string{"RequestMappingTemplate", "ResponseMappingTemplate", "RequestMappingTemplateS3Location", "CodeS3Location", "PipelineConfig"}
 		if code, file := appsyncjs.Child, "child.js"; route.EarlyReturn() || route.Subscribes() || route.Invalidates {
-			switch {
-			case route.Subscribes():
-				code, file = appsyncjs.Subscribe, "subscribe.js"
-			case route.Invalidates:
-				code, file = appsyncjs.Invalidate, "invalidate.js"
+			if !route.EarlyReturn() {
+				code, file = appsyncjs.Root, "root.js"
 			}
 			if runtime := str(r.Properties["Runtime"]); runtime != `{"Name":"APPSYNC_JS","RuntimeVersion":"1.0.0"}` {
 				t.Errorf("%s runtime %s, want APPSYNC_JS 1.0.0", route.Key(), runtime)

@@ -1,7 +1,7 @@
 // Package live is the live-updates feature: who may subscribe to what. The
 // core's Subscription.onCreateComment(postId) and the feature's
 // Subscription.onPostActivity(id) are routed to the Lambda through
-// appsyncjs/subscribe.js, which AppSync runs as a subscription starts: the
+// appsyncjs/root.js, which AppSync runs as a subscription starts: the
 // Lambda answers whether the caller may read the post (as Query.post does:
 // an absent post and someone else's draft alike are not), and the resolver
 // then refuses the subscription or sets its enhanced and invalidation
@@ -40,7 +40,7 @@ var Routes = []resolver.Route{
 
 // subscribers are the subscription fields to a post, each with the payload
 // its subscriptions' invalidation filter matches (their arguments: see
-// appsyncjs/subscribe.js).
+// appsyncjs/root.js).
 var subscribers = map[string]func(postID string) map[string]any{
 	"onCreateComment": func(id string) map[string]any { return map[string]any{"postId": id} },
 	"onPostActivity":  func(id string) map[string]any { return map[string]any{"id": id} },
@@ -77,7 +77,7 @@ func Feature(posts Posts) resolver.Feature {
 	}}
 }
 
-// invalidation is Mutation.invalidatePost's answer to appsyncjs/invalidate.js:
+// invalidation is Mutation.invalidatePost's answer to appsyncjs/root.js:
 // the post's ID, and the subscriptions to end, when the post is gone; a
 // post that exists keeps its subscribers (Conflict).
 func invalidation(ctx context.Context, posts Posts, id, field string) (any, error) {

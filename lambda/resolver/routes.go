@@ -68,7 +68,7 @@ type Route struct {
 	// same as an argument left out.
 	Defaults map[string]any
 	// Invalidates, for a mutation, gives it the JavaScript resolver that
-	// ends subscriptions (appsyncjs/invalidate.js): the Lambda's answer is
+	// ends subscriptions (appsyncjs/root.js): the Lambda's answer is
 	// {"value": the field's value, "invalidations": [{subscriptionField,
 	// payload}]}, and the resolver asks AppSync to end the subscriptions
 	// each invalidation's payload matches.
@@ -93,13 +93,13 @@ func (r Route) Key() string { return r.Type + "." + r.Field }
 // EarlyReturn reports whether the field's resolver is the JavaScript
 // resolver (APPSYNC_JS) that returns its parent's answer for the field when
 // the parent carries one and invokes the Lambda otherwise: every field of an
-// object type. Root fields and mutations have direct Lambda resolvers; a
-// routed subscription field the JavaScript resolver that asks the Lambda
-// whether its caller may subscribe (Subscribes).
+// object type. Root fields and mutations have direct Lambda resolvers, but
+// for a routed subscription (Subscribes) and a mutation that Invalidates,
+// which have the JavaScript root resolver (appsyncjs/root.js).
 func (r Route) EarlyReturn() bool { return !r.root() }
 
 // Subscribes reports whether the field is a subscription, resolved as a
-// subscription to it starts (appsyncjs/subscribe.js).
+// subscription to it starts (appsyncjs/root.js).
 func (r Route) Subscribes() bool { return r.Type == "Subscription" }
 
 // root reports whether the field is one of a root type's.

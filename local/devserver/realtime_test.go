@@ -121,17 +121,24 @@ func (c *wsClient) start(id, query string, vars map[string]any) {
 	c.send(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data), "extensions": map[string]any{}}})
 }
 
+// openSample opens make dev's API over a new table of the sample data.
+func openSample(t *testing.T) *devserver.API {
+	t.Helper()
+	api, err := devserver.Open(t.Context(), devserver.Config{
+		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api
+}
+
 const onComment = `subscription S($postId: ID!) { onCreateComment(postId: $postId) { id body postId author { handle } } }`
 
 // Subscribers get the comments created on their post, with the fields they
 // selected, and none of another post's; API-key callers are refused as the
 // schema's directives say; stop ends a subscription.
 func TestSubscriptionsOverTheRealTimeProtocol(t *testing.T) {
-	api, err := devserver.Open(t.Context(), devserver.Config{
-		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	api := openSample(t)
 	api.Hub.KeepAlive = 20 * time.Millisecond
 	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()
@@ -339,7 +346,7 @@ func postTLS(t *testing.T, srv *httptest.Server, auth, query string, vars map[st
 }
 
 // A caller may subscribe to a post only as it may read it, through the
-// subscription resolver the stack deploys (appsyncjs/subscribe.js, which
+// subscription resolver the stack deploys (appsyncjs/root.js, which
 // asks the Lambda): someone else's draft and an absent post are refused
 // alike, the author follows their own draft's edits and its publication,
 // and a subscriber receives its own post's activity alone.
@@ -351,11 +358,7 @@ func TestSubscribersReadWhatTheyCouldQuery(t *testing.T) {
 }
 
 func subscribersReadWhatTheyCouldQuery(t *testing.T, reading realtime.FilterReading) {
-	api, err := devserver.Open(t.Context(), devserver.Config{
-		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	api := openSample(t)
 	api.Hub.Filtering = reading
 	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()
@@ -422,11 +425,7 @@ func subscribersReadWhatTheyCouldQuery(t *testing.T, reading realtime.FilterRead
 // projector calls Mutation.invalidatePost, an IAM caller); another post's
 // subscribers stay subscribed.
 func TestADeletedPostsSubscribersAreUnsubscribed(t *testing.T) {
-	api, err := devserver.Open(t.Context(), devserver.Config{
-		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	api := openSample(t)
 	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()
 	url := srv.URL + "/graphql"

@@ -28,16 +28,6 @@ var child = sync.OnceValue(func() *jsresolver.Resolver {
 	return r
 })
 
-// invalidator loads the stack's resolver of the mutations that end
-// subscriptions once.
-var invalidator = sync.OnceValue(func() *jsresolver.Resolver {
-	r, err := jsresolver.Load("appsyncjs/invalidate.js", appsyncjs.Invalidate)
-	if err != nil {
-		panic(err)
-	}
-	return r
-})
-
 // jsResolver is the JavaScript resolver the stack deploys on the route's
 // field, nil for a direct Lambda resolver: the child resolver on a field
 // of an object (unless WithDirectResolvers), the one that ends
@@ -47,7 +37,7 @@ func (e *Executor) jsResolver(route resolver.Route) *jsresolver.Resolver {
 	case route.EarlyReturn():
 		return e.child
 	case route.Invalidates:
-		return invalidator()
+		return root()
 	}
 	return nil
 }

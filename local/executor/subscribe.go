@@ -12,10 +12,12 @@ import (
 	"github.com/example/appsync-dynamo/local/jsresolver"
 )
 
-// subscriber loads the stack's subscription resolver once. It is embedded,
-// so a failure is a build error, caught by this package's tests.
-var subscriber = sync.OnceValue(func() *jsresolver.Resolver {
-	r, err := jsresolver.Load("appsyncjs/subscribe.js", appsyncjs.Subscribe)
+// root loads the stack's resolver of the root fields that need JavaScript
+// (subscriptions the Lambda authorizes, mutations that end subscriptions)
+// once. It is embedded, so a failure is a build error, caught by this
+// package's tests.
+var root = sync.OnceValue(func() *jsresolver.Resolver {
+	r, err := jsresolver.Load("appsyncjs/root.js", appsyncjs.Root)
 	if err != nil {
 		panic(err)
 	}
@@ -24,7 +26,7 @@ var subscriber = sync.OnceValue(func() *jsresolver.Resolver {
 
 // Subscribe runs, as a subscription to the Subscription field starts, the
 // resolver the stack deploys on a routed subscription field
-// (appsyncjs/subscribe.js), as AppSync does: its request handler, the
+// (appsyncjs/root.js), as AppSync does: its request handler, the
 // Lambda's invocation it asks for (within the function's timeout and
 // Lambda's payload limit), and its response handler. It returns what the
 // handler set through extensions (its filters), nothing for a field that
@@ -42,7 +44,7 @@ func (e *Executor) Subscribe(ctx context.Context, field string, args map[string]
 	}
 	jsctx := jsresolver.Context{Arguments: args, Identity: identity, Request: map[string]any{"headers": map[string]any{}},
 		Info: jsresolver.Info{FieldName: field, ParentTypeName: "Subscription"}}
-	r := subscriber()
+	r := root()
 	req, err := r.Request(jsctx)
 	if err != nil {
 		return jsresolver.Extensions{}, err
