@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -170,4 +171,105 @@ func TestTheSubscriptionResolverRefusesFiltersAndInvalidates(t *testing.T) {
 	if m := next(t, other); m.Type != "data" || !strings.Contains(string(m.Payload), `"c4"`) {
 		t.Errorf("the reader of p2 got %+v after p1's invalidation, want c4", m)
 	}
+}
+
+// The tests' sizes, which docs/live.md states.
+const (
+	thousand = 1000 // subscribers of one post
+	comments = 2000 // of the largest, published at once
+)
+
+// 1,000 subscribers of one post each receive its comment, once.
+func TestAThousandSubscribersOfOnePost(t *testing.T) {
+	h, host := hub(t, nil)
+	subs := make([]<-chan message, thousand)
+	for i := range subs {
+		subs[i] = subscriber(t, host, "reader", "s", "p1")
+		if m := next(t, subs[i]); m.Type != "start_ack" {
+			t.Fatalf("subscriber %d: %+v", i, m)
+		}
+	}
+	h.Publish("createComment", map[string]any{"id": "c1", "postId": "p1", "body": "to all"})
+	for i, s := range subs {
+		if m := next(t, s); m.Type != "data" || !strings.Contains(string(m.Payload), "to all") {
+			t.Fatalf("subscriber %d got %+v", i, m)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	for i, s := range subs {
+		select {
+		case m := <-s:
+			t.Fatalf("subscriber %d got %+v more", i, m)
+		default:
+		}
+	}
+}
+
+// A subscriber that never reads slows no other: once what is queued for it
+// is more than its connection holds, the hub closes its connection, and
+// every other subscriber receives every comment.
+func TestASubscriberThatNeverReads(t *testing.T) {
+	h, host := hub(t, nil)
+	reader := subscriber(t, host, "reader", "r", "p1")
+	next(t, reader) // start_ack
+	stuck := stuckSubscriber(t, host, "p1")
+	body := strings.Repeat("😀", 2000) // the largest comment
+	got := make(chan int)
+	go func() {
+		n := 0
+		for m := range reader {
+			if m.Type == "data" {
+				if n++; n == comments {
+					break
+				}
+			}
+		}
+		got <- n
+	}()
+	for i := range comments {
+		h.Publish("createComment", map[string]any{"id": fmt.Sprint("c", i), "postId": "p1", "body": body})
+	}
+	select {
+	case n := <-got:
+		if n != comments {
+			t.Errorf("the reader got %d comments, want %d", n, comments)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the reader did not get every comment in 30 s")
+	}
+	// What reached it before the hub gave it up, then the end.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		if _, _, err := stuck.Read(ctx); err != nil {
+			if ctx.Err() != nil {
+				t.Error("the subscriber that never reads is still connected")
+			}
+			return
+		}
+	}
+}
+
+// stuckSubscriber subscribes to postId on a connection it then never reads.
+func stuckSubscriber(t *testing.T, host, postID string) *websocket.Conn {
+	t.Helper()
+	header, _ := json.Marshal(map[string]string{"host": host, "Authorization": "stuck"})
+	ws, _, err := websocket.Dial(t.Context(), "ws://"+host+"/graphql/realtime?header="+base64.StdEncoding.EncodeToString(header)+"&payload=e30=",
+		&websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	data, _ := json.Marshal(map[string]any{"query": `subscription { onCreateComment(postId: "` + postID + `") { id body } }`})
+	for _, m := range []any{
+		map[string]any{"type": "connection_init"},
+		map[string]any{"type": "start", "id": "s", "payload": map[string]any{"data": string(data), "extensions": map[string]any{"authorization": map[string]string{"host": host, "Authorization": "stuck"}}}},
+	} {
+		b, _ := json.Marshal(m)
+		if err := ws.Write(t.Context(), websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // its start handled before the comments
+	return ws
 }

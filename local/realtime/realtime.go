@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -117,18 +118,33 @@ type subscription struct {
 }
 
 type connection struct {
-	ws     *websocket.Conn
-	ctx    context.Context
-	cancel context.CancelFunc
-	out    chan []byte // messages to write, in order, by one writer
-	caller *appsync.Identity
+	ws      *websocket.Conn
+	ctx     context.Context
+	cancel  context.CancelFunc
+	out     chan []byte  // messages to write, in order, by one writer
+	pending atomic.Int64 // bytes in out
+	caller  *appsync.Identity
 }
 
+// MaxPending is the most bytes of messages a connection may have waiting
+// for its client: past it, the client is not reading, and is disconnected.
+// A burst of publications a reading client takes at the network's pace
+// stays far under it.
+const MaxPending = 8 << 20
+
+// maxQueued is the most messages a connection may have waiting.
+const maxQueued = 1 << 14
+
 // send queues v for the connection's writer. It never blocks a mutation: a
-// client too slow to take its messages is disconnected.
+// client that does not take its messages (more than MaxPending bytes, or
+// maxQueued messages, waiting) is disconnected, and no other slowed.
 func (c *connection) send(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
+		return
+	}
+	if c.pending.Add(int64(len(b))) > MaxPending {
+		c.cancel()
 		return
 	}
 	select {
@@ -146,7 +162,9 @@ func (c *connection) write() {
 		case <-c.ctx.Done():
 			return
 		case b := <-c.out:
-			if c.ws.Write(c.ctx, websocket.MessageText, b) != nil {
+			err := c.ws.Write(c.ctx, websocket.MessageText, b)
+			c.pending.Add(-int64(len(b)))
+			if err != nil {
 				c.cancel()
 				return
 			}
@@ -198,7 +216,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	c := &connection{ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, 256), caller: caller}
+	c := &connection{ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, maxQueued), caller: caller}
 	defer h.drop(c)
 	go c.write()
 	for {
