@@ -28,7 +28,7 @@ import (
 
 // wsClient speaks AppSync's real-time protocol, as a client library does.
 type wsClient struct {
-	t        *testing.T
+	t        testing.TB
 	ws       *websocket.Conn
 	messages chan wsMessage // what the server sent, keep-alives left out
 	kas      atomic.Int32   // keep-alives received
@@ -42,7 +42,7 @@ type wsMessage struct {
 
 // connect opens a connection as the caller with the token ("" for the API
 // key) and waits for connection_ack.
-func connect(t *testing.T, srv *httptest.Server, token string) *wsClient {
+func connect(t testing.TB, srv *httptest.Server, token string) *wsClient {
 	t.Helper()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	header := map[string]string{"host": host}
@@ -122,7 +122,7 @@ func (c *wsClient) start(id, query string, vars map[string]any) {
 }
 
 // openSample opens make dev's API over a new table of the sample data.
-func openSample(t *testing.T) *devserver.API {
+func openSample(t testing.TB) *devserver.API {
 	t.Helper()
 	api, err := devserver.Open(t.Context(), devserver.Config{
 		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("rt-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
@@ -239,7 +239,7 @@ func TestSubscriptionsOverTheRealTimeProtocol(t *testing.T) {
 	}
 }
 
-func postVars(t *testing.T, url, auth, query string, vars map[string]any) reply {
+func postVars(t testing.TB, url, auth, query string, vars map[string]any) reply {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	return postBody(t, url, auth, body)

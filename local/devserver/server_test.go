@@ -41,13 +41,13 @@ type reply struct {
 	}
 }
 
-func post(t *testing.T, url, auth, query string) reply {
+func post(t testing.TB, url, auth, query string) reply {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query})
 	return postBody(t, url, auth, body)
 }
 
-func postBody(t *testing.T, url, auth string, body []byte) reply {
+func postBody(t testing.TB, url, auth string, body []byte) reply {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("content-type", "application/json")
