@@ -5,8 +5,9 @@
 // AppSync turns the Lambda's {data, errorMessage, errorType} items into one
 // GraphQL error for that item only. It then probes how AppSync writes the
 // selection of a field a query selects more than once (reading.go), and
-// fails when the function reads every occurrence's and AppSync writes less.
-// It reports what it saw, plainly.
+// fails when the function reads every occurrence's and AppSync writes less;
+// last, a subscription to the post's comments receives one, and the post's
+// deletion ends it (live.go). It reports what it saw, plainly.
 package smoke
 
 import (
@@ -86,6 +87,9 @@ func Run(ctx context.Context, t Target, out io.Writer) error {
 		batch.Errors[0].ErrorType, batch.Errors[0].Message, batch.Errors[0].Path)
 
 	if err := checkReading(ctx, t, postID, say); err != nil {
+		return err
+	}
+	if err := checkLive(ctx, t, postID, say); err != nil {
 		return err
 	}
 	say("all checks passed")

@@ -44,6 +44,10 @@ func TestSmokeAgainstMakeDev(t *testing.T) {
 			if (err != nil) != c.fails {
 				t.Fatalf("error %v, want one: %v\n%s", err, c.fails, report)
 			}
+			live := []string{"a subscription to the post's comments received the comment", "deleting the post ended the subscription"}
+			if !c.fails && (!strings.Contains(report, live[0]) || !strings.Contains(report, live[1])) {
+				t.Errorf("report, without the live checks %q:\n%s", live, report)
+			}
 			if !strings.Contains(report, c.says) || !strings.Contains(report, "InvalidNextToken") ||
 				strings.Contains(report, "all checks passed") == c.fails {
 				t.Errorf("report, without %q:\n%s", c.says, report)
