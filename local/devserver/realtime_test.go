@@ -60,6 +60,7 @@ func connect(t testing.TB, srv *httptest.Server, token string) *wsClient {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.CloseNow() })
+	ws.SetReadLimit(realtime.MaxMessage) // AppSync's largest message, not the library's 32 kB
 	c := &wsClient{t: t, ws: ws, messages: make(chan wsMessage, 100)}
 	// One reader for the connection's life: a read whose context ends closes
 	// the connection, so waits with a timeout wait on the channel instead.
@@ -469,5 +470,56 @@ func TestADeletedPostsSubscribersAreUnsubscribed(t *testing.T) {
 	}
 	if m := bob.next("data"); m.ID != "other" {
 		t.Errorf("another post's subscriber got %+v", m)
+	}
+}
+
+// The largest post the API takes (a body of 20,000 four-byte characters)
+// reaches its activity's subscriber whole: the message is within AppSync's
+// limit as the hub encodes it (UTF-8; see docs/live.md for an encoder that
+// escapes).
+func TestTheLargestPostsActivityArrivesWhole(t *testing.T) {
+	api := openSample(t)
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	alice := connect(t, srv, devserver.Token("alice"))
+	alice.start("a", `subscription A($id: ID!) { onPostActivity(id: $id) { id title body } }`, map[string]any{"id": sample.HelloPost})
+	alice.next("start_ack")
+	body, title := strings.Repeat("😀", 20000), strings.Repeat("😀", 200)
+	r := postVars(t, srv.URL+"/graphql", devserver.Token("alice"), `mutation U($id: ID!, $t: String!, $b: String!) { updatePost(input: {id: $id, title: $t, body: $b}) { id title body } }`,
+		map[string]any{"id": sample.HelloPost, "t": title, "b": body})
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	m := alice.next("data")
+	if !strings.Contains(string(m.Payload), body) {
+		t.Errorf("the largest post's edit arrived as %d bytes", len(m.Payload))
+	}
+	if n := api.Hub.Dropped(); n != 0 {
+		t.Errorf("%d deliveries dropped", n)
+	}
+	// What docs/live.md says of its size, as sent and escaped.
+	escaped := 0
+	for _, r := range string(m.Payload) {
+		switch {
+		case r >= 0x10000:
+			escaped += 12 // two \uXXXX
+		case r >= 0x80:
+			escaped += 6
+		default:
+			escaped++
+		}
+	}
+	doc, err := os.ReadFile("../../docs/live.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(doc)), " ")
+	for _, says := range []string{
+		fmt.Sprintf("in UTF-8, in about %d kB", (len(m.Payload)+500)/1000),
+		fmt.Sprintf("would make it about %d kB", (escaped+500)/1000),
+	} {
+		if !strings.Contains(text, says) {
+			t.Errorf("docs/live.md does not say %q", says)
+		}
 	}
 }

@@ -60,6 +60,7 @@ func subscriber(t *testing.T, host, caller, id, postID string) <-chan message {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.CloseNow() })
+	ws.SetReadLimit(realtime.MaxMessage) // AppSync's largest message, not the library's 32 kB
 	out := make(chan message, 10)
 	go func() {
 		defer close(out)
@@ -260,6 +261,7 @@ func stuckSubscriber(t *testing.T, host, postID string) *websocket.Conn {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.CloseNow() })
+	ws.SetReadLimit(realtime.MaxMessage) // AppSync's largest message, not the library's 32 kB
 	data, _ := json.Marshal(map[string]any{"query": `subscription { onCreateComment(postId: "` + postID + `") { id body } }`})
 	for _, m := range []any{
 		map[string]any{"type": "connection_init"},
@@ -272,4 +274,23 @@ func stuckSubscriber(t *testing.T, host, postID string) *websocket.Conn {
 	}
 	time.Sleep(100 * time.Millisecond) // its start handled before the comments
 	return ws
+}
+
+// A publication whose message to a subscriber would pass AppSync's 240 KB
+// is not delivered (AppSync drops it, and tells no one); the hub counts it.
+// The largest comment's is far under it.
+func TestAMessagePastAppSyncsLimitIsNotDelivered(t *testing.T) {
+	h, host := hub(t, nil)
+	s := subscriber(t, host, "reader", "s", "p1")
+	next(t, s) // start_ack
+	h.Publish("createComment", map[string]any{"id": "big", "postId": "p1", "body": strings.Repeat("a", realtime.MaxMessage)})
+	nothing(t, s)
+	if h.Dropped() != 1 {
+		t.Errorf("%d dropped, want 1", h.Dropped())
+	}
+	largest := strings.Repeat("😀", 2000)
+	h.Publish("createComment", map[string]any{"id": "largest", "postId": "p1", "body": largest})
+	if m := next(t, s); !strings.Contains(string(m.Payload), largest) {
+		t.Errorf("the largest comment arrived as %d bytes", len(m.Payload))
+	}
 }

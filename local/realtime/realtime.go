@@ -94,6 +94,8 @@ type Hub struct {
 	// Filtering is the reading of a filtered subscription's arguments
 	// (ArgumentsAndFilter unless set before the first publication).
 	Filtering FilterReading
+
+	dropped atomic.Int64 // deliveries past MaxMessage
 	// KeepAlive is the interval of "ka" messages (a minute unless set
 	// before the first connection).
 	KeepAlive time.Duration
@@ -140,9 +142,13 @@ const maxQueued = 1 << 14
 // maxQueued messages, waiting) is disconnected, and no other slowed.
 func (c *connection) send(v any) {
 	b, err := json.Marshal(v)
-	if err != nil {
-		return
+	if err == nil {
+		c.sendRaw(b)
 	}
+}
+
+// sendRaw is send of a message already encoded.
+func (c *connection) sendRaw(b []byte) {
 	if c.pending.Add(int64(len(b))) > MaxPending {
 		c.cancel()
 		return
@@ -417,9 +423,23 @@ func (h *Hub) Publish(mutation string, value map[string]any) {
 		if len(errs) > 0 {
 			payload["errors"] = errs
 		}
-		s.conn.send(map[string]any{"type": "data", "id": s.id, "payload": payload})
+		msg, err := json.Marshal(map[string]any{"type": "data", "id": s.id, "payload": payload})
+		if err != nil || len(msg) > MaxMessage {
+			h.dropped.Add(1) // AppSync delivers no message past its limit, and tells no one
+			continue
+		}
+		s.conn.sendRaw(msg)
 	}
 }
+
+// MaxMessage is AppSync's limit on a subscription's message (240 KB): a
+// publication that would make a larger one is not delivered to that
+// subscriber.
+const MaxMessage = 240 << 10
+
+// Dropped reports how many deliveries were left out for being larger than
+// MaxMessage, which AppSync drops in silence.
+func (h *Hub) Dropped() int64 { return h.dropped.Load() }
 
 // passes reports whether value, published, reaches subscription s.
 func (h *Hub) passes(s *subscription, value map[string]any) bool {

@@ -22,6 +22,7 @@ import (
 // a deleted post's subscriptions may take to end (the stream's delay, the
 // projector's batch window and its call of the API).
 const (
+	maxMessage   = 240 << 10 // AppSync's largest subscription message
 	deliveryWait = 10 * time.Second
 	endWait      = 60 * time.Second
 )
@@ -97,6 +98,7 @@ func subscribe(ctx context.Context, t Target, query string, vars map[string]any)
 	if err != nil {
 		return nil, err
 	}
+	ws.SetReadLimit(maxMessage)
 	data, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	for _, m := range []any{
 		map[string]any{"type": "connection_init"},
