@@ -24,6 +24,7 @@ import (
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/infra/bootstrap"
+	"github.com/example/appsync-dynamo/lambda/live" // feature: live
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/samenv"
@@ -332,7 +333,7 @@ func TestFunction(t *testing.T) {
 
 // grants are the DynamoDB actions one function's role policies allow, by
 // where: the table, its indexes, its stream.
-type grants struct{ table, indexes, stream []string }
+type grants struct{ table, indexes, stream, api []string }
 
 func TestLeastPrivilege(t *testing.T) {
 	tpl := synth(t, false)
@@ -361,6 +362,9 @@ func TestLeastPrivilege(t *testing.T) {
 					if res := str(s["Resource"]); fn != "Resolver" || !strings.Contains(res, `{"Ref":"NextTokenKey`) || strings.Contains(res, "*") {
 						t.Errorf("%s: %s on %s: want the resolver's, on the token key's secret only", id, a, res)
 					}
+				}
+				if a == "appsync:GraphQL" {
+					g.api = append(g.api, str(s["Resource"]))
 				}
 				if !strings.HasPrefix(a, "dynamodb:") {
 					continue
@@ -400,6 +404,27 @@ func TestLeastPrivilege(t *testing.T) {
 			if a == "dynamodb:*" || a == "dynamodb:Scan" {
 				t.Errorf("%s: %s is granted", fn, a)
 			}
+		}
+	}
+	// The projector may call the API's fields its projections call (the
+	// live feature's Mutation.invalidatePost), no other, and knows its URL;
+	// the resolver calls none.
+	var fields []string                        // what the projections cmd/projector wires call
+	fields = append(fields, live.APIFields...) // feature: live
+	calls := strings.Join(byFunction["Projector"].api, " ")
+	for _, f := range fields {
+		typ, field, _ := strings.Cut(f, ".")
+		if !strings.Contains(calls, "/types/"+typ+"/fields/"+field) {
+			t.Errorf("the projector may not call %s: it calls %s", f, calls)
+		}
+	}
+	if n := strings.Count(calls, "/fields/"); n != len(fields) || len(byFunction["Resolver"].api) > 0 {
+		t.Errorf("the projector may call %d fields (%s), want %d; the resolver %v, want none", n, calls, len(fields), byFunction["Resolver"].api)
+	}
+	for id, fn := range tpl.ofType("AWS::Lambda::Function") {
+		env := str(fn.Properties["Environment"])
+		if functionOf(id) == "Projector" && len(fields) > 0 && !strings.Contains(env, "GRAPHQL_URL") {
+			t.Errorf("%s calls the API without its URL: %s", id, env)
 		}
 	}
 	if !slices.Contains(secretActions, "secretsmanager:GetSecretValue") {
