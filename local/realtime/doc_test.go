@@ -33,7 +33,7 @@ func TestTheDocsStateTheFilterLimits(t *testing.T) {
 		fmt.Sprintf("%d values of `in` or `notIn`, %d of `containsAny`", realtime.MaxInValues, realtime.MaxContainsAnyValues),
 		fmt.Sprintf("more than %d MB (`realtime.MaxPending`)", realtime.MaxPending>>20),
 		fmt.Sprintf("AppSync's limit, %d KB (`realtime.MaxMessage`)", realtime.MaxMessage>>10),
-		fmt.Sprintf("%s of the largest comments published at once", group(comments)),
+		fmt.Sprintf("%s of the largest comments published in rounds of %d", group(comments), round),
 		fmt.Sprintf("each of %s subscribers of a post", group(thousand)),
 	} {
 		if !strings.Contains(text, says) {
