@@ -133,6 +133,16 @@ func openSample(t testing.TB) *devserver.API {
 	return api
 }
 
+// bobsPost creates a post of bob's through the API at url and returns its ID.
+func bobsPost(t testing.TB, url string) string {
+	t.Helper()
+	r := post(t, url, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`)
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	return r.Data["createPost"].(map[string]any)["id"].(string)
+}
+
 const onComment = `subscription S($postId: ID!) { onCreateComment(postId: $postId) { id body postId author { handle } } }`
 
 // Subscribers get the comments created on their post, with the fields they
@@ -145,12 +155,7 @@ func TestSubscriptionsOverTheRealTimeProtocol(t *testing.T) {
 	defer srv.Close()
 	url := srv.URL + "/graphql"
 
-	// A second post, bob's.
-	r := post(t, url, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`)
-	if len(r.Errors) > 0 {
-		t.Fatal(r.Errors)
-	}
-	other := r.Data["createPost"].(map[string]any)["id"].(string)
+	other := bobsPost(t, url) // a second post
 
 	hello := connect(t, srv, devserver.Token("alice"))
 	hello.start("1", onComment, map[string]any{"postId": sample.HelloPost})
@@ -430,11 +435,7 @@ func TestADeletedPostsSubscribersAreUnsubscribed(t *testing.T) {
 	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()
 	url := srv.URL + "/graphql"
-	r := post(t, url, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`)
-	if len(r.Errors) > 0 {
-		t.Fatal(r.Errors)
-	}
-	other := r.Data["createPost"].(map[string]any)["id"].(string)
+	other := bobsPost(t, url)
 	const activity = `subscription A($id: ID!) { onPostActivity(id: $id) { id likeCount } }`
 	alice, bob := connect(t, srv, devserver.Token("alice")), connect(t, srv, devserver.Token("bob"))
 	for _, c := range []*wsClient{alice, bob} {
