@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,8 +76,20 @@ type Emulator struct {
 }
 
 // Start runs bootstrap under the emulator at binary, on loopback ports, with
-// env added to this process's environment, and returns once it listens.
+// env added to this process's environment, and returns once it listens. A
+// port found free can be taken by another process before the emulator
+// binds it (the tests of other packages run meanwhile): the emulator then
+// exits, and Start tries again on other ports, three times at most.
 func Start(ctx context.Context, binary, bootstrap string, env []string) (*Emulator, error) {
+	for attempt := 1; ; attempt++ {
+		e, err := start(ctx, binary, bootstrap, env)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			return e, err
+		}
+	}
+}
+
+func start(ctx context.Context, binary, bootstrap string, env []string) (*Emulator, error) {
 	apiPort, err := proc.FreePort()
 	if err != nil {
 		return nil, err
