@@ -171,6 +171,21 @@ func TestConsoleInChromium(t *testing.T) {
 	checkWaterfall(t, ctx, 1, 3, "Post.author") // the feed's two round trips, then the authors
 	shot(t, ctx, "console-feed.png")
 
+	// A subscription, as alice: the page opens the real-time endpoint and
+	// shows what arrives, bob's like of her post.
+	sub := `subscription { onPostActivity(id: "` + sample.HelloPost + `") { id likeCount } }`
+	run(chromedp.Navigate(srv.URL + "/?run=1&caller=alice&query=" + url.QueryEscape(sub)))
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes('started: waiting')`)); err != nil {
+		t.Fatalf("the subscription did not start: %v", err)
+	}
+	if r := post(t, srv.URL+"/graphql", devserver.Token("carol"), `mutation { likePost(postId: "`+sample.HelloPost+`") { id likeCount } }`); len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.body.innerText.includes('"likeCount": 2')`)); err != nil {
+		t.Errorf("the like did not show on the page: %v", err)
+	}
+	shot(t, ctx, "console-subscription.png")
+
 	// A caller the page does not offer is refused where it shows, and the
 	// query is not sent as the API key.
 	run(chromedp.Navigate(srv.URL + "/?run=1&caller=zed&query=" + url.QueryEscape(query)))
