@@ -6,15 +6,18 @@
 // field is:
 //
 // A subscription the Lambda authorizes (Subscription.onCreateComment,
-// Subscription.onPostActivity), as a subscription starts: the Lambda
-// answers whether the caller may read what it follows, as the query does
-// (null for an absent post and for someone else's draft alike, so that a
-// refusal tells a stranger nothing more than Query.post would). A null
-// refuses the subscription (Unauthorized). An allowed one gets an enhanced
-// filter and an invalidation filter of its arguments, each equal: it
-// receives what the mutations it lists return for exactly those arguments
-// (whether AppSync also matches the arguments themselves, undocumented,
-// changes nothing), and an invalidation naming them ends it.
+// Subscription.onPostActivity, Subscription.onFeed), as a subscription
+// starts: the Lambda answers whether the caller may read what it follows,
+// as the query does (null for an absent post and for someone else's draft
+// alike, so that a refusal tells a stranger nothing more than Query.post
+// would), with the conditions of its filter, {field: {operator: value}}. A
+// null, or no condition, refuses the subscription (Unauthorized): no
+// subscription is left unfiltered. An allowed one gets an enhanced filter
+// and an invalidation filter of those conditions: a post's subscriptions
+// each field of their arguments equal (whether AppSync also matches the
+// arguments themselves, undocumented, changes nothing), a feed's its
+// readers containing the caller; an invalidation whose payload matches
+// them ends it.
 //
 // A mutation that ends subscriptions (Mutation.invalidatePost, a route that
 // Invalidates): the Lambda answers the field's value and the subscriptions
@@ -63,12 +66,15 @@ export function response(ctx) {
     }
     return ctx.result.value;
   }
-  if (ctx.result === null || ctx.result === undefined) {
-    util.unauthorized();
-  }
   const conditions = [];
-  for (const name of Object.keys(ctx.args)) {
-    conditions.push({ fieldName: name, operator: 'eq', value: ctx.args[name] });
+  const answer = ctx.result === null || ctx.result === undefined ? {} : ctx.result;
+  for (const name of Object.keys(answer)) {
+    for (const operator of Object.keys(answer[name])) {
+      conditions.push({ fieldName: name, operator: operator, value: answer[name][operator] });
+    }
+  }
+  if (conditions.length === 0) {
+    util.unauthorized();
   }
   const filter = { filterGroup: [{ filters: conditions }] };
   extensions.setSubscriptionFilter(filter);

@@ -16,6 +16,6 @@ var Wired = []Feature{
 	{Environment: budget.Deployed}, // feature: budget
 	{SDL: feed.SDL, Routes: feed.Routes, Projected: &Projected{Filters: feed.StreamFilters, Actions: feed.TableActions, IndexActions: feed.IndexActions}},                                                                                                                                                                                                // feature: feed
 	{SDL: trending.SDL, Routes: trending.Routes, Consumer: &Consumer{ID: "Trending", Description: trending.Description, GaveUp: trending.GaveUp, Projection: trending.Projection, Actions: trending.TableActions, BatchSize: trending.StreamBatchSize, Retries: trending.StreamRetries, Filters: trending.StreamFilters, Window: trending.StreamWindow}}, // feature: trending
-	{Projected: &Projected{Filters: hotkeys.StreamFilters, Actions: hotkeys.TableActions}},                              // feature: hotkeys
-	{SDL: live.SDL, Routes: live.Routes, Projected: &Projected{Filters: live.StreamFilters, APIFields: live.APIFields}}, // feature: live
+	{Projected: &Projected{Filters: hotkeys.StreamFilters, Actions: hotkeys.TableActions}},                                                                                           // feature: hotkeys
+	{SDL: live.SDL, Routes: live.Routes, Projected: &Projected{Filters: live.StreamFilters, Actions: live.TableActions, IndexActions: live.IndexActions, APIFields: live.APIFields}}, // feature: live
 }

@@ -13,6 +13,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -418,6 +419,7 @@ func ProjectorConsumer(features []Feature) Consumer {
 	slices.Sort(c.Actions)
 	slices.Sort(c.IndexActions)
 	c.Actions, c.IndexActions = slices.Compact(c.Actions), slices.Compact(c.IndexActions)
+	c.Filters = distinct(c.Filters) // two features may project the same records (a post's own item)
 	return c
 }
 
@@ -567,4 +569,19 @@ func tableProps(removal awscdk.RemovalPolicy, protect bool) *awsdynamodb.TablePr
 // resolverID names a resolver's construct: "QueryPostResolver".
 func resolverID(r resolver.Route) string {
 	return fmt.Sprintf("%s%s%sResolver", r.Type, strings.ToUpper(r.Field[:1]), r.Field[1:])
+}
+
+// distinct returns filters without repeats (CloudFormation refuses an event
+// source mapping's filters that are not unique), in their order.
+func distinct(filters []map[string]any) []map[string]any {
+	seen := map[string]bool{}
+	var out []map[string]any
+	for _, f := range filters {
+		key, _ := json.Marshal(f) // maps encode with sorted keys
+		if !seen[string(key)] {
+			seen[string(key)] = true
+			out = append(out, f)
+		}
+	}
+	return out
 }

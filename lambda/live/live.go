@@ -30,12 +30,15 @@ import (
 var SDL string
 
 // Routes are the subscription fields the Lambda authorizes (the core's
-// onCreateComment, the feature's onPostActivity), and the mutation that
-// ends a deleted post's subscriptions.
+// onCreateComment, the feature's onPostActivity and onFeed), the mutation
+// that ends a deleted post's subscriptions, and the one that pushes a post
+// to its readers' feeds.
 var Routes = []resolver.Route{
 	{Type: "Subscription", Field: "onCreateComment", Returns: "Comment"},
 	{Type: "Subscription", Field: "onPostActivity", Returns: "Post"},
+	{Type: "Subscription", Field: "onFeed", Returns: "FeedPush", Member: "post"},
 	{Type: "Mutation", Field: "invalidatePost", Returns: "ID", Invalidates: true},
+	{Type: "Mutation", Field: "pushFeed", Returns: "FeedPush", Member: "post"},
 }
 
 // subscribers are the subscription fields to a post, each with the payload
@@ -52,12 +55,22 @@ type Posts interface {
 	Post(ctx context.Context, id string) (store.Post, error)
 }
 
-// Feature is the feature's part of the Lambda: each subscription field
-// answers, for a caller who may read the post its argument names, the
-// object its subscribers' filter matches ({"postId"} for a comment, {"id"}
-// for the post), and null for anyone else.
-func Feature(posts Posts) resolver.Feature {
+// Feature is the feature's part of the Lambda, over s's table: each
+// subscription field answers, for a caller who may follow what it names,
+// its subscribers' filter ({"postId": {"eq": id}} for a post's comments,
+// {"id": {"eq": id}} for its activity, {"readers": {"contains": caller}}
+// for a feed), and null for anyone else; Mutation.pushFeed answers a
+// chunk of a post's publication to its readers (feed.go).
+func Feature(s *store.Store) resolver.Feature {
+	var posts Posts = s
+	pushes := NewPushes(s)
 	return resolver.Feature{Routes: Routes, Fields: map[string]resolver.Field{
+		"Subscription.onFeed": resolver.Each(func(_ context.Context, ev *appsync.Event, _ struct{}) (any, error) {
+			return onFeed(ev)
+		}),
+		"Mutation.pushFeed": resolver.Each(func(ctx context.Context, _ *appsync.Event, args pushArgs) (any, error) {
+			return pushes.Push(ctx, args.PostID, args.After, args.Readers)
+		}),
 		"Subscription.onCreateComment": resolver.Each(func(ctx context.Context, ev *appsync.Event, args struct {
 			PostID string `json:"postId"`
 		}) (any, error) {
@@ -101,8 +114,8 @@ func invalidation(ctx context.Context, posts Posts, id, field string) (any, erro
 	}}, nil
 }
 
-// readable is {member: id} when the caller may read post id, and nil when
-// it is absent or someone else's draft.
+// readable is the filter {member: {"eq": id}} when the caller may read post
+// id, and nil when it is absent or someone else's draft.
 func readable(ctx context.Context, posts Posts, ev *appsync.Event, id, member string) (any, error) {
 	if !store.ValidID(id) {
 		return nil, errs.E(ev.Info.Field(), errs.Validation, "invalid post id")
@@ -116,5 +129,5 @@ func readable(ctx context.Context, posts Posts, ev *appsync.Event, id, member st
 	case !p.VisibleTo(ev.Identity.UserID()):
 		return nil, nil
 	}
-	return map[string]string{member: id}, nil
+	return map[string]any{member: map[string]string{"eq": id}}, nil
 }

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/oklog/ulid/v2"
 
 	"github.com/example/appsync-dynamo/lambda/live"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -23,6 +25,10 @@ func (c *calls) InvalidatePost(_ context.Context, postID, subscription string) e
 	return c.fail
 }
 
+func (c *calls) PushFeed(context.Context, string, string, []string) error {
+	return errors.New("a deletion pushes nothing")
+}
+
 func record(event, pk, sk string) events.DynamoDBEventRecord {
 	return events.DynamoDBEventRecord{EventName: event, Change: events.DynamoDBStreamRecord{Keys: map[string]events.DynamoDBAttributeValue{
 		store.AttrPK: events.NewStringAttribute(pk), store.AttrSK: events.NewStringAttribute(sk)}}}
@@ -34,7 +40,7 @@ func record(event, pk, sk string) events.DynamoDBEventRecord {
 // stream to retry.
 func TestADeletedPostsSubscriptionsEnd(t *testing.T) {
 	c := &calls{}
-	p := live.NewProjection(c)
+	p := live.NewProjection(nil, c)
 	removed := record("REMOVE", store.PostPK("p1"), store.SKMetadata)
 	for _, r := range []events.DynamoDBEventRecord{
 		removed,
@@ -81,3 +87,33 @@ func TestTheAPIsAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A record of a post published more than a day before it (a load of the
+// table, or a restore) pushes nothing; one published now is pushed.
+func TestOnlyANewPostIsPushed(t *testing.T) {
+	at := func(when time.Time) events.DynamoDBEventRecord {
+		r := record("INSERT", store.PostPK("p1"), store.SKMetadata)
+		r.Change.NewImage = map[string]events.DynamoDBAttributeValue{
+			"authorId": events.NewStringAttribute("u_a"), "status": events.NewStringAttribute(store.StatusPublished),
+			store.AttrGSI1SK: events.NewStringAttribute(store.PublishedSK(ulid.MustNew(ulid.Timestamp(when), nil).String()))}
+		return r
+	}
+	readers := &followed{ids: []string{"u_r"}}
+	c := &calls{}
+	p := live.NewProjection(readers, c)
+	if err := p.Apply(t.Context(), at(time.Now().Add(-25*time.Hour))); err != nil || readers.reads != 0 {
+		t.Errorf("a post published 25 hours before its record: %v, %d reads", err, readers.reads)
+	}
+	if err := p.Apply(t.Context(), at(time.Now())); err == nil || readers.reads == 0 {
+		t.Errorf("a post published now was not pushed (%v, %d reads)", err, readers.reads)
+	}
+}
+
+type followed struct {
+	ids   []string
+	reads int
+}
+
+func (f *followed) Through(context.Context, string) (string, error) { f.reads++; return "", nil }
+
+func (f *followed) FollowerIDs(context.Context, string) ([]string, error) { return f.ids, nil }

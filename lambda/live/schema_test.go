@@ -1,6 +1,8 @@
 package live_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/live"
@@ -21,8 +23,11 @@ func TestTheFeaturesSchemaAndRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, m := len(merged.Subscription.Fields), len(core.Subscription.Fields); n != m+1 || len(merged.Types) != len(core.Types) {
-		t.Errorf("the feature adds %d Subscription fields and %d types, want 1 and none", n-m, len(merged.Types)-len(core.Types))
+	if n, m := len(merged.Subscription.Fields), len(core.Subscription.Fields); n != m+2 || len(merged.Types) != len(core.Types)+1 {
+		t.Errorf("the feature adds %d Subscription fields and %d types, want 2 and 1 (onFeed's FeedPush)", n-m, len(merged.Types)-len(core.Types))
+	}
+	if !strings.Contains(live.SDL, "at most "+humanize(live.MaxReaderBytes)+" bytes of them") {
+		t.Errorf("pushFeed's description does not give MaxReaderBytes, %d", live.MaxReaderBytes)
 	}
 	f := merged.Subscription.Fields.ForName("onPostActivity")
 	if f == nil || f.Type.String() != "Post" || f.Arguments.ForName("id") == nil {
@@ -34,4 +39,13 @@ func TestTheFeaturesSchemaAndRoutes(t *testing.T) {
 		}
 	}
 	routecheck.Match(t, merged, resolver.NewRoutes(live.Routes))
+}
+
+// humanize writes n with a comma every three digits.
+func humanize(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -61,7 +61,9 @@ type Route struct {
 	Shape   Shape
 	// Member, for a Connection, is the member of each item that holds the
 	// object (Query.trending's TrendingPost.post: a Post); "" when the
-	// items are the objects.
+	// items are the objects. For a field of Shape One, it is the member of
+	// its value that holds an object AppSync reads from it, unrouted
+	// (Mutation.pushFeed's FeedPush.post).
 	Member string
 	// Defaults are the schema's default values of the field's arguments
 	// (enum values as strings): an argument equal to its default asks the

@@ -12,6 +12,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/hotkeys"
+	"github.com/example/appsync-dynamo/lambda/live"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
@@ -202,6 +203,28 @@ func (w *writes) run() {
 			return fmt.Errorf("the deleted post read as %v", err)
 		}
 		return nil
+	})
+
+	// A post pushed to a chunk of its author's followers (lambda/live's
+	// Mutation.pushFeed, which the projector calls): the post and each
+	// reader's follow read strongly consistent, the post's marker moved.
+	var pushed store.Post
+	var chunk []string
+	w.setup(func() error {
+		var d store.Dataset
+		for i := range 100 {
+			chunk = append(chunk, fmt.Sprintf("u_reader%03d", i))
+			d.Follows = append(d.Follows, store.Follow{FollowerID: chunk[i], FollowedID: author, CreatedAt: "2024-05-01T00:00:00.000Z"})
+		}
+		var err error
+		if err = w.s.Load(w.ctx, d); err == nil {
+			pushed, err = w.s.CreatePost(w.ctx, author, store.NewPost{Title: "Pushed", Body: strings.Repeat("b", smallBody)})
+		}
+		return err
+	})
+	w.measure("pushFeed", "a chunk of 100 followers", func(ctx context.Context) error {
+		_, err := live.NewPushes(w.s).Push(ctx, pushed.ID, "", chunk)
+		return err
 	})
 
 	// A post of a high-follower author, whose counter the projector has put

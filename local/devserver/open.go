@@ -97,8 +97,8 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
 	exec := executor.New(sch, lambda.NewHandler(h), h.Routes().All(), executor.WithPublisher(hub), executor.WithSelectionReading(reading))
 	hub.Resolve = subscriptionResolver(exec)
-	var calling []projector.Projection                                             // the projections that call the API
-	calling = append(calling, live.NewProjection(live.API(projectorCaller(exec)))) // feature: live
+	var calling []projector.Projection                                                                // the projections that call the API
+	calling = append(calling, live.NewProjection(live.NewPushes(s), live.API(projectorCaller(exec)))) // feature: live
 	if err := project(ctx, cfg, s, log, calling); err != nil {
 		return nil, err
 	}
@@ -110,11 +110,20 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 const ProjectorRole = "arn:aws:sts::" + LocalAccount + ":assumed-role/Projector/projector"
 
 // projectorCaller sends GraphQL requests to the local AppSync as the
-// projector's role: an IAM caller, through the executor.
+// projector's role: an IAM caller, through the executor, its variables as
+// JSON carries them (a []string arrives as a list of strings).
 func projectorCaller(exec *executor.Executor) func(ctx context.Context, query string, vars map[string]any) (int, []byte, error) {
 	role := &appsync.Identity{AccountID: LocalAccount, UserArn: ProjectorRole, Username: "projector"}
 	return func(ctx context.Context, query string, vars map[string]any) (int, []byte, error) {
-		body, err := json.Marshal(exec.Execute(ctx, executor.Request{Query: query, Variables: vars, Identity: role}))
+		raw, err := json.Marshal(vars)
+		if err != nil {
+			return 0, nil, err
+		}
+		var sent map[string]any
+		if err := json.Unmarshal(raw, &sent); err != nil {
+			return 0, nil, err
+		}
+		body, err := json.Marshal(exec.Execute(ctx, executor.Request{Query: query, Variables: sent, Identity: role}))
 		return 200, body, err
 	}
 }

@@ -35,6 +35,18 @@ const (
 // $4.00 per million (data transfer out, at the EC2 rate, is not counted).
 const AppSyncOperation = 4.00 / 1e6 // dollars per query or mutation
 
+// Read on 2026-12-05 from stored copies of the AWS AppSync pricing page
+// (AWS, "AWS AppSync pricing", AppSync GraphQL): real-time updates, each
+// message delivered to a subscriber (and each WebSocket operation, such as
+// a connection), $2.00 per million; connection-minutes $0.08 per million.
+// AppSync Events, as the project's design notes give it: about $1.00 per
+// million API operations (each publication, and each delivery).
+const (
+	AppSyncRealTimeUpdate   = 2.00 / 1e6 // dollars per message delivered
+	AppSyncConnectionMinute = 0.08 / 1e6 // dollars per connection-minute
+	AppSyncEventsOperation  = 1.00 / 1e6 // dollars per Events API operation
+)
+
 // Read on 2026-12-05 from stored copies of pages on Amazon CloudWatch
 // pricing (the custom-metrics row: the first 10,000 metrics, standard
 // resolution): a metric is billed by the hour it receives data, prorated

@@ -60,17 +60,20 @@ func Match(t testing.TB, s *ast.Schema, table *resolver.Routes) {
 // needed are the schema fields only the Lambda can resolve: every Query and
 // Mutation field, and every field whose value is another object (author,
 // comments, ...), except a connection's items, which come with the
-// connection, and the members of items that carry the object (a route's
-// Member). Scalars are attributes of their parent's item, but for those that
+// connection, and the members of items, or of a value, that carry the
+// object (a route's Member). Scalars are attributes of their parent's item, but for those that
 // depend on the caller (Post.likedByMe). Subscriptions are AppSync's own; a
 // routed one is a subscription the Lambda authorizes (lambda/live).
 func needed(s *ast.Schema, table *resolver.Routes) map[string]bool {
 	carriers := map[string]bool{} // item types whose Member carries the object
 	for _, r := range table.All() {
-		if f := s.Types[r.Type].Fields.ForName(r.Field); r.Member != "" && f != nil {
-			if conn := s.Types[f.Type.Name()]; conn != nil && conn.Fields.ForName("items") != nil {
-				carriers[conn.Fields.ForName("items").Type.Name()] = true
-			}
+		f := s.Types[r.Type].Fields.ForName(r.Field)
+		switch {
+		case r.Member == "" || f == nil:
+		case r.Shape == resolver.One: // the value itself carries it (FeedPush.post)
+			carriers[f.Type.Name()] = true
+		case s.Types[f.Type.Name()] != nil && s.Types[f.Type.Name()].Fields.ForName("items") != nil:
+			carriers[s.Types[f.Type.Name()].Fields.ForName("items").Type.Name()] = true
 		}
 	}
 	want := map[string]bool{}

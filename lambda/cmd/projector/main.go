@@ -76,8 +76,8 @@ func wire(s *store.Store, cfg aws.Config, log *slog.Logger) map[string]any {
 	var batches []projector.Batch
 	batches = append(batches, hotkeys.NewTallies(s)) // feature: hotkeys
 	var applied []projector.Projection
-	applied = append(applied, feed.NewProjection(s))                                                                    // feature: feed
-	applied = append(applied, live.NewProjection(live.API(live.Signed(cfg.HTTPClient, cfg, os.Getenv("GRAPHQL_URL"))))) // feature: live
+	applied = append(applied, feed.NewProjection(s))                                                                                       // feature: feed
+	applied = append(applied, live.NewProjection(live.NewPushes(s), live.API(live.Signed(cfg.HTTPClient, cfg, os.Getenv("GRAPHQL_URL"))))) // feature: live
 	projections := map[string]any{"feed": projector.New(log, batches, applied...).Handle}
 	projections[trending.Projection] = trending.New(trending.NewBuckets(s), log).Handle // feature: trending
 	return projections

@@ -1,0 +1,139 @@
+package devserver_test
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/live"
+	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
+)
+
+const onFeed = `subscription F { onFeed { post { id authorId title status } } }`
+
+// A signed-in reader's feed is pushed to them as the projector publishes it
+// from the table's stream: alice, who follows bob, receives bob's new post
+// once, and his draft only once published; carol, who does not, and bob
+// himself receive nothing; an API-key caller may not subscribe; no one may
+// call pushFeed but the projector's role.
+func TestTheFeedIsPushedToItsReaders(t *testing.T) {
+	api := openSample(t)
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+
+	anonymous := connect(t, srv, "")
+	anonymous.start("feed", onFeed, nil)
+	if m := anonymous.next("error"); !strings.Contains(string(m.Payload), "Unauthorized") {
+		t.Errorf("an API-key caller's feed: %s", m.Payload)
+	}
+	subscribers := map[string]*wsClient{}
+	for _, name := range []string{"alice", "bob", "carol"} {
+		c := connect(t, srv, devserver.Token(name))
+		c.start("feed", onFeed, nil)
+		c.next("start_ack")
+		subscribers[name] = c
+	}
+	if r := post(t, url, devserver.Token("alice"), `mutation { pushFeed(postId: "`+sample.HelloPost+`", readers: ["u_alice"]) { readers } }`); len(r.Errors) == 0 {
+		t.Error("a signed-in user called pushFeed, which is the projector's alone")
+	}
+
+	r := post(t, url, devserver.Token("bob"), `mutation { createPost(input: {title: "Draft", body: "b", status: DRAFT}) { id } }`)
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	draft := r.Data["createPost"].(map[string]any)["id"].(string)
+	published := bobsPost(t, url)
+	if m := subscribers["alice"].next("data"); !strings.Contains(string(m.Payload), `"id":"`+published+`"`) ||
+		!strings.Contains(string(m.Payload), `"status":"PUBLISHED"`) {
+		t.Errorf("alice's feed got %s, want bob's post %s", m.Payload, published)
+	}
+	if r := post(t, url, devserver.Token("bob"), `mutation { publishPost(id: "`+draft+`") { id } }`); len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	if m := subscribers["alice"].next("data"); !strings.Contains(string(m.Payload), `"id":"`+draft+`"`) {
+		t.Errorf("alice's feed got %s, want bob's draft %s once published", m.Payload, draft)
+	}
+	for name, c := range subscribers {
+		if m, ok := c.within(500 * time.Millisecond); ok {
+			t.Errorf("%s's feed got %s", name, m.Payload)
+		}
+	}
+}
+
+// The largest post the API takes, pushed with a full chunk of the longest
+// reader IDs, reaches a reader whole: the message stays within AppSync's
+// limit as the hub encodes it (docs/live.md gives its size). The chunk is
+// pushed as the projector would push it (Mutation.pushFeed, as its role),
+// not left to the projector, which has the 2,090 follows to project first.
+func TestTheLargestFeedPushArrivesWhole(t *testing.T) {
+	data := sample.Data()
+	// As many of the longest IDs (64 characters) as one chunk holds with
+	// alice's, which sorts after them: one publication, the largest.
+	n := (live.MaxReaderBytes - 2 - (len(sample.Alice) + 3)) / (64 + 3)
+	var readers []any
+	for i := range n {
+		readers = append(readers, fmt.Sprintf("%064d", i))
+	}
+	readers = append(readers, sample.Alice)
+	for _, r := range readers {
+		data.Follows = append(data.Follows, store.Follow{FollowerID: r.(string), FollowedID: sample.Bob, CreatedAt: "2024-05-01T00:00:00.000Z"})
+	}
+	api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
+		Table: fmt.Sprintf("push-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	alice := connect(t, srv, devserver.Token("alice"))
+	alice.start("feed", `subscription F { onFeed { post { id title body } readers } }`, nil)
+	alice.next("start_ack")
+	body, title := strings.Repeat("😀", 20000), strings.Repeat("😀", 200)
+	r := postVars(t, srv.URL+"/graphql", devserver.Token("bob"), `mutation P($t: String!, $b: String!) { createPost(input: {title: $t, body: $b}) { id } }`,
+		map[string]any{"t": title, "b": body})
+	if len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	role := &appsync.Identity{AccountID: devserver.LocalAccount, UserArn: devserver.ProjectorRole, Username: "projector"}
+	pushed := api.Exec.Execute(t.Context(), executor.Request{Query: live.PushFeedMutation, Identity: role, Variables: map[string]any{
+		"id": r.Data["createPost"].(map[string]any)["id"], "after": nil, "readers": readers}})
+	if len(pushed.Errors) > 0 {
+		t.Fatal(pushed.Errors)
+	}
+	m := alice.next("data")
+	if !strings.Contains(string(m.Payload), body) || !strings.Contains(string(m.Payload), sample.Alice) {
+		t.Fatalf("the largest push arrived as %d bytes", len(m.Payload))
+	}
+	if n := api.Hub.Dropped(); n != 0 {
+		t.Errorf("%d deliveries dropped", n)
+	}
+	if c := strings.Count(string(m.Payload), `"0000`); c != n {
+		t.Errorf("the push named %d of the longest readers, want %d", c, n)
+	}
+	doc, err := os.ReadFile("../../docs/live.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	says := fmt.Sprintf("%s readers of the longest IDs, in about %d kB", humanize(n+1), (len(m.Payload)+500)/1000)
+	if !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), says) {
+		t.Errorf("docs/live.md does not say %q", says)
+	}
+}
+
+// humanize writes n with a comma every three digits.
+func humanize(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
