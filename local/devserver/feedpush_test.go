@@ -137,3 +137,53 @@ func humanize(n int) string {
 	}
 	return s
 }
+
+// A subscriber whose token expires gets AppSync's error for each of its
+// subscriptions (UnauthorizedException, "Token has expired."), and nothing
+// after; another subscriber of the same post is not slowed and misses
+// nothing; the expired token starts no subscription and sends no request.
+func TestASubscriberWhoseTokenExpires(t *testing.T) {
+	api := openSample(t)
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	url := srv.URL + "/graphql"
+	const activity = `subscription A($id: ID!) { onPostActivity(id: $id) { id likeCount } }`
+	vars := map[string]any{"id": sample.HelloPost}
+	expiring := devserver.TokenUntil("alice", time.Now().Add(2*time.Second))
+	alice, bob := connect(t, srv, expiring), connect(t, srv, devserver.Token("bob"))
+	for _, c := range []*wsClient{alice, bob} {
+		c.start("activity", activity, vars)
+		c.next("start_ack")
+	}
+	like := func(mutation string) {
+		t.Helper()
+		if r := post(t, url, devserver.Token("carol"), `mutation { `+mutation+`(postId: "`+sample.HelloPost+`") { id likeCount } }`); len(r.Errors) > 0 {
+			t.Fatal(r.Errors)
+		}
+	}
+	like("likePost")
+	for _, c := range []*wsClient{alice, bob} {
+		if m := c.next("data"); !strings.Contains(string(m.Payload), `"likeCount":2`) {
+			t.Errorf("before the expiry: %s", m.Payload)
+		}
+	}
+	m, ok := alice.within(5 * time.Second)
+	if !ok || m.Type != "error" || m.ID != "activity" || !strings.Contains(string(m.Payload), `"errorType":"UnauthorizedException"`) ||
+		!strings.Contains(string(m.Payload), "Token has expired.") {
+		t.Fatalf("at the expiry: %+v %s", m, m.Payload)
+	}
+	like("unlikePost")
+	if m := bob.next("data"); !strings.Contains(string(m.Payload), `"likeCount":1`) {
+		t.Errorf("the other subscriber, after the expiry: %s", m.Payload)
+	}
+	if m, ok := alice.within(300 * time.Millisecond); ok {
+		t.Errorf("the expired subscriber got %+v %s", m, m.Payload)
+	}
+	alice.start("again", activity, vars)
+	if m := alice.next("error"); !strings.Contains(string(m.Payload), "Token has expired.") {
+		t.Errorf("a subscription started with the expired token: %s", m.Payload)
+	}
+	if r := post(t, url, expiring, `{ post(id: "`+sample.HelloPost+`") { id } }`); len(r.Errors) == 0 || r.Errors[0].ErrorType != "UnauthorizedException" {
+		t.Errorf("a request with the expired token: %+v", r)
+	}
+}

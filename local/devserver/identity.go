@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/local/realtime"
 )
 
 // Issuer is the issuer of local tokens, shaped like a Cognito user pool's.
@@ -48,6 +50,9 @@ func Identity(authorization, sourceIP string) (*appsync.Identity, error) {
 	if sub == "" {
 		return nil, errors.New("the token has no sub claim")
 	}
+	if exp, ok := claims["exp"].(float64); ok && time.Now().After(time.Unix(int64(exp), 0)) {
+		return nil, errors.New(realtime.TokenExpired)
+	}
 	id := &appsync.Identity{
 		Sub: sub, Issuer: str("iss"), Username: str("cognito:username"), Claims: payload,
 		SourceIP: []string{sourceIP}, DefaultAuthStrategy: "ALLOW",
@@ -70,12 +75,16 @@ const LocalAccount = "000000000000"
 
 // Token returns an unsigned JWT (alg "none") for a local user: sub is the
 // user's ID, as in the sample data (u_<name>).
-func Token(username string) string {
+func Token(username string) string { return TokenUntil(username, time.Unix(4102444800, 0)) }
+
+// TokenUntil is Token, expiring at exp: the local AppSync refuses it after,
+// and ends its subscriptions then.
+func TokenUntil(username string, exp time.Time) string {
 	enc := base64.RawURLEncoding
 	header, _ := json.Marshal(map[string]string{"alg": "none", "typ": "JWT"})
 	claims, _ := json.Marshal(map[string]any{
 		"sub": "u_" + username, "cognito:username": username, "email": username + "@example.com",
-		"iss": Issuer, "token_use": "id", "aud": "local", "iat": 1714381200, "exp": 4102444800,
+		"iss": Issuer, "token_use": "id", "aud": "local", "iat": 1714381200, "exp": exp.Unix(),
 	})
 	return enc.EncodeToString(header) + "." + enc.EncodeToString(claims) + "."
 }

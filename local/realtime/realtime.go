@@ -314,6 +314,10 @@ func (h *Hub) start(c *connection, m message) {
 		}
 		caller = id
 	}
+	if exp, ok := Expiry(caller); ok && !time.Now().Before(exp) {
+		c.send(errorMessage(m.ID, "UnauthorizedException", TokenExpired))
+		return
+	}
 	doc, errs := executor.Parse(h.schema, req.Query)
 	if len(errs) > 0 {
 		c.send(errorMessage(m.ID, "GraphQLError", errs[0].Message))
@@ -357,7 +361,44 @@ func (h *Hub) start(c *connection, m message) {
 	}
 	h.mu.Unlock()
 	c.send(map[string]any{"type": "start_ack", "id": m.ID})
+	if exp, ok := Expiry(caller); ok {
+		for _, s := range subs {
+			timer := time.AfterFunc(time.Until(exp), func() { h.expire(s) })
+			context.AfterFunc(c.ctx, func() { timer.Stop() })
+		}
+	}
 }
+
+// Expiry is when the caller's token expires (its exp claim), if it says.
+func Expiry(caller *appsync.Identity) (time.Time, bool) {
+	if caller == nil || len(caller.Claims) == 0 {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp *float64 `json:"exp"`
+	}
+	if json.Unmarshal(caller.Claims, &claims) != nil || claims.Exp == nil {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(*claims.Exp), 0), true
+}
+
+// expire ends a subscription whose caller's token has expired, as AppSync
+// does: an error (UnauthorizedException, "Token has expired."), then no
+// more of its messages; the connection's other callers' subscriptions, and
+// every other connection, go on.
+func (h *Hub) expire(s *subscription) {
+	h.mu.Lock()
+	_, live := h.subs[s]
+	delete(h.subs, s)
+	h.mu.Unlock()
+	if live {
+		s.conn.send(errorMessage(s.id, "UnauthorizedException", TokenExpired))
+	}
+}
+
+// TokenExpired is the message of an expired token's error.
+const TokenExpired = "Token has expired."
 
 // resolve runs the subscription's resolver, if the hub has one, and keeps
 // the filters it set: a filter past AppSync's limits refuses the
