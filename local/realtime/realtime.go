@@ -550,18 +550,15 @@ func matches(args, value map[string]any) bool {
 func (h *Hub) project(f *ast.Field, value map[string]any) (map[string]any, []gqlError) {
 	out := map[string]any{}
 	var errs []gqlError
-	for _, sel := range f.SelectionSet {
-		sf, ok := sel.(*ast.Field)
-		if !ok || sf.Definition == nil {
-			continue
-		}
+	for _, sf := range fieldsOf(f.SelectionSet, f.Definition.Type.Name()) {
 		v, present := value[sf.Name]
 		if sf.Name == "__typename" {
 			v, present = f.Definition.Type.Name(), true
 		}
-		if sub, isObject := v.(map[string]any); isObject && len(sf.SelectionSet) > 0 {
-			inner, innerErrs := h.project(sf, sub)
-			v, errs = inner, append(errs, innerErrs...)
+		if len(sf.SelectionSet) > 0 {
+			var innerErrs []gqlError
+			v, innerErrs = h.projectValue(sf, v)
+			errs = append(errs, innerErrs...)
 		}
 		if (!present || v == nil) && sf.Definition.Type.NonNull {
 			errs = append(errs, gqlError{ErrorType: "GraphQLError", Message: fmt.Sprintf(
@@ -571,4 +568,46 @@ func (h *Hub) project(f *ast.Field, value map[string]any) (map[string]any, []gql
 		out[sf.Alias] = v
 	}
 	return out, errs
+}
+
+// projectValue is project of an object, or of each object of a list.
+func (h *Hub) projectValue(f *ast.Field, v any) (any, []gqlError) {
+	switch v := v.(type) {
+	case map[string]any:
+		return h.project(f, v)
+	case []any:
+		var errs []gqlError
+		out := make([]any, len(v))
+		for i, e := range v {
+			var more []gqlError
+			out[i], more = h.projectValue(f, e)
+			errs = append(errs, more...)
+		}
+		return out, errs
+	}
+	return v, nil
+}
+
+// fieldsOf flattens a selection on an object of type typ: its fields, and
+// those of its fragments (named or inline) whose type condition it meets, in
+// order.
+func fieldsOf(set ast.SelectionSet, typ string) []*ast.Field {
+	var out []*ast.Field
+	for _, sel := range set {
+		switch sel := sel.(type) {
+		case *ast.Field:
+			if sel.Definition != nil {
+				out = append(out, sel)
+			}
+		case *ast.InlineFragment:
+			if sel.TypeCondition == "" || sel.TypeCondition == typ {
+				out = append(out, fieldsOf(sel.SelectionSet, typ)...)
+			}
+		case *ast.FragmentSpread:
+			if sel.Definition != nil && sel.Definition.TypeCondition == typ {
+				out = append(out, fieldsOf(sel.Definition.SelectionSet, typ)...)
+			}
+		}
+	}
+	return out
 }

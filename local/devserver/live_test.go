@@ -1,10 +1,15 @@
 package devserver_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,5 +190,114 @@ func TestASubscriberWhoseTokenExpires(t *testing.T) {
 	}
 	if r := post(t, url, expiring, `{ post(id: "`+sample.HelloPost+`") { id } }`); len(r.Errors) == 0 || r.Errors[0].ErrorType != "UnauthorizedException" {
 		t.Errorf("a request with the expired token: %+v", r)
+	}
+}
+
+// failing is a proxy to DynamoDB Local that answers a DynamoDB operation
+// with a ThrottlingException while it has failures left for it (the
+// streams' requests always pass).
+type failing struct {
+	mu   sync.Mutex
+	left map[string]int // operation -> failures left (-1: every one)
+}
+
+func (f *failing) set(op string, n int) { f.mu.Lock(); f.left[op] = n; f.mu.Unlock() }
+
+func (f *failing) fails(op string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := f.left[op]
+	if n > 0 {
+		f.left[op] = n - 1
+	}
+	return n != 0
+}
+
+func failingDynamoDB(t *testing.T) (*failing, string) {
+	backend, err := neturl.Parse(storetest.Endpoint(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &failing{left: map[string]int{}}
+	proxy := httputil.NewSingleHostReverseProxy(backend)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if op, ok := strings.CutPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810."); ok && f.fails(op) {
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprint(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return f, srv.URL
+}
+
+// With DynamoDB failing, a subscription that needs it is refused with the
+// Lambda's error type (Throttled), at once, and starts once DynamoDB
+// answers; a push whose Lambda call fails fails the stream's record, and
+// its retry pushes the post, once.
+func TestLiveUpdatesWithDynamoDBFailing(t *testing.T) {
+	f, endpoint := failingDynamoDB(t)
+	api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: endpoint,
+		Table: fmt.Sprintf("fail-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	const activity = `subscription A($id: ID!) { onPostActivity(id: $id) { id likeCount } }`
+	bob := connect(t, srv, devserver.Token("bob"))
+	f.set("Query", -1)
+	bob.start("refused", activity, map[string]any{"id": sample.HelloPost})
+	if m := bob.next("error"); !strings.Contains(string(m.Payload), `"errorType":"Throttled"`) {
+		t.Errorf("a subscription with DynamoDB failing: %s", m.Payload)
+	}
+	f.set("Query", 0)
+	bob.start("started", activity, map[string]any{"id": sample.HelloPost})
+	bob.next("start_ack")
+
+	alice := connect(t, srv, devserver.Token("alice"))
+	alice.start("feed", onFeed, nil)
+	alice.next("start_ack")
+	f.set("BatchGetItem", 4) // the first call's three attempts, and the retry's first
+	id := bobsPost(t, srv.URL+"/graphql")
+	m, ok := alice.within(20 * time.Second)
+	if !ok || !strings.Contains(string(m.Payload), id) {
+		t.Fatalf("after DynamoDB failed the push: %+v %s", m, m.Payload)
+	}
+	if f.fails("BatchGetItem") {
+		t.Error("the push's follows were not read again after they failed")
+	}
+	if m, ok := alice.within(500 * time.Millisecond); ok {
+		t.Errorf("the post arrived twice: %s", m.Payload)
+	}
+}
+
+// A subscription with an alias, a named fragment, an inline fragment and
+// variables receives what it selected, under its alias.
+func TestASubscriptionWithAliasesAndFragments(t *testing.T) {
+	api := openSample(t)
+	srv := httptest.NewServer(devserver.Handler(api))
+	defer srv.Close()
+	alice := connect(t, srv, devserver.Token("alice"))
+	alice.start("s", `subscription S($id: ID!) { mine: onPostActivity(id: $id) { ...Counts ... on Post { heading: title } } }
+		fragment Counts on Post { id likes: likeCount }`, map[string]any{"id": sample.HelloPost})
+	alice.next("start_ack")
+	if r := post(t, srv.URL+"/graphql", devserver.Token("carol"), `mutation { likePost(postId: "`+sample.HelloPost+`") { id likeCount title } }`); len(r.Errors) > 0 {
+		t.Fatal(r.Errors)
+	}
+	m := alice.next("data")
+	var got struct {
+		Data struct {
+			Mine struct {
+				ID      string
+				Likes   int
+				Heading string
+			}
+		}
+	}
+	if err := json.Unmarshal(m.Payload, &got); err != nil || got.Data.Mine.ID != sample.HelloPost || got.Data.Mine.Likes != 2 || got.Data.Mine.Heading != "Hello" {
+		t.Errorf("got %s (%v)", m.Payload, err)
 	}
 }
