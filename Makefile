@@ -166,7 +166,7 @@ token: ## print a token acting as a sample user: make token CALLER=alice (CALLER
 invoke: check-tools dynamodb-local rie $(BUILD_DIR)/local/bootstrap ## replay an event through the real bootstrap under the emulator: make invoke EVENT=events/<file>.json [RUNS=20 [AGAINST=<another bootstrap>]] [SECRET_DELAY=50ms] [TLS=1]
 	$(GO) run ./local/cmd/invoke -event $(EVENT) -bootstrap $(BUILD_DIR)/local/bootstrap $(if $(RUNS),-runs $(RUNS)) $(if $(AGAINST),-against $(AGAINST)) $(if $(SECRET_DELAY),-secret-delay $(SECRET_DELAY)) $(if $(TLS),-tls)
 
-bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), the handler benchmarks (with the Node baseline), the JSON decoders compared, a comment's delivery to 100 subscribers
+bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), what every mutation and a million live deliveries cost, the handler benchmarks (with the Node baseline), the JSON decoders compared, a comment's delivery to 100 subscribers
 	@# The per-event figures first, in a process of their own: DynamoDB Local's
 	@# JVM (which the other benchmarks start) takes CPU from them on 2 cores.
 	$(GO) test -run '^$$' -bench Traffic -benchmem -count 3 ./lambda/resolver/

@@ -27,6 +27,9 @@ type WriteCost struct {
 	Requests         []string              // "TransactWriteItems(2)": operation and keys or actions
 }
 
+// PushChunk is how many readers the writes table's pushFeed row pushes to.
+const PushChunk = 100
+
 // Targets of each size the API accepts.
 const (
 	smallBody  = 100
@@ -212,7 +215,7 @@ func (w *writes) run() {
 	var chunk []string
 	w.setup(func() error {
 		var d store.Dataset
-		for i := range 100 {
+		for i := range PushChunk {
 			chunk = append(chunk, fmt.Sprintf("u_reader%03d", i))
 			d.Follows = append(d.Follows, store.Follow{FollowerID: chunk[i], FollowedID: author, CreatedAt: "2024-05-01T00:00:00.000Z"})
 		}
@@ -222,7 +225,7 @@ func (w *writes) run() {
 		}
 		return err
 	})
-	w.measure("pushFeed", "a chunk of 100 followers", func(ctx context.Context) error {
+	w.measure("pushFeed", fmt.Sprintf("a chunk of %d followers", PushChunk), func(ctx context.Context) error {
 		_, err := live.NewPushes(w.s).Push(ctx, pushed.ID, "", chunk)
 		return err
 	})

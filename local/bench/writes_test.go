@@ -27,6 +27,9 @@ func TestWhatEveryMutationCosts(t *testing.T) {
 	var got bytes.Buffer
 	bench.PrintWrites(&got, costs)
 	wantTable(t, got.Bytes(), "testdata/writes.md", "WhatEveryMutation", "../../docs/table.md")
+	var live bytes.Buffer
+	bench.PrintLiveDollars(&live, costs, bench.PushChunk)
+	wantTable(t, live.Bytes(), "testdata/live.md", "WhatEveryMutation", "../../docs/live.md")
 }
 
 // What each projection of GSI1 would cost is counted too: posts written and

@@ -54,6 +54,9 @@ func run(rounds int) error {
 	fmt.Println("\nWhat every mutation costs (DynamoDB Local's consumed capacity, with index detail):")
 	fmt.Println()
 	bench.PrintWrites(os.Stdout, writes)
+	fmt.Println("\nWhat a million deliveries of live updates cost, in dollars (local/prices; the pushed feed's from the pushFeed row above):")
+	fmt.Println()
+	bench.PrintLiveDollars(os.Stdout, writes, bench.PushChunk)
 	projections, err := bench.ProjectionCosts(ctx, db.Endpoint)
 	if err != nil {
 		return err
