@@ -255,15 +255,46 @@ func postVars(t testing.TB, url, auth, query string, vars map[string]any) reply 
 // real-time protocol and receives the comments of its post only. Amplify
 // derives wss:// from the endpoint, so the server speaks TLS here.
 func TestAmplifySubscribes(t *testing.T) {
+	srv := amplifyServer(t)
+	other := postTLS(t, srv, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`, nil).Data["createPost"].(map[string]any)["id"].(string)
+	got := amplify(t, srv, devserver.Token("alice"), onComment, map[string]any{"postId": sample.HelloPost}, func() {
+		comment := `mutation C($p: ID!, $b: String!) { createComment(input: {postId: $p, body: $b}) { id body postId author { handle } } }`
+		postTLS(t, srv, devserver.Token("carol"), comment, map[string]any{"p": other, "b": "on bob's"})
+		postTLS(t, srv, devserver.Token("carol"), comment, map[string]any{"p": sample.HelloPost, "b": "on hello"})
+	})
+	var event struct {
+		Data struct {
+			OnCreateComment struct {
+				Body, PostID string
+				Author       struct{ Handle string }
+			}
+		}
+	}
+	if json.Unmarshal([]byte(got), &event) != nil || event.Data.OnCreateComment.Body != "on hello" ||
+		event.Data.OnCreateComment.PostID != sample.HelloPost || event.Data.OnCreateComment.Author.Handle != "carol" {
+		t.Errorf("Amplify received %s", got)
+	}
+}
+
+// Amplify's client receives a pushed feed: alice's, bob's new post, which
+// the projector publishes from the table's stream.
+func TestAmplifyReceivesTheFeed(t *testing.T) {
+	srv := amplifyServer(t)
+	var id string
+	got := amplify(t, srv, devserver.Token("alice"), `subscription { onFeed { post { id authorId title } } }`, nil, func() {
+		id = postTLS(t, srv, devserver.Token("bob"), `mutation { createPost(input: {title: "For the feed", body: "b"}) { id } }`, nil).Data["createPost"].(map[string]any)["id"].(string)
+	})
+	var event struct{ Data struct{ OnFeed struct{ Post struct{ ID, AuthorID, Title string } } } }
+	if json.Unmarshal([]byte(got), &event) != nil || event.Data.OnFeed.Post.ID != id || event.Data.OnFeed.Post.AuthorID != sample.Bob {
+		t.Errorf("Amplify received %s, want bob's post %s", got, id)
+	}
+}
+
+// amplifyServer serves make dev's API over TLS, as AppSync's endpoints are,
+// for Amplify's client.
+func amplifyServer(t *testing.T) *httptest.Server {
 	if testing.Short() {
 		t.Skip("needs Amplify, which make test installs: skipped under -short (make check)")
-	}
-	script, err := filepath.Abs("../realtime/amplify/subscribe.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "aws-amplify")); err != nil {
-		t.Fatalf("Amplify is not installed (make test installs it and links local/realtime/amplify/node_modules): %v", err)
 	}
 	api, err := devserver.Open(t.Context(), devserver.Config{
 		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("amplify-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data()})
@@ -271,16 +302,30 @@ func TestAmplifySubscribes(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := httptest.NewTLSServer(devserver.Handler(api))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// amplify subscribes with Amplify's client (local/realtime/amplify), as
+// the caller with token, and once it is ready calls then; it returns the
+// first message Amplify received, as it printed it.
+func amplify(t *testing.T, srv *httptest.Server, token, query string, vars map[string]any, then func()) string {
+	script, err := filepath.Abs("../realtime/amplify/subscribe.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(script), "node_modules", "aws-amplify")); err != nil {
+		t.Fatalf("Amplify is not installed (make test installs it and links local/realtime/amplify/node_modules): %v", err)
+	}
 	ca := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	url := srv.URL + "/graphql"
-	other := postTLS(t, srv, devserver.Token("bob"), `mutation { createPost(input: {title: "Bob's", body: "b"}) { id } }`, nil).Data["createPost"].(map[string]any)["id"].(string)
-
-	vars, _ := json.Marshal(map[string]any{"postId": sample.HelloPost})
-	cmd := exec.CommandContext(t.Context(), "node", script, url, devserver.Token("alice"), onComment, string(vars), "1")
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	encoded, _ := json.Marshal(vars)
+	cmd := exec.CommandContext(t.Context(), "node", script, srv.URL+"/graphql", token, query, string(encoded), "1")
 	cmd.Env = append(os.Environ(), "NODE_EXTRA_CA_CERTS="+ca)
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder
@@ -311,25 +356,12 @@ func TestAmplifySubscribes(t *testing.T) {
 	if l := next(); l != `{"ready":true}` {
 		t.Fatalf("Amplify: %s\n%s", l, stderr.String())
 	}
-	comment := `mutation C($p: ID!, $b: String!) { createComment(input: {postId: $p, body: $b}) { id body postId author { handle } } }`
-	postTLS(t, srv, devserver.Token("carol"), comment, map[string]any{"p": other, "b": "on bob's"})
-	postTLS(t, srv, devserver.Token("carol"), comment, map[string]any{"p": sample.HelloPost, "b": "on hello"})
+	then()
 	got := next()
-	var event struct {
-		Data struct {
-			OnCreateComment struct {
-				Body, PostID string
-				Author       struct{ Handle string }
-			}
-		}
-	}
-	if json.Unmarshal([]byte(got), &event) != nil || event.Data.OnCreateComment.Body != "on hello" ||
-		event.Data.OnCreateComment.PostID != sample.HelloPost || event.Data.OnCreateComment.Author.Handle != "carol" {
-		t.Errorf("Amplify received %s", got)
-	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("Amplify: %v\n%s", err, stderr.String())
 	}
+	return got
 }
 
 // postTLS posts a GraphQL request to the TLS server.
