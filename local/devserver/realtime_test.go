@@ -284,7 +284,13 @@ func TestAmplifyReceivesTheFeed(t *testing.T) {
 	got := amplify(t, srv, devserver.Token("alice"), `subscription { onFeed { post { id authorId title } } }`, nil, func() {
 		id = postTLS(t, srv, devserver.Token("bob"), `mutation { createPost(input: {title: "For the feed", body: "b"}) { id } }`, nil).Data["createPost"].(map[string]any)["id"].(string)
 	})
-	var event struct{ Data struct{ OnFeed struct{ Post struct{ ID, AuthorID, Title string } } } }
+	var event struct {
+		Data struct {
+			OnFeed struct {
+				Post struct{ ID, AuthorID, Title string }
+			}
+		}
+	}
 	if json.Unmarshal([]byte(got), &event) != nil || event.Data.OnFeed.Post.ID != id || event.Data.OnFeed.Post.AuthorID != sample.Bob {
 		t.Errorf("Amplify received %s, want bob's post %s", got, id)
 	}
