@@ -91,8 +91,13 @@ func pushing(t *testing.T, l *lambda, readers []string, chunkBytes int) *storete
 		live.SetChunkBytes(p, chunkBytes)
 		return p
 	})
-	if err := f.S.Load(t.Context(), store.Dataset{Follows: followsOf(sample.Alice, readers)}); err != nil {
-		t.Fatal(err)
+	follows := followsOf(sample.Alice, readers)
+	for len(follows) > 0 { // 1,000 at a time: each Load has 20 seconds, which a slow machine may need
+		n := min(len(follows), 1000)
+		if err := f.S.Load(t.Context(), store.Dataset{Follows: follows[:n]}); err != nil {
+			t.Fatal(err)
+		}
+		follows = follows[n:]
 	}
 	l.pushes, l.received = live.NewPushes(f.S), map[string]int{}
 	f.Drain()
