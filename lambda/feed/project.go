@@ -74,7 +74,7 @@ func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) er
 	if id := r.UserIdentity; id != nil && id.Type == "Service" {
 		return nil // a TTL deletion: an entry expiring, nothing to project
 	}
-	pk, sk := imageString(r.Change.Keys, "pk"), imageString(r.Change.Keys, "sk")
+	pk, sk := store.ImageString(r.Change.Keys, "pk"), store.ImageString(r.Change.Keys, "sk")
 	switch {
 	case strings.HasPrefix(pk, store.PostPK("")) && sk == store.SKMetadata:
 		return p.post(ctx, r.Change.OldImage, r.Change.NewImage)
@@ -84,32 +84,20 @@ func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) er
 	return nil
 }
 
-// place returns a post image's place in its author's posts when it is
-// published ("" otherwise).
-func place(img map[string]events.DynamoDBAttributeValue) string {
-	if img == nil || imageString(img, "status") == store.StatusDraft {
-		return ""
-	}
-	if sk := imageString(img, "gsi1sk"); strings.HasPrefix(sk, store.PostPrefix) {
-		return sk
-	}
-	return ""
-}
-
 func (p *Projection) post(ctx context.Context, old, new map[string]events.DynamoDBAttributeValue) error {
-	was, is := place(old), place(new)
+	was, is := store.PublishedPlace(old), store.PublishedPlace(new)
 	if was != "" && was != is { // deleted (or moved): out of every follower's feed
-		if err := p.fanOut(ctx, imageString(old, "authorId"), Entry{Place: was, PostID: imageString(old, "id"), AuthorID: imageString(old, "authorId")}, false); err != nil {
+		if err := p.fanOut(ctx, store.ImageString(old, "authorId"), Entry{Place: was, PostID: store.ImageString(old, "id"), AuthorID: store.ImageString(old, "authorId")}, false); err != nil {
 			return err
 		}
 	}
 	if is != "" && is != was { // published: into every follower's feed, if it still is
-		id := imageString(new, "id")
+		id := store.ImageString(new, "id")
 		published, err := p.core.PublishedPost(ctx, id)
 		if err != nil || !published {
 			return err
 		}
-		return p.fanOut(ctx, imageString(new, "authorId"), Entry{Place: is, PostID: id, AuthorID: imageString(new, "authorId")}, true)
+		return p.fanOut(ctx, store.ImageString(new, "authorId"), Entry{Place: is, PostID: id, AuthorID: store.ImageString(new, "authorId")}, true)
 	}
 	return nil
 }
@@ -155,9 +143,9 @@ func (p *Projection) fanOut(ctx context.Context, author string, entry Entry, add
 func (p *Projection) follow(ctx context.Context, event string, old, new map[string]events.DynamoDBAttributeValue) error {
 	switch event {
 	case "INSERT":
-		return p.followed(ctx, imageString(new, "followerId"), imageString(new, "followedId"))
+		return p.followed(ctx, store.ImageString(new, "followerId"), store.ImageString(new, "followedId"))
 	case "REMOVE":
-		return p.unfollowed(ctx, imageString(old, "followerId"), imageString(old, "followedId"))
+		return p.unfollowed(ctx, store.ImageString(old, "followerId"), store.ImageString(old, "followedId"))
 	}
 	return nil
 }
@@ -289,14 +277,4 @@ func expiry(place string) (int64, error) {
 		return 0, fmt.Errorf("a post's place %q holds no ULID: %w", place, err)
 	}
 	return ulid.Time(id.Time()).Add(TTL).Unix(), nil
-}
-
-// imageString is the image's string attribute name ("" when it has none, or it is
-// not a string).
-func imageString(img map[string]events.DynamoDBAttributeValue, name string) string {
-	v, ok := img[name]
-	if !ok || v.DataType() != events.DataTypeString {
-		return ""
-	}
-	return v.String()
 }

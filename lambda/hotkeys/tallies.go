@@ -66,10 +66,10 @@ func read(records []events.DynamoDBEventRecord) (map[string]map[int]store.ShardT
 	out, first := map[string]map[int]store.ShardTally{}, map[string]int{}
 	for i, r := range records {
 		img := r.Change.NewImage
-		if imageStr(r.Change.Keys, store.AttrSK) != store.SKShard || img == nil {
+		if store.ImageString(r.Change.Keys, store.AttrSK) != store.SKShard || img == nil {
 			continue // not a shard counter, or its deletion (with its post)
 		}
-		parent, ok := shardParent(imageStr(r.Change.Keys, store.AttrPK))
+		parent, ok := shardParent(store.ImageString(r.Change.Keys, store.AttrPK))
 		shard, ok1 := num(img, "shard")
 		version, ok2 := num(img, "version")
 		if !ok || !ok1 || !ok2 {
@@ -95,14 +95,6 @@ func num(img map[string]events.DynamoDBAttributeValue, name string) (int64, bool
 	}
 	n, err := v.Integer()
 	return n, err == nil
-}
-
-func imageStr(img map[string]events.DynamoDBAttributeValue, name string) string {
-	v, ok := img[name]
-	if !ok || v.DataType() != events.DataTypeString {
-		return ""
-	}
-	return v.String()
 }
 
 // Apply copies shards' counts (by shard) onto the counter of the hot post

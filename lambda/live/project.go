@@ -81,15 +81,16 @@ var APIFields = []string{"Mutation.invalidatePost", "Mutation.pushFeed"}
 // Apply ends the subscriptions to the post whose item r removes, pushes the
 // post r publishes, and ignores every other record.
 func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) error {
-	id, isPost := strings.CutPrefix(r.Change.Keys[store.AttrPK].String(), store.PostPK(""))
-	if !isPost || r.Change.Keys[store.AttrSK].String() != store.SKMetadata {
+	id, isPost := strings.CutPrefix(store.ImageString(r.Change.Keys, store.AttrPK), store.PostPK(""))
+	if !isPost || store.ImageString(r.Change.Keys, store.AttrSK) != store.SKMetadata {
 		return nil
 	}
 	if r.EventName == string(events.DynamoDBOperationTypeRemove) {
 		return p.invalidate(ctx, id)
 	}
-	if published(r.Change.NewImage) && !published(r.Change.OldImage) && !old(r.Change.NewImage, time.Now()) {
-		return p.push(ctx, id, r.Change.NewImage["authorId"].String())
+	place, author := store.PublishedPlace(r.Change.NewImage), store.ImageString(r.Change.NewImage, "authorId")
+	if place != "" && author != "" && store.PublishedPlace(r.Change.OldImage) == "" && !old(place, time.Now()) {
+		return p.push(ctx, id, author)
 	}
 	return nil
 }
@@ -99,26 +100,12 @@ func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) er
 // a restore of the table (make dev's sample data), not a publication.
 const newWithin = 24 * time.Hour
 
-// old reports whether a post's image was published more than newWithin
-// before now (its place on GSI1 holds the ULID of its publication; an image
-// without one is not old).
-func old(img map[string]events.DynamoDBAttributeValue, now time.Time) bool {
-	place, ok := img[store.AttrGSI1SK]
-	if !ok || place.DataType() != events.DataTypeString {
-		return false
-	}
-	id, err := ulid.ParseStrict(strings.TrimPrefix(place.String(), store.PostPrefix))
+// old reports whether a post was published more than newWithin before now
+// (its place, store.PublishedPlace, holds the ULID of its publication; a
+// place without one is not old).
+func old(place string, now time.Time) bool {
+	id, err := ulid.ParseStrict(strings.TrimPrefix(place, store.PostPrefix))
 	return err == nil && now.Sub(ulid.Time(id.Time())) > newWithin
-}
-
-// published reports whether a post's image is published (an image with no
-// status is: it was written before drafts).
-func published(img map[string]events.DynamoDBAttributeValue) bool {
-	if img == nil {
-		return false
-	}
-	status, ok := img["status"]
-	return !ok || status.DataType() != events.DataTypeString || status.String() != store.StatusDraft
 }
 
 // push publishes post id to author's followers after its marker, sorted,

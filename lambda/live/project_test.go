@@ -109,6 +109,35 @@ func TestOnlyANewPostIsPushed(t *testing.T) {
 	}
 }
 
+// A record the projection cannot read as a post published (keys or an
+// author that are not strings, no place among the author's posts, a draft)
+// pushes nothing and is not an error: it is not a publication.
+func TestAMalformedRecordPushesNothing(t *testing.T) {
+	place := events.NewStringAttribute(store.PublishedSK(ulid.Make().String()))
+	author, status := events.NewStringAttribute("u_a"), events.NewStringAttribute(store.StatusPublished)
+	for name, r := range map[string]events.DynamoDBEventRecord{
+		"no keys":         {EventName: "INSERT"},
+		"a number key":    {EventName: "INSERT", Change: events.DynamoDBStreamRecord{Keys: map[string]events.DynamoDBAttributeValue{store.AttrPK: events.NewNumberAttribute("1"), store.AttrSK: events.NewStringAttribute(store.SKMetadata)}}},
+		"a number author": withImage(map[string]events.DynamoDBAttributeValue{"authorId": events.NewNumberAttribute("7"), "status": status, store.AttrGSI1SK: place}),
+		"no author":       withImage(map[string]events.DynamoDBAttributeValue{"status": status, store.AttrGSI1SK: place}),
+		"no place":        withImage(map[string]events.DynamoDBAttributeValue{"authorId": author, "status": status}),
+		"a draft":         withImage(map[string]events.DynamoDBAttributeValue{"authorId": author, "status": events.NewStringAttribute(store.StatusDraft), store.AttrGSI1SK: place}),
+		"a number place":  withImage(map[string]events.DynamoDBAttributeValue{"authorId": author, "status": status, store.AttrGSI1SK: events.NewNumberAttribute("3")}),
+	} {
+		readers := &followed{ids: []string{"u_b"}}
+		c := &calls{}
+		if err := live.NewProjection(readers, c).Apply(t.Context(), r); err != nil || readers.reads != 0 || len(c.got) != 0 {
+			t.Errorf("%s: %v, %d reads, %d calls; want nothing", name, err, readers.reads, len(c.got))
+		}
+	}
+}
+
+func withImage(img map[string]events.DynamoDBAttributeValue) events.DynamoDBEventRecord {
+	r := record("INSERT", store.PostPK("p1"), store.SKMetadata)
+	r.Change.NewImage = img
+	return r
+}
+
 type followed struct {
 	ids   []string
 	reads int

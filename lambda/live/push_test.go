@@ -287,6 +287,7 @@ func followsOf(author string, readers []string) []store.Follow {
 func published(p store.Post) events.DynamoDBEventRecord {
 	r := record("INSERT", store.PostPK(p.ID), store.SKMetadata)
 	r.Change.NewImage = map[string]events.DynamoDBAttributeValue{
-		"authorId": events.NewStringAttribute(p.AuthorID), "status": events.NewStringAttribute(store.StatusPublished)}
+		"authorId": events.NewStringAttribute(p.AuthorID), "status": events.NewStringAttribute(store.StatusPublished),
+		store.AttrGSI1SK: events.NewStringAttribute(store.PublishedSK(p.ID))}
 	return r
 }

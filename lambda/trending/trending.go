@@ -210,20 +210,12 @@ func counted(r events.DynamoDBEventRecord) (Cell, Count, bool) {
 	default:
 		return Cell{}, Count{}, false
 	}
-	postID, at := stringAttr(image, "postId"), stringAttr(image, timeAttr)
+	postID, at := store.ImageString(image, "postId"), store.ImageString(image, timeAttr)
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if err != nil || !store.ValidID(postID) {
 		return Cell{}, Count{}, false
 	}
 	return CellOf(postID, t), count, true
-}
-
-func stringAttr(image map[string]events.DynamoDBAttributeValue, name string) string {
-	v, ok := image[name]
-	if !ok || v.DataType() != events.DataTypeString {
-		return ""
-	}
-	return v.String()
 }
 
 // state is a window's state between its invocations.
