@@ -265,17 +265,41 @@ func (c coercer) arguments(f *ast.Field, vars map[string]any) map[string]any {
 	return args
 }
 
-// Inputs coerces a request's variables to op's definitions and returns
-// the arguments of each of its fields as Execute gives them to resolvers
-// (graphql-js's reading: defaults filled): for the real-time endpoint's
-// subscriptions. A refused variable is an error with AppSync's message.
-func Inputs(schema *ast.Schema, op *ast.OperationDefinition, variables map[string]any) (args func(*ast.Field) map[string]any, err error) {
+// Operation is a request's operation with its variables coerced, for the
+// real-time endpoint's subscriptions: the arguments of its fields and the
+// fields of its selections, as Execute gives and collects them.
+type Operation struct {
+	c    coercer
+	run  run // doc and vars: what collecting a selection reads
+	vars map[string]any
+}
+
+// Prepare coerces a request's variables to op's definitions (graphql-js's
+// reading: defaults filled). A refused variable is an error with AppSync's
+// message.
+func Prepare(schema *ast.Schema, doc *ast.QueryDocument, op *ast.OperationDefinition, variables map[string]any) (*Operation, error) {
 	c := coercer{schema: schema, defaults: true}
 	vars, verr := c.variables(op, variables)
 	if verr != nil {
 		return nil, errors.New(verr.Message)
 	}
-	return func(f *ast.Field) map[string]any { return c.arguments(f, vars) }, nil
+	return &Operation{c: c, run: run{doc: doc, vars: vars}, vars: vars}, nil
+}
+
+// Args are f's arguments as Execute gives them to its resolver.
+func (o *Operation) Args(f *ast.Field) map[string]any { return o.c.arguments(f, o.vars) }
+
+// Fields are the fields set selects on an object of type typ, as Execute
+// collects them: fragments expanded (each once), @skip and @include
+// applied, and the occurrences of a response key merged into one field,
+// whose Alias is that key and whose selection is theirs together.
+func (o *Operation) Fields(typ *ast.Definition, set ast.SelectionSet) []*ast.Field {
+	collected := o.run.collect(typ, set)
+	out := make([]*ast.Field, len(collected))
+	for i, c := range collected {
+		out[i] = c.field
+	}
+	return out
 }
 
 // literal coerces v, a value written in the document (checked by

@@ -114,6 +114,7 @@ type subscription struct {
 	conn         *connection
 	id           string
 	field        *ast.Field // the root field, with its selection
+	op           *executor.Operation
 	args         map[string]any
 	filter       *Filter // its resolver's enhanced filter (nil: none)
 	invalidation *Filter // its resolver's invalidation filter (nil: none)
@@ -328,7 +329,7 @@ func (h *Hub) start(c *connection, m message) {
 		c.send(errorMessage(m.ID, "UnsupportedOperation", "start takes a subscription"))
 		return
 	}
-	args, err := executor.Inputs(h.schema, op, req.Variables)
+	prepared, err := executor.Prepare(h.schema, doc, op, req.Variables)
 	if err != nil {
 		c.send(errorMessage(m.ID, "GraphQLError", err.Error()))
 		return
@@ -344,7 +345,7 @@ func (h *Hub) start(c *connection, m message) {
 			c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
 			return
 		}
-		sub := &subscription{conn: c, id: m.ID, field: f, args: args(f)}
+		sub := &subscription{conn: c, id: m.ID, field: f, op: prepared, args: prepared.Args(f)}
 		if err := h.resolve(c.ctx, sub, caller); err != nil {
 			var refusal *Refusal
 			if !errors.As(err, &refusal) {
@@ -459,7 +460,7 @@ func (h *Hub) Publish(mutation string, value map[string]any) {
 	}
 	h.mu.Unlock()
 	for _, s := range targets {
-		data, errs := h.project(s.field, value)
+		data, errs := h.project(s.op, s.field, value)
 		payload := map[string]any{"data": map[string]any{s.field.Alias: data}}
 		if len(errs) > 0 {
 			payload["errors"] = errs
@@ -544,26 +545,27 @@ func matches(args, value map[string]any) bool {
 	return true
 }
 
-// project returns the fields of value the subscription field selects: a
-// field the mutation did not select is null, and an error where the schema
-// does not allow null.
-func (h *Hub) project(f *ast.Field, value map[string]any) (map[string]any, []gqlError) {
+// project returns the fields of value the subscription field f selects,
+// collected as a query's are (op.Fields): a field the mutation did not
+// select is null, and an error where the schema does not allow null.
+func (h *Hub) project(op *executor.Operation, f *ast.Field, value map[string]any) (map[string]any, []gqlError) {
 	out := map[string]any{}
 	var errs []gqlError
-	for _, sf := range fieldsOf(f.SelectionSet, f.Definition.Type.Name()) {
+	typ := f.Definition.Type.Name()
+	for _, sf := range op.Fields(h.schema.Types[typ], f.SelectionSet) {
 		v, present := value[sf.Name]
 		if sf.Name == "__typename" {
-			v, present = f.Definition.Type.Name(), true
+			v, present = typ, true
 		}
 		if len(sf.SelectionSet) > 0 {
 			var innerErrs []gqlError
-			v, innerErrs = h.projectValue(sf, v)
+			v, innerErrs = h.projectValue(op, sf, v)
 			errs = append(errs, innerErrs...)
 		}
 		if (!present || v == nil) && sf.Definition.Type.NonNull {
 			errs = append(errs, gqlError{ErrorType: "GraphQLError", Message: fmt.Sprintf(
 				"Cannot return null for non-nullable type: '%s' within parent '%s' (/%s/%s): the mutation's selection does not include it",
-				sf.Definition.Type.Name(), f.Definition.Type.Name(), f.Alias, sf.Alias)})
+				sf.Definition.Type.Name(), typ, f.Alias, sf.Alias)})
 		}
 		out[sf.Alias] = v
 	}
@@ -571,43 +573,19 @@ func (h *Hub) project(f *ast.Field, value map[string]any) (map[string]any, []gql
 }
 
 // projectValue is project of an object, or of each object of a list.
-func (h *Hub) projectValue(f *ast.Field, v any) (any, []gqlError) {
+func (h *Hub) projectValue(op *executor.Operation, f *ast.Field, v any) (any, []gqlError) {
 	switch v := v.(type) {
 	case map[string]any:
-		return h.project(f, v)
+		return h.project(op, f, v)
 	case []any:
 		var errs []gqlError
 		out := make([]any, len(v))
 		for i, e := range v {
 			var more []gqlError
-			out[i], more = h.projectValue(f, e)
+			out[i], more = h.projectValue(op, f, e)
 			errs = append(errs, more...)
 		}
 		return out, errs
 	}
 	return v, nil
-}
-
-// fieldsOf flattens a selection on an object of type typ: its fields, and
-// those of its fragments (named or inline) whose type condition it meets, in
-// order.
-func fieldsOf(set ast.SelectionSet, typ string) []*ast.Field {
-	var out []*ast.Field
-	for _, sel := range set {
-		switch sel := sel.(type) {
-		case *ast.Field:
-			if sel.Definition != nil {
-				out = append(out, sel)
-			}
-		case *ast.InlineFragment:
-			if sel.TypeCondition == "" || sel.TypeCondition == typ {
-				out = append(out, fieldsOf(sel.SelectionSet, typ)...)
-			}
-		case *ast.FragmentSpread:
-			if sel.Definition != nil && sel.Definition.TypeCondition == typ {
-				out = append(out, fieldsOf(sel.Definition.SelectionSet, typ)...)
-			}
-		}
-	}
-	return out
 }

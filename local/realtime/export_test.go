@@ -1,0 +1,28 @@
+package realtime
+
+import (
+	"errors"
+
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/example/appsync-dynamo/local/executor"
+)
+
+// Project is what a subscriber of query (a subscription of one root field)
+// with vars receives of a mutation's value, and how many errors with it.
+func Project(h *Hub, query string, vars, value map[string]any) (map[string]any, int, error) {
+	doc, errs := executor.Parse(h.schema, query)
+	if len(errs) > 0 {
+		return nil, 0, errs
+	}
+	op, err := executor.Prepare(h.schema, doc, doc.Operations[0], vars)
+	if err != nil {
+		return nil, 0, err
+	}
+	f, ok := doc.Operations[0].SelectionSet[0].(*ast.Field)
+	if !ok {
+		return nil, 0, errors.New("the subscription's root is not a field")
+	}
+	data, gqlErrs := h.project(op, f, value)
+	return data, len(gqlErrs), nil
+}
