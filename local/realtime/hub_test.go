@@ -51,6 +51,12 @@ type message struct {
 // the hub sends it, keep-alives left out.
 func subscriber(t *testing.T, host, caller, id, postID string) <-chan message {
 	t.Helper()
+	return subscribe(t, host, caller, id, `subscription ($p: ID!) { onCreateComment(postId: $p) { id postId body } }`, map[string]any{"p": postID})
+}
+
+// subscribe connects as caller and starts id with query and vars.
+func subscribe(t *testing.T, host, caller, id, query string, vars map[string]any) <-chan message {
+	t.Helper()
 	header, _ := json.Marshal(map[string]string{"host": host, "Authorization": caller})
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -86,7 +92,7 @@ func subscriber(t *testing.T, host, caller, id, postID string) <-chan message {
 	if m := <-out; m.Type != "connection_ack" {
 		t.Fatalf("connection_init answered %+v", m)
 	}
-	data, _ := json.Marshal(map[string]any{"query": `subscription ($p: ID!) { onCreateComment(postId: $p) { id postId body } }`, "variables": map[string]any{"p": postID}})
+	data, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	write(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data), "extensions": map[string]any{"authorization": map[string]string{"host": host, "Authorization": caller}}}})
 	return out
 }
@@ -283,4 +289,23 @@ func TestAMessagePastAppSyncsLimitIsNotDelivered(t *testing.T) {
 	if m := next(t, s); !strings.Contains(string(m.Payload), largest) {
 		t.Errorf("the largest comment arrived as %d bytes", len(m.Payload))
 	}
+}
+
+// A subscription's root field may come through a fragment, under an alias,
+// and a root field skipped subscribes to nothing, as GraphQL collects a
+// subscription's root fields.
+func TestASubscriptionThroughAFragment(t *testing.T) {
+	h, host := hub(t, nil)
+	viaFragment := subscribe(t, host, "reader", "s1", `subscription ($p: ID!) { ...On } fragment On on Subscription { mine: onCreateComment(postId: $p) { body } }`, map[string]any{"p": "p1"})
+	skipped := subscribe(t, host, "reader", "s2", `subscription ($p: ID!) { onCreateComment(postId: $p) @skip(if: true) { body } }`, map[string]any{"p": "p1"})
+	for _, s := range []<-chan message{viaFragment, skipped} {
+		if m := next(t, s); m.Type != "start_ack" {
+			t.Fatalf("start answered %+v", m)
+		}
+	}
+	h.Publish("createComment", map[string]any{"id": "c1", "postId": "p1", "body": "through"})
+	if m := next(t, viaFragment); m.Type != "data" || string(m.Payload) != `{"data":{"mine":{"body":"through"}}}` {
+		t.Errorf("through a fragment: %+v %s", m, m.Payload)
+	}
+	nothing(t, skipped)
 }

@@ -335,12 +335,7 @@ func (h *Hub) start(c *connection, m message) {
 		return
 	}
 	var subs []*subscription
-	for _, sel := range op.SelectionSet {
-		f, ok := sel.(*ast.Field)
-		if !ok || f.Definition == nil {
-			c.send(errorMessage(m.ID, "UnsupportedOperation", "a subscription selects its fields directly"))
-			return
-		}
+	for _, f := range prepared.Fields(h.schema.Subscription, op.SelectionSet) {
 		if !h.authorize(h.schema.Subscription, f.Definition, caller) {
 			c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
 			return
