@@ -6,8 +6,9 @@
 // GraphQL error for that item only. It then probes how AppSync writes the
 // selection of a field a query selects more than once (reading.go), and
 // fails when the function reads every occurrence's and AppSync writes less;
-// last, a subscription to the post's comments receives one, and the post's
-// deletion ends it (live.go). It reports what it saw, plainly.
+// last, a second user's feed receives a post of the first (feed.go), a
+// subscription to the post's comments receives one, and the post's deletion
+// ends it (live.go). It reports what it saw, plainly.
 package smoke
 
 import (
@@ -29,6 +30,9 @@ type Target struct {
 	URL    string // the GraphQL endpoint
 	APIKey string // sent as x-api-key on reads ("" for none, as make dev takes)
 	Token  string // a signed-in user's token (Authorization), for the writes
+	// Reader is a second signed-in user's token, who follows the first and
+	// reads their feed ("" leaves the pushed feed unchecked).
+	Reader string
 	// Reading is how the API's resolver function reads a merged field's
 	// selection (the stack's SelectionReading output): the check fails when
 	// it reads every occurrence and AppSync does not write them all.
@@ -87,6 +91,10 @@ func Run(ctx context.Context, t Target, out io.Writer) error {
 		batch.Errors[0].ErrorType, batch.Errors[0].Message, batch.Errors[0].Path)
 
 	if err := checkReading(ctx, t, postID, say); err != nil {
+		return err
+	}
+	authorID, _ := dig(created.Data, "createUser", "id").(string)
+	if err := checkFeed(ctx, t, authorID, handle, say); err != nil {
 		return err
 	}
 	if err := checkLive(ctx, t, postID, say); err != nil {

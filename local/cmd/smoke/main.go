@@ -1,7 +1,7 @@
 // Command smoke runs the first-deploy check (package smoke) against a
 // deployed stack (make smoke STACK=AppSyncDynamo: its outputs are read with
-// the AWS CLI, and a Cognito user is signed up, confirmed and signed in for
-// the writes) or against make dev (make smoke URL=http://127.0.0.1:4000/graphql).
+// the AWS CLI, and two Cognito users are signed up, confirmed and signed in:
+// one for the writes, one to read its feed) or against make dev (make smoke URL=http://127.0.0.1:4000/graphql).
 package main
 
 import (
@@ -38,7 +38,7 @@ func main() {
 func targetFor(stack, url, readingName string) (smoke.Target, error) {
 	if url != "" {
 		reading, err := appsync.ParseReading(readingName)
-		return smoke.Target{URL: url, Token: devserver.Token("smoke"), Reading: reading}, err
+		return smoke.Target{URL: url, Token: devserver.Token("smoke"), Reader: devserver.Token("smoke-reader"), Reading: reading}, err
 	}
 	out, err := aws("cloudformation", "describe-stacks", "--stack-name", stack, "--query", "Stacks[0].Outputs", "--output", "json")
 	if err != nil {
@@ -52,17 +52,12 @@ func targetFor(stack, url, readingName string) (smoke.Target, error) {
 	for _, kv := range outputs {
 		o[kv.OutputKey] = kv.OutputValue
 	}
-	// A throwaway Cognito user for the writes.
-	user, password := fmt.Sprintf("smoke+%d@example.com", os.Getpid()), "Smoke-check-passw0rd!"
-	if _, err := aws("cognito-idp", "sign-up", "--client-id", o["UserPoolClientId"], "--username", user, "--password", password,
-		"--user-attributes", "Name=email,Value="+user); err != nil {
+	// Throwaway Cognito users: one for the writes, one to read its feed.
+	token, err := signUp(o, "smoke")
+	if err != nil {
 		return smoke.Target{}, err
 	}
-	if _, err := aws("cognito-idp", "admin-confirm-sign-up", "--user-pool-id", o["UserPoolId"], "--username", user); err != nil {
-		return smoke.Target{}, err
-	}
-	token, err := aws("cognito-idp", "initiate-auth", "--client-id", o["UserPoolClientId"], "--auth-flow", "USER_PASSWORD_AUTH",
-		"--auth-parameters", "USERNAME="+user+",PASSWORD="+password, "--query", "AuthenticationResult.IdToken", "--output", "text")
+	reader, err := signUp(o, "smoke-reader")
 	if err != nil {
 		return smoke.Target{}, err
 	}
@@ -78,7 +73,23 @@ func targetFor(stack, url, readingName string) (smoke.Target, error) {
 	if err != nil {
 		return smoke.Target{}, err
 	}
-	return smoke.Target{URL: o["GraphQLUrl"], APIKey: o["ApiKeyId"], Token: strings.TrimSpace(string(token)), Reading: reading}, nil
+	return smoke.Target{URL: o["GraphQLUrl"], APIKey: o["ApiKeyId"], Token: token, Reader: reader, Reading: reading}, nil
+}
+
+// signUp signs up, confirms and signs in a throwaway user of the stack's
+// user pool (its outputs o), and returns its ID token.
+func signUp(o map[string]string, name string) (string, error) {
+	user, password := fmt.Sprintf("%s+%d@example.com", name, os.Getpid()), "Smoke-check-passw0rd!"
+	if _, err := aws("cognito-idp", "sign-up", "--client-id", o["UserPoolClientId"], "--username", user, "--password", password,
+		"--user-attributes", "Name=email,Value="+user); err != nil {
+		return "", err
+	}
+	if _, err := aws("cognito-idp", "admin-confirm-sign-up", "--user-pool-id", o["UserPoolId"], "--username", user); err != nil {
+		return "", err
+	}
+	token, err := aws("cognito-idp", "initiate-auth", "--client-id", o["UserPoolClientId"], "--auth-flow", "USER_PASSWORD_AUTH",
+		"--auth-parameters", "USERNAME="+user+",PASSWORD="+password, "--query", "AuthenticationResult.IdToken", "--output", "text")
+	return strings.TrimSpace(string(token)), err
 }
 
 // aws runs the AWS CLI and returns its standard output.
