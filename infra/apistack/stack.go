@@ -407,7 +407,7 @@ type Projected struct {
 func ProjectorConsumer(features []Feature) Consumer {
 	c := Consumer{ID: "Projector", Description: "Keeps the readers' feeds from the table's stream", Projection: "feed",
 		BatchSize: projector.StreamBatchSize, Retries: projector.StreamRetries,
-		GaveUp: "the projector gave up on stream records: they are in its on-failure queue, and the feeds miss them"}
+		GaveUp: "the projector gave up on stream records: they are in its on-failure queue, and what it projects misses them (feed entries, pushes to connected readers, ended subscriptions)"}
 	for _, f := range features {
 		if f.Projected != nil {
 			c.Filters = append(c.Filters, f.Projected.Filters...)
