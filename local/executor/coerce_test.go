@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -19,6 +16,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/executor"
+	"github.com/example/appsync-dynamo/local/graphqljs"
 	"github.com/example/appsync-dynamo/schema"
 )
 
@@ -205,26 +203,10 @@ func outcome(t *testing.T, sch *ast.Schema, c argCase, opts ...executor.Option) 
 // schema as AppSync loads it.
 func graphqlJS(t *testing.T, cases []argCase) []argOutcome {
 	t.Helper()
-	pkg, err := filepath.Abs("../console/node_modules/graphql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(pkg); err != nil {
-		if testing.Short() {
-			t.Skip("graphql-js is installed by make console")
-		}
-		t.Fatalf("graphql-js, the reference: %v (make test installs it with make console)", err)
-	}
-	in, _ := json.Marshal(map[string]any{"sdl": schema.AppSyncPrelude + schema.SDL, "cases": cases})
-	cmd := exec.Command("node", "testdata/coerce.cjs", pkg)
-	cmd.Stdin, cmd.Stderr = bytes.NewReader(in), os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node testdata/coerce.cjs: %v", err)
-	}
 	var outcomes []argOutcome
-	if err := json.Unmarshal(out, &outcomes); err != nil || len(outcomes) != len(cases) {
-		t.Fatalf("graphql-js answered %d outcomes for %d cases: %v", len(outcomes), len(cases), err)
+	graphqljs.Run(t, "testdata/coerce.cjs", map[string]any{"sdl": schema.AppSyncPrelude + schema.SDL, "cases": cases}, &outcomes)
+	if len(outcomes) != len(cases) {
+		t.Fatalf("graphql-js answered %d outcomes for %d cases", len(outcomes), len(cases))
 	}
 	return outcomes
 }

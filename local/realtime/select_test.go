@@ -1,13 +1,9 @@
 package realtime_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,6 +12,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/local/graphqljs"
 	"github.com/example/appsync-dynamo/local/realtime"
 )
 
@@ -36,16 +33,6 @@ type Node { id: ID! name: String count: Int tags: [String] child: Node kids: [No
 // sub-selections) and generated values, against graphql-js executing the
 // same selection as a query over that value.
 func TestASubscriberReceivesWhatGraphQLSelects(t *testing.T) {
-	pkg, err := filepath.Abs("../console/node_modules/graphql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(pkg); err != nil {
-		if testing.Short() {
-			t.Skip("graphql-js is installed by make console")
-		}
-		t.Fatalf("graphql-js, the reference: %v (make test installs it with make console)", err)
-	}
 	schema := gqlparser.MustLoadSchema(&ast.Source{Name: "select.graphql", Input: selectSchema})
 	h := realtime.New(schema, func(map[string]string) (*appsync.Identity, error) { return nil, nil },
 		func(*ast.Definition, *ast.FieldDefinition, *appsync.Identity) bool { return true })
@@ -61,19 +48,13 @@ func TestASubscriberReceivesWhatGraphQLSelects(t *testing.T) {
 		vars := map[string]any{"t": true, "f": false}
 		cases = append(cases, selectCase{Query: "query Q($t: Boolean!, $f: Boolean!) " + sel + fragments, Variables: vars, Value: genNode(r, 4)})
 	}
-	in, _ := json.Marshal(map[string]any{"sdl": selectSchema, "cases": cases})
-	cmd := exec.Command("node", "testdata/select.cjs", pkg)
-	cmd.Stdin, cmd.Stderr = bytes.NewReader(in), os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node testdata/select.cjs: %v", err)
-	}
 	var want []struct {
 		Data   map[string]any `json:"data"`
 		Errors []string       `json:"errors"`
 	}
-	if err := json.Unmarshal(out, &want); err != nil || len(want) != len(cases) {
-		t.Fatalf("graphql-js answered %d cases of %d: %v", len(want), len(cases), err)
+	graphqljs.Run(t, "testdata/select.cjs", map[string]any{"sdl": selectSchema, "cases": cases}, &want)
+	if len(want) != len(cases) {
+		t.Fatalf("graphql-js answered %d cases of %d", len(want), len(cases))
 	}
 	merged, skipped := 0, 0
 	for i, c := range cases {
