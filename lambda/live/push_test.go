@@ -86,19 +86,11 @@ func followers(n int) []string {
 // pushing is a table with followers of alice and its projector applying the
 // live projection through l, in chunks of chunkBytes.
 func pushing(t *testing.T, l *lambda, readers []string, chunkBytes int) *storetest.Projected {
-	f := storetest.NewProjected(t, live.StreamFilters, func(ps *store.Store) projector.Projection {
+	f := storetest.NewProjectedOver(t, store.Dataset{Follows: followsOf(sample.Alice, readers)}, live.StreamFilters, func(ps *store.Store) projector.Projection {
 		p := live.NewProjection(live.NewPushes(ps), l)
 		live.SetChunkBytes(p, chunkBytes)
 		return p
 	})
-	follows := followsOf(sample.Alice, readers)
-	for len(follows) > 0 { // 1,000 at a time: each Load has 20 seconds, which a slow machine may need
-		n := min(len(follows), 1000)
-		if err := f.S.Load(t.Context(), store.Dataset{Follows: follows[:n]}); err != nil {
-			t.Fatal(err)
-		}
-		follows = follows[n:]
-	}
 	l.pushes, l.received = live.NewPushes(f.S), map[string]int{}
 	f.Drain()
 	return f
