@@ -154,7 +154,9 @@ func TestASubscriberWhoseTokenExpires(t *testing.T) {
 	url := srv.URL + "/graphql"
 	const activity = `subscription A($id: ID!) { onPostActivity(id: $id) { id likeCount } }`
 	vars := map[string]any{"id": sample.HelloPost}
-	expiring := devserver.TokenUntil("alice", time.Now().Add(2*time.Second))
+	// Long enough for the connections, the subscriptions and a delivery on a
+	// loaded machine under the race detector (2 s was not, 2 runs in 20).
+	expiring := devserver.TokenUntil("alice", time.Now().Add(10*time.Second))
 	alice, bob := connect(t, srv, expiring), connect(t, srv, devserver.Token("bob"))
 	for _, c := range []*wsClient{alice, bob} {
 		c.start("activity", activity, vars)
@@ -172,7 +174,7 @@ func TestASubscriberWhoseTokenExpires(t *testing.T) {
 			t.Errorf("before the expiry: %s", m.Payload)
 		}
 	}
-	m, ok := alice.within(5 * time.Second)
+	m, ok := alice.within(15 * time.Second)
 	if !ok || m.Type != "error" || m.ID != "activity" || !strings.Contains(string(m.Payload), `"errorType":"UnauthorizedException"`) ||
 		!strings.Contains(string(m.Payload), "Token has expired.") {
 		t.Fatalf("at the expiry: %+v %s", m, m.Payload)

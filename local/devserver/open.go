@@ -65,6 +65,9 @@ type API struct {
 	Console string // see Config.Console
 }
 
+// loadTime bounds the load of Open's data.
+const loadTime = 5 * time.Minute
+
 // Open creates the table from store.Schema (the definition the stack uses),
 // loads cfg.Data, and returns the API: an executor that invokes the real
 // Lambda handler, wrapped as aws-lambda-go wraps it, for every routed field,
@@ -75,7 +78,13 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 		return nil, fmt.Errorf("create table %s: %w", cfg.Table, err)
 	}
 	s := store.New(client, cfg.Table, cursor.New([]byte(cursor.DevelopmentKey)), wired.Store...)
-	if err := s.Load(ctx, cfg.Data); err != nil {
+	// A load may take past the 20 seconds the store gives a context with no
+	// deadline: make dev's blog, or a test's thousands of follows, on a busy
+	// DynamoDB Local whose writes to a table with a stream slow as its
+	// streams' records pile up.
+	load, cancel := context.WithTimeout(ctx, loadTime)
+	defer cancel()
+	if err := s.Load(load, cfg.Data); err != nil {
 		return nil, fmt.Errorf("load sample data: %w", err)
 	}
 	sch, err := schema.Load(wired.SDL...)
