@@ -269,9 +269,8 @@ func (c coercer) arguments(f *ast.Field, vars map[string]any) map[string]any {
 // real-time endpoint's subscriptions: the arguments of its fields and the
 // fields of its selections, as Execute gives and collects them.
 type Operation struct {
-	c    coercer
-	run  run // doc and vars: what collecting a selection reads
-	vars map[string]any
+	c   coercer
+	run run // the document and the coerced variables: what arguments and collecting read
 }
 
 // Prepare coerces a request's variables to op's definitions (graphql-js's
@@ -283,11 +282,11 @@ func Prepare(schema *ast.Schema, doc *ast.QueryDocument, op *ast.OperationDefini
 	if verr != nil {
 		return nil, errors.New(verr.Message)
 	}
-	return &Operation{c: c, run: run{doc: doc, vars: vars}, vars: vars}, nil
+	return &Operation{c: c, run: run{doc: doc, vars: vars}}, nil
 }
 
 // Args are f's arguments as Execute gives them to its resolver.
-func (o *Operation) Args(f *ast.Field) map[string]any { return o.c.arguments(f, o.vars) }
+func (o *Operation) Args(f *ast.Field) map[string]any { return o.c.arguments(f, o.run.vars) }
 
 // Fields are the fields set selects on an object of type typ, as Execute
 // collects them: fragments expanded (each once), @skip and @include
