@@ -45,6 +45,7 @@ type message struct {
 	Type    string          `json:"type"`
 	ID      string          `json:"id"`
 	Payload json.RawMessage `json:"payload"`
+	raw     []byte          // the whole message, as written
 }
 
 // subscriber connects as caller and starts id on postId, returning what
@@ -75,7 +76,7 @@ func subscribe(t *testing.T, host, caller, id, query string, vars map[string]any
 			if err != nil {
 				return
 			}
-			var m message
+			m := message{raw: b}
 			json.Unmarshal(b, &m)
 			if m.Type != "ka" {
 				out <- m
@@ -272,22 +273,61 @@ func stuckSubscriber(t *testing.T, host, postID string) *websocket.Conn {
 	return ws
 }
 
-// A publication whose message to a subscriber would pass AppSync's 240 KB
-// is not delivered (AppSync drops it, and tells no one); the hub counts it.
-// The largest comment's is far under it.
+// A publication whose message to a subscriber would pass AppSync's 240 KB,
+// as the hub's reading measures it, is not delivered (AppSync drops it, and
+// tells no one); the hub counts it. Under each reading: a message of
+// exactly the limit arrives and one byte more does not; the largest comment
+// (2,000 four-byte characters, 8,000 bytes in UTF-8 and 24,000 escaped)
+// selected 10, 20 and 30 times under aliases reaches 3, 2, 1 and 0 of its
+// subscribers, written as the reading writes it.
 func TestAMessagePastAppSyncsLimitIsNotDelivered(t *testing.T) {
-	h, host := hub(t, nil)
-	s := subscriber(t, host, "reader", "s", "p1")
-	next(t, s) // start_ack
-	h.Publish("createComment", map[string]any{"id": "big", "postId": "p1", "body": strings.Repeat("a", realtime.MaxMessage)})
-	nothing(t, s)
-	if h.Dropped() != 1 {
-		t.Errorf("%d dropped, want 1", h.Dropped())
-	}
-	largest := strings.Repeat("😀", 2000)
-	h.Publish("createComment", map[string]any{"id": "largest", "postId": "p1", "body": largest})
-	if m := next(t, s); !strings.Contains(string(m.Payload), largest) {
-		t.Errorf("the largest comment arrived as %d bytes", len(m.Payload))
+	arrive := map[realtime.MessageReading]int{realtime.UTF8Of245760: 3, realtime.UTF8Of240000: 2,
+		realtime.EscapedOf245760: 1, realtime.EscapedOf240000: 0}
+	for _, reading := range realtime.MessageReadings {
+		t.Run(reading.String(), func(t *testing.T) {
+			h, host := hub(t, nil)
+			h.Messages = reading
+			var subs []<-chan message
+			for n := 1; n <= 3; n++ {
+				var aliases []string
+				for i := range 10 * n {
+					aliases = append(aliases, fmt.Sprintf("b%d: body", i))
+				}
+				query := `subscription ($p: ID!) { onCreateComment(postId: $p) { id ` + strings.Join(aliases, " ") + ` } }`
+				subs = append(subs, subscribe(t, host, "reader", fmt.Sprint(n), query, map[string]any{"p": "p1"}))
+				next(t, subs[n-1]) // start_ack
+			}
+			largest := strings.Repeat("😀", 2000)
+			h.Publish("createComment", map[string]any{"id": "c", "postId": "p1", "body": largest})
+			written := largest
+			if reading.Escaped() {
+				written = strings.Repeat(`\ud83d\ude00`, 2000)
+			}
+			for n, s := range subs {
+				if n < arrive[reading] {
+					if m := next(t, s); strings.Count(string(m.raw), written) != 10*(n+1) {
+						t.Errorf("the largest comment selected %d times arrived as %d bytes, not so written", 10*(n+1), len(m.raw))
+					}
+				} else {
+					nothing(t, s)
+				}
+			}
+			if want := int64(3 - arrive[reading]); h.Dropped() != want {
+				t.Errorf("%d dropped, want %d", h.Dropped(), want)
+			}
+
+			edge := subscribe(t, host, "reader", "edge", `subscription { onCreateComment(postId: "p2") { body } }`, nil)
+			next(t, edge) // start_ack
+			h.Publish("createComment", map[string]any{"id": "e", "postId": "p2", "body": ""})
+			envelope := len(next(t, edge).raw)
+			for _, extra := range []int{0, 1} {
+				h.Publish("createComment", map[string]any{"id": "e", "postId": "p2", "body": strings.Repeat("a", reading.Limit()-envelope+extra)})
+			}
+			if m := next(t, edge); len(m.raw) != reading.Limit() {
+				t.Errorf("a message of %d bytes arrived; want one of the limit, %d", len(m.raw), reading.Limit())
+			}
+			nothing(t, edge)
+		})
 	}
 }
 

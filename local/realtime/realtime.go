@@ -94,8 +94,13 @@ type Hub struct {
 	// Filtering is the reading of a filtered subscription's arguments
 	// (ArgumentsAndFilter unless set before the first publication).
 	Filtering FilterReading
+	// Messages is how a data message is written and measured against
+	// AppSync's 240 KB (UTF8Of245760 unless set before the first
+	// publication): a subscriber whose message would pass it receives
+	// nothing.
+	Messages MessageReading
 
-	dropped atomic.Int64 // deliveries past MaxMessage
+	dropped atomic.Int64 // deliveries past the Messages reading's limit
 	// KeepAlive is the interval of "ka" messages (a minute unless set
 	// before the first connection).
 	KeepAlive time.Duration
@@ -460,8 +465,8 @@ func (h *Hub) Publish(mutation string, value map[string]any) {
 		if len(errs) > 0 {
 			payload["errors"] = errs
 		}
-		msg, err := json.Marshal(map[string]any{"type": "data", "id": s.id, "payload": payload})
-		if err != nil || len(msg) > MaxMessage {
+		msg, err := h.Messages.Encode(map[string]any{"type": "data", "id": s.id, "payload": payload})
+		if err != nil || len(msg) > h.Messages.Limit() {
 			h.dropped.Add(1) // AppSync delivers no message past its limit, and tells no one
 			continue
 		}
@@ -469,13 +474,8 @@ func (h *Hub) Publish(mutation string, value map[string]any) {
 	}
 }
 
-// MaxMessage is AppSync's limit on a subscription's message (240 KB): a
-// publication that would make a larger one is not delivered to that
-// subscriber.
-const MaxMessage = 240 << 10
-
 // Dropped reports how many deliveries were left out for being larger than
-// MaxMessage, which AppSync drops in silence.
+// the Messages reading's limit, which AppSync drops in silence.
 func (h *Hub) Dropped() int64 { return h.dropped.Load() }
 
 // passes reports whether value, published, reaches subscription s.

@@ -66,10 +66,10 @@ type message struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// realtime is the real-time endpoint of the GraphQL endpoint u: AppSync's
+// realtimeEndpoint is the real-time endpoint of the GraphQL endpoint u: AppSync's
 // (appsync-api becomes appsync-realtime-api, over wss), or make dev's
 // (/graphql/realtime, over ws).
-func realtime(u string) (endpoint, host string, err error) {
+func realtimeEndpoint(u string) (endpoint, host string, err error) {
 	p, err := url.Parse(u)
 	if err != nil {
 		return "", "", err
@@ -87,7 +87,7 @@ func realtime(u string) (endpoint, host string, err error) {
 // subscribe opens a connection as the signed-in caller, starts the
 // subscription and waits for its start_ack.
 func subscribe(ctx context.Context, t Target, query string, vars map[string]any) (*websocket.Conn, error) {
-	endpoint, host, err := realtime(t.URL)
+	endpoint, host, err := realtimeEndpoint(t.URL)
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,13 @@
 // a signed-in caller, reads them back with the seed's query as an API-key
 // caller, and runs a batched field in which one item fails, to see that
 // AppSync turns the Lambda's {data, errorMessage, errorType} items into one
-// GraphQL error for that item only. It then probes how AppSync writes the
-// selection of a field a query selects more than once (reading.go), and
-// fails when the function reads every occurrence's and AppSync writes less;
-// last, a second user's feed receives a post of the first (feed.go), a
-// subscription to the post's comments receives one, and the post's deletion
-// ends it (live.go). It reports what it saw, plainly.
+// GraphQL error for that item only. The largest comment tells how AppSync
+// measures a subscription message (message.go). It then probes how AppSync
+// writes the selection of a field a query selects more than once
+// (reading.go), and fails when the function reads every occurrence's and
+// AppSync writes less; last, a second user's feed receives a post of the
+// first (feed.go), a subscription to the post's comments receives one, and
+// the post's deletion ends it (live.go). It reports what it saw, plainly.
 package smoke
 
 import (
@@ -90,6 +91,9 @@ func Run(ctx context.Context, t Target, out io.Writer) error {
 	say("ok   a batched field with one failing item: that item's error is %s %q at %v, its sibling was served",
 		batch.Errors[0].ErrorType, batch.Errors[0].Message, batch.Errors[0].Path)
 
+	if err := checkMessages(ctx, t, postID, say); err != nil {
+		return err
+	}
 	if err := checkReading(ctx, t, postID, say); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/realtime"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/smoke"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -18,7 +19,9 @@ import (
 // TestSmokeAgainstMakeDev runs the first-deploy check against the local API,
 // as make smoke URL=... does against make dev, under each reading of a merged
 // field's selection: the probes tell which one the local AppSync writes, and
-// the check fails where the function would read more than AppSync writes.
+// the check fails where the function would read more than AppSync writes;
+// each case's AppSync measures subscription messages by another reading,
+// which the check tells.
 func TestSmokeAgainstMakeDev(t *testing.T) {
 	for i, c := range []struct {
 		appsync, function appsync.Reading
@@ -36,6 +39,8 @@ func TestSmokeAgainstMakeDev(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			messages := realtime.MessageReadings[i] // each case a reading of AppSync's 240 KB
+			api.Hub.Messages = messages
 			srv := httptest.NewServer(devserver.Handler(api))
 			defer srv.Close()
 			var out strings.Builder
@@ -53,6 +58,9 @@ func TestSmokeAgainstMakeDev(t *testing.T) {
 			if !strings.Contains(report, c.says) || !strings.Contains(report, "InvalidNextToken") ||
 				strings.Contains(report, "all checks passed") == c.fails {
 				t.Errorf("report, without %q:\n%s", c.says, report)
+			}
+			if want := "subscription messages: " + messages.String() + " "; !strings.Contains(report, want) {
+				t.Errorf("report, without %q:\n%s", want, report)
 			}
 			if want := "selectionSetGraphQL " + c.appsync.String() + ", selectionSetList " + c.appsync.String(); strings.Count(report, want) != 6 {
 				t.Errorf("report, without %q six times:\n%s", want, report)

@@ -22,6 +22,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/devserver"
+	"github.com/example/appsync-dynamo/local/realtime"
 	"github.com/example/appsync-dynamo/local/sample"
 )
 
@@ -62,10 +63,16 @@ func main() {
 	consoleDir := flag.String("console", "local/console/node_modules", "the query page's npm packages (make dev installs them); empty for no page")
 	readingName := flag.String("selection-reading", appsync.EveryOccurrence.String(),
 		"how the local AppSync writes a merged field's selection, and the Lambda reads it: every-occurrence or first-occurrence")
+	messagesName := flag.String("message-reading", realtime.UTF8Of245760.String(),
+		"how the local AppSync writes a subscription message and measures it against 240 KB: utf8-245760, utf8-240000, escaped-245760 or escaped-240000")
 	flag.Parse()
 	reading, err := appsync.ParseReading(*readingName)
+	var messages realtime.MessageReading
 	if err == nil {
-		err = run(*addr, *tlsAddr, *certFile, *consoleDir, reading)
+		messages, err = realtime.ParseMessageReading(*messagesName)
+	}
+	if err == nil {
+		err = run(*addr, *tlsAddr, *certFile, *consoleDir, reading, messages)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dev:", err)
@@ -73,7 +80,7 @@ func main() {
 	}
 }
 
-func run(addr, tlsAddr, certFile, consoleDir string, reading appsync.Reading) error {
+func run(addr, tlsAddr, certFile, consoleDir string, reading appsync.Reading, messages realtime.MessageReading) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := ddblocal.StartInstalled(ctx)
@@ -86,6 +93,7 @@ func run(addr, tlsAddr, certFile, consoleDir string, reading appsync.Reading) er
 	if err != nil {
 		return err
 	}
+	api.Hub.Messages = messages
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -104,7 +112,10 @@ Subscriptions (onCreateComment) speak AppSync's real-time protocol at ws://%s/gr
 
 A field selected twice: the local AppSync writes the %s's selection, and the Lambda reads it so
 (make dev SELECTION_READING=first-occurrence|every-occurrence; docs/deploying.md)
-`, url, db.Endpoint, ln.Addr(), url, ln.Addr(), reading)
+
+A subscription message is written and measured against AppSync's 240 KB as %s
+(make dev MESSAGE_READING=utf8-245760|utf8-240000|escaped-245760|escaped-240000; docs/live.md)
+`, url, db.Endpoint, ln.Addr(), url, ln.Addr(), reading, messages)
 	srv := &http.Server{Handler: devserver.Handler(api), ReadHeaderTimeout: 10 * time.Second}
 	if tlsAddr != "" {
 		tlsLn, err := listenTLS(tlsAddr, certFile)
