@@ -547,6 +547,9 @@ func TestTheLargestPostsActivityArrivesWhole(t *testing.T) {
 			size[reading] = len(m.Payload)
 		})
 	}
+	if size[realtime.UTF8Of245760] == 0 || size[realtime.EscapedOf245760] == 0 {
+		return // a reading skipped (make check: -short) or failed above measured nothing to check the docs with
+	}
 	doc, err := os.ReadFile("../../docs/live.md")
 	if err != nil {
 		t.Fatal(err)
