@@ -2,16 +2,21 @@
 // out as docs/layout.md says: delete its folder, lambda/<name>, and every
 // line marked "// feature: <name>" (the lines that wire it in, in
 // lambda/cmd, the stack and make dev). What is left must build (the
-// functions, make dev's server, the stack) and pass the core's tests and
-// event replays (go test ./lambda/... ./schema/...). And that a speed-up
-// installed by lines marked "// speed-up: <name>" turns off with them and
-// its folder lambda/internal/<name> deleted.
+// functions, make dev's server, the stack), vet, and pass the core's tests
+// and event replays. And that a speed-up installed by lines marked
+// "// speed-up: <name>" turns off with them and its folder
+// lambda/internal/<name> deleted.
+//
+// What a removal costs the suite grows with the feature's wiring, not with
+// the tree: every copy builds and vets (the build cache shares what did
+// not change), and runs the tests of only the packages whose code the
+// removal changed, itself or through what they import (package affected);
+// the copy without every feature runs all the core's tests.
 package removal_test
 
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -35,6 +40,10 @@ func (p part) folder() string {
 	}
 	return "lambda/" + p.name
 }
+
+// core are the packages a removal's copy tests: the functions' and the
+// schema's.
+var core = []string{"./lambda/...", "./schema/..."}
 
 // marked returns the tree's root, its files and the parts of kind its Go
 // files mark, failing where docs/layout.md does not name a part's folder
@@ -66,7 +75,8 @@ func marked(t *testing.T, kind string) (root string, files []string, parts []par
 // The core stands without each optional feature, and without all of
 // them: a copy of the tree with the feature's folder and marked lines
 // deleted (and those of the features built on it: their folders import
-// it) builds, vets and passes the functions' tests and the stack builds.
+// it) builds and vets, the stack builds, and the tests of what the
+// removal changed pass; without every feature, all the core's tests pass.
 func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	root, files, features := marked(t, "feature")
 	type removal struct {
@@ -81,70 +91,60 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 		}
 		removals = append(removals, r)
 	}
+	all := removal{"without " + strings.Join(names(features), ", "), features}
 	if len(features) > 1 {
-		removals = append(removals, removal{"without " + strings.Join(names(features), ", "), features})
+		removals = append(removals, all)
 	}
 	for _, r := range removals {
-		gone := r.gone
 		t.Run(r.name, func(t *testing.T) {
 			dir := t.TempDir()
-			copyWithout(t, root, dir, files, gone)
+			changed := copyWithout(t, root, dir, files, r.gone)
 			if unused := deleteUnused(t, dir); len(unused) > 0 {
 				t.Logf("left unused, deleted too: %s", strings.Join(unused, ", "))
 			}
-			treecopy.Run(t, dir, "go", "build", "./lambda/...", "./local/cmd/dev", "./schema/...")
-			treecopy.Run(t, dir, "go", "vet", "./lambda/...", "./schema/...")
+			buildAndVet(t, dir)
 			treecopy.Run(t, filepath.Join(dir, "infra"), "go", "build", "./...")
-			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...")
+			tests := core
+			if len(r.gone) < len(features) {
+				tests = affected(t, dir, changed)
+			}
+			testIn(t, dir, tests)
 		})
 	}
 }
 
 // Each speed-up wired in by marked lines turns off with them deleted, and
-// its folder: the functions build and their tests pass (the bootstrap's
-// size, what it links).
+// its folder: the functions build and vet, and the tests of what that
+// changed pass (the bootstrap's size, what it links).
 func TestEachSpeedUpTurnsOff(t *testing.T) {
 	root, files, speedUps := marked(t, "speed-up")
 	for _, s := range speedUps {
 		t.Run("without "+s.name, func(t *testing.T) {
 			dir := t.TempDir()
-			copyWithout(t, root, dir, files, []part{s})
-			treecopy.Run(t, dir, "go", "vet", "./lambda/...")
-			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/cmd/...")
+			changed := copyWithout(t, root, dir, files, []part{s})
+			buildAndVet(t, dir)
+			testIn(t, dir, affected(t, dir, changed))
 		})
 	}
 }
 
-// wired are the parts of kind ("feature" or "speed-up") whose lines are
-// marked in the tree's Go files, each with its folder.
-// deleteUnused deletes from the copy in dir each package under lambda/
-// that no function reaches any more (lambda/kept, once every feature that
-// keeps a value is gone), as a person would whom docs/layout.md's test
-// tells so, and returns their folders.
-func deleteUnused(t *testing.T, dir string) []string {
-	list := func(args ...string) []string {
-		cmd := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{.Dir}}"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list %v: %v", args, err)
-		}
-		return strings.Split(strings.TrimSpace(string(out)), "\n")
+// buildAndVet builds the functions, make dev's server and the schema in
+// the copy in dir, and vets the functions and the schema.
+func buildAndVet(t *testing.T, dir string) {
+	t.Helper()
+	treecopy.Run(t, dir, "go", "build", "./lambda/...", "./local/cmd/dev", "./schema/...")
+	treecopy.Run(t, dir, "go", append([]string{"vet"}, core...)...)
+}
+
+// testIn runs the tests of packages in the copy in dir, logging which.
+func testIn(t *testing.T, dir string, packages []string) {
+	t.Helper()
+	if len(packages) == 0 {
+		t.Log("no test's code changed")
+		return
 	}
-	reached := list("-deps", "./lambda/cmd/...")
-	var unused []string
-	for _, pkg := range list("./lambda/...") {
-		if slices.Contains(reached, pkg) {
-			continue
-		}
-		folder := strings.Fields(pkg)[1]
-		if err := os.RemoveAll(folder); err != nil {
-			t.Fatal(err)
-		}
-		rel, _ := filepath.Rel(dir, folder)
-		unused = append(unused, rel)
-	}
-	return unused
+	t.Logf("tests of %s", strings.Join(packages, " "))
+	treecopy.Run(t, dir, "go", append([]string{"test", "-count=1"}, packages...)...)
 }
 
 func names(parts []part) []string {
@@ -192,6 +192,8 @@ func imports(t *testing.T, root string, files []string, p, q part) bool {
 	return false
 }
 
+// wired are the parts of kind ("feature" or "speed-up") whose lines are
+// marked in the tree's Go files, each with its folder.
 func wired(t *testing.T, root string, files []string, kind string) []part {
 	var parts []part
 	for _, f := range files {
@@ -219,8 +221,9 @@ func wired(t *testing.T, root string, files []string, kind string) []part {
 }
 
 // copyWithout copies files from root to dir, but for the folders of the
-// parts gone and the lines that wire them in.
-func copyWithout(t *testing.T, root, dir string, files []string, gone []part) {
+// parts gone and the lines that wire them in, and returns the files whose
+// lines it left out.
+func copyWithout(t *testing.T, root, dir string, files []string, gone []part) (changed []string) {
 	treecopy.Copy(t, root, dir, files, func(f string, raw []byte) ([]byte, bool) {
 		if slices.ContainsFunc(gone, func(g part) bool { return strings.HasPrefix(f, g.folder()+"/") }) {
 			return nil, false
@@ -229,11 +232,16 @@ func copyWithout(t *testing.T, root, dir string, files []string, gone []part) {
 			return raw, true
 		}
 		var kept []string
-		for _, line := range strings.Split(string(raw), "\n") {
+		lines := strings.Split(string(raw), "\n")
+		for _, line := range lines {
 			if m := marker.FindStringSubmatch(line); m == nil || !slices.Contains(gone, part{m[1], m[2]}) {
 				kept = append(kept, line)
 			}
 		}
+		if len(kept) < len(lines) {
+			changed = append(changed, f)
+		}
 		return []byte(strings.Join(kept, "\n")), true
 	})
+	return changed
 }

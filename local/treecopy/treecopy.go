@@ -57,8 +57,15 @@ func Copy(t testing.TB, root, dir string, files []string, edit func(path string,
 // fails.
 func Run(t testing.TB, dir string, name string, args ...string) {
 	t.Helper()
+	RunEnv(t, dir, nil, name, args...)
+}
+
+// RunEnv is Run with env added to the test's environment.
+func RunEnv(t testing.TB, dir string, env []string, name string, args ...string) {
+	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
