@@ -2,5 +2,5 @@
 # makes it (from the top of the tree; then make update): the patch, then its
 # event.
 set -e
-git apply docs/extending/handle-available.patch
+git apply --3way docs/extending/handle-available.patch
 make event FIELD=Query.handleAvailable QUERY='{ handleAvailable(handle: "alice") }'

@@ -1,17 +1,25 @@
 // Package extending holds the test that follows docs/extending.md: each
 // change it walks through is a script under docs/extending/ (its patch,
-// then the events it records with make event), run in a copy of the tree,
-// whose generated files are then regenerated as the guide says (make
-// update: the golden replies, the counted figures); the unit tests and
-// the event replays must pass, the regenerated replies differ from the
-// tree's only by what the change adds, and a query through the local
-// AppSync reads what it added.
+// then the events it records with make event). The three are made
+// together in one copy of the tree, whose generated files are then
+// regenerated as the guide says (make update: the golden replies, the
+// counted figures); the unit tests and the event replays must pass, the
+// regenerated replies differ from the tree's only by what the changes add,
+// and a query through the local AppSync reads what each added.
+//
+// A patch is applied as git apply --3way applies it: to the files it was
+// written against (the blobs its index lines name), then merged forward
+// into the tree, so that a copy whose owner has changed the same files
+// (a field, a route, a row at the end of a list) still takes it, and only
+// a real conflict fails, naming the file and the lines.
 package extending_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -23,9 +31,9 @@ import (
 
 // change is one of the guide's changes: its name (its script and patch
 // under docs/extending), the most files its patch may change (0: no
-// bound), the JSON
-// members it may add to the replies of the tree's events, and its query
-// through the local AppSync (a test of local/executor, in testdata).
+// bound), and the JSON members it may add to the replies of the tree's
+// events. Its query through the local AppSync is a test of
+// local/executor, in testdata.
 type change struct {
 	name     string
 	maxFiles int
@@ -38,10 +46,27 @@ var changes = []change{
 	{name: "bookmarks", maxFiles: 10, adds: []string{"bookmarkCount"}},
 }
 
+// retire is what a copy's owner does to stop testing the guide's changes
+// against their own.
+const retire = "retire the guide's examples from your copy: rm docs/extending/*.patch"
+
+// retired reports whether the guide's patches are gone (retire), so that
+// the guide's tests have nothing to apply.
+func retired(t *testing.T) bool {
+	patches, err := filepath.Glob("../../docs/extending/*.patch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(patches) == 0
+}
+
 // The guide shows each change's commands as its script runs them, and says
 // how many files its patch changes; a scalar field's patch changes at most
 // 5 files, a child list's at most 10.
 func TestTheGuideShowsEachChangesCommandsAndSize(t *testing.T) {
+	if retired(t) {
+		t.Skip("no docs/extending/*.patch: the guide's examples are retired from this copy")
+	}
 	guide, err := os.ReadFile("../../docs/extending.md")
 	if err != nil {
 		t.Fatal(err)
@@ -56,49 +81,123 @@ func TestTheGuideShowsEachChangesCommandsAndSize(t *testing.T) {
 				t.Errorf("docs/extending.md does not show %s.sh's command\n%s", c.name, line)
 			}
 		}
-		patch, err := os.ReadFile(filepath.Join("../../docs/extending", c.name+".patch"))
-		if err != nil {
-			t.Fatal(err)
+		files := patchFiles(t, c.name)
+		if c.maxFiles > 0 && len(files) > c.maxFiles {
+			t.Errorf("%s.patch changes %d files, more than the %d such a change may ask for", c.name, len(files), c.maxFiles)
 		}
-		files := strings.Count(string(patch), "\ndiff --git ") + 1
-		if c.maxFiles > 0 && files > c.maxFiles {
-			t.Errorf("%s.patch changes %d files, more than the %d such a change may ask for", c.name, files, c.maxFiles)
-		}
-		if said := fmt.Sprintf("`%s.patch` changes %d files", c.name, files); !strings.Contains(string(guide), said) {
+		if said := fmt.Sprintf("`%s.patch` changes %d files", c.name, len(files)); !strings.Contains(string(guide), said) {
 			t.Errorf("docs/extending.md does not say %q", said)
 		}
 	}
 }
 
+// The guide's three changes, made together in one copy of the tree as its
+// scripts make them, then make update: the copy's tests pass, and the
+// replies of the tree's events change by no more than what they add.
 func TestTheGuidesChangesApplyAndWork(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds and tests copies of the tree: make test runs it")
+		t.Skip("builds and tests a copy of the tree: make test runs it")
+	}
+	if retired(t) {
+		t.Skip("no docs/extending/*.patch: the guide's examples are retired from this copy")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := treecopy.Files(t, root)
+	dir := t.TempDir()
+	treecopy.Copy(t, root, dir, treecopy.Files(t, root), func(_ string, raw []byte) ([]byte, bool) { return raw, true })
+	gitIndex(t, root, dir, ".")
+	var adds []string
 	for _, c := range changes {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			treecopy.Copy(t, root, dir, files, func(_ string, raw []byte) ([]byte, bool) { return raw, true })
-			treecopy.Run(t, dir, "sh", filepath.Join("docs/extending", c.name+".sh"))
-			treecopy.Run(t, dir, "make", "-s", "update")
-			goldens := "lambda/resolver/testdata/golden"
-			sameBut(t, filepath.Join(root, goldens), filepath.Join(dir, goldens), c.adds)
-			treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...", "./local/bench", "./local/capacity")
-			treecopy.Run(t, dir, "go", "test", "-count=1", "-run", "TestTheDocumentsQueries", "./local/devserver")
-			query, err := os.ReadFile(filepath.Join("testdata", c.name+"_test.go.txt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "local/executor/guide_test.go"), query, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			treecopy.Run(t, dir, "go", "test", "-count=1", "-run", "TestTheGuides", "./local/executor")
-		})
+		if out, err := run(dir, "sh", filepath.Join("docs/extending", c.name+".sh")); err != nil {
+			t.Fatalf("%s\n%s", conflict(c.name, dir, out), out)
+		}
+		adds = append(adds, c.adds...)
 	}
+	treecopy.Run(t, dir, "make", "-s", "update")
+	goldens := "lambda/resolver/testdata/golden"
+	sameBut(t, filepath.Join(root, goldens), filepath.Join(dir, goldens), adds)
+	treecopy.Run(t, dir, "go", "test", "-count=1", "./lambda/...", "./schema/...", "./local/bench", "./local/capacity")
+	treecopy.Run(t, dir, "go", "test", "-count=1", "-run", "TestTheDocumentsQueries", "./local/devserver")
+	for _, c := range changes {
+		query, err := os.ReadFile(filepath.Join("testdata", c.name+"_test.go.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "local/executor/guide_"+c.name+"_test.go"), query, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	treecopy.Run(t, dir, "go", "test", "-count=1", "-run", "TestTheGuides", "./local/executor")
+}
+
+// gitIndex makes dir a Git repository whose index holds the files under
+// path (relative to dir), and which reads the objects of root's
+// repository: git apply --3way finds there the files a patch was written
+// against.
+func gitIndex(t *testing.T, root, dir, path string) {
+	t.Helper()
+	common, err := exec.Command("git", "-C", root, "rev-parse", "--path-format=absolute", "--git-common-dir").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse in %s: %v", root, err)
+	}
+	treecopy.Run(t, dir, "git", "init", "-q")
+	alternates := filepath.Join(dir, ".git", "objects", "info", "alternates")
+	if err := os.WriteFile(alternates, []byte(filepath.Join(strings.TrimSpace(string(common)), "objects")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	treecopy.Run(t, dir, "git", "add", "-A", "--", path)
+}
+
+// run runs the command in dir, and returns its combined output.
+func run(dir, name string, args ...string) ([]byte, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	return cmd.CombinedOutput()
+}
+
+// conflict is the line that says why the patch of change did not go in,
+// given what applying it printed: each file git left in conflict, and the
+// lines of its first conflict, and what the copy's owner may do.
+func conflict(change, dir string, out []byte) string {
+	var where []string
+	for line := range strings.Lines(string(out)) {
+		file, ok := strings.CutPrefix(strings.TrimSpace(line), "U ")
+		if !ok {
+			continue
+		}
+		raw, _ := os.ReadFile(filepath.Join(dir, file))
+		first := bytes.Index(raw, []byte("\n<<<<<<<"))
+		last := bytes.Index(raw, []byte("\n>>>>>>>"))
+		if first < 0 || last < first {
+			where = append(where, file)
+			continue
+		}
+		where = append(where, fmt.Sprintf("%s, lines %d-%d", file, bytes.Count(raw[:first+1], []byte("\n"))+1, bytes.Count(raw[:last+1], []byte("\n"))+1))
+	}
+	if len(where) == 0 {
+		return fmt.Sprintf("docs/extending/%s.sh failed (below); if its patch does not apply, merge it by hand and write it again, or %s", change, retire)
+	}
+	return fmt.Sprintf("docs/extending/%s.patch conflicts with this tree in %s: merge it by hand and write it again (docs/extending.md), or %s",
+		change, strings.Join(where, "; "), retire)
+}
+
+// patchFiles are the files the patch of change changes.
+func patchFiles(t *testing.T, change string) []string {
+	t.Helper()
+	patch, err := os.ReadFile(filepath.Join("../../docs/extending", change+".patch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for line := range strings.Lines(string(patch)) {
+		if rest, ok := strings.CutPrefix(line, "diff --git a/"); ok {
+			file, _, _ := strings.Cut(rest, " b/")
+			files = append(files, file)
+		}
+	}
+	return files
 }
 
 // sameBut fails t where a golden reply under was differs from its
@@ -121,7 +220,7 @@ func sameBut(t *testing.T, was, now string, adds []string) {
 			}
 		}
 		if !reflect.DeepEqual(without(after, adds), before) {
-			t.Errorf("%s: the change alters more than it adds (%v)", rel, adds)
+			t.Errorf("%s: the changes alter more than they add (%v)", rel, adds)
 		}
 		return nil
 	})
