@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/storetest"
@@ -181,70 +179,6 @@ func feedState(t *testing.T, s *store.Store, client *dynamodb.Client, titles map
 		out[r] = struct{ held, read []string }{held, read}
 	}
 	return out
-}
-
-// The projector killed at every cut point (before and after each of its
-// writes: entries put and deleted, pull markers, counters indexed, the
-// author's mark), its batch then sent again whole, with the records after
-// it or without, leaves the feeds as an unkilled run does: each reader's
-// entries of a fanned-out author's posts exactly those published and
-// followed, a pull marker for each follower of a pulled author, and each
-// feed as Feed reads it.
-func TestAProjectionRedoneAtAnyCutPointIsExact(t *testing.T) {
-	run := func(t *testing.T, k *cut, later bool) (feeds, int) {
-		s, client := storetest.NewStreamStore(t, store.Dataset{Users: historyUsers})
-		k.API = client
-		newProjector := func() *projector.Projector { // a new process: nothing of the killed one's memory
-			ps := storetest.New(k, s.Table())
-			return projector.New(slog.New(slog.DiscardHandler), nil, feed.NewProjection(ps, feed.WithPullThreshold(pullAt)))
-		}
-		read := &streams.Checkpoints{}
-		project := func() {
-			recs, fn := projectorRecords(t, s, client, read), newProjector()
-			const batch = 6
-			for from := 0; from < len(recs); {
-				part := recs[from:min(from+batch, len(recs))]
-				out, err := fn.Handle(t.Context(), events.DynamoDBEvent{Records: part})
-				if err == nil && len(out.BatchItemFailures) == 0 {
-					from += len(part)
-					continue
-				}
-				// Killed: the batch again whole, by itself or with the records after it.
-				again := part
-				if later {
-					again = recs[from:min(from+2*batch, len(recs))]
-				}
-				fn = newProjector()
-				if out, err := fn.Handle(t.Context(), events.DynamoDBEvent{Records: again}); err != nil || len(out.BatchItemFailures) > 0 {
-					t.Fatalf("the batch again: %v %v", err, out.BatchItemFailures)
-				}
-				from += len(again)
-			}
-		}
-		titles := feedHistory(t, s, project)
-		project()
-		return feedState(t, s, client, titles), k.writes
-	}
-	want, writes := run(t, &cut{}, false)
-	if recount := recountFeeds(t); !want.agrees(recount) {
-		t.Fatalf("the unkilled run:\n%s\nthe table's follows and posts say:\n%s", want, recount)
-	}
-	t.Logf("unkilled, %d writes:\n%s", writes, want)
-	for at := 1; at <= writes; at++ {
-		for _, landed := range []bool{false, true} {
-			for _, later := range []bool{false, true} {
-				t.Run(fmt.Sprintf("write %d of %d, landed %v, later records %v", at, writes, landed, later), func(t *testing.T) {
-					k := &cut{at: at, landed: landed}
-					if got, _ := run(t, k, later); got.String() != want.String() {
-						t.Errorf("killed at write %d:\n%s\nwant\n%s", at, got, want)
-					}
-					if !k.hit {
-						t.Errorf("write %d was never made", at)
-					}
-				})
-			}
-		}
-	}
 }
 
 // recountFeeds is what feedHistory's follows and posts say each reader's

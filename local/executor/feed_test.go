@@ -1,17 +1,11 @@
 package executor_test
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/example/appsync-dynamo/lambda/feed"
-	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/executor"
@@ -70,58 +64,4 @@ func TestFeedPagesInTwoRoundTrips(t *testing.T) {
 		t.Errorf("an API key's feed: %+v, want refused", resp.Errors)
 	}
 	t.Log(fmt.Sprint(len(seen), " posts"))
-}
-
-// A feed of the largest posts the API accepts (a 200-character title and a
-// 20,000-character body of four-byte characters), asked 100 at a time
-// through a named fragment and variables, with counts, likedByMe and
-// authors: every page fits Lambda's payload, and paging to the end gives
-// every post once, whole. With DynamoDB throttling the page's BatchGetItem,
-// the feed is a Throttled error, not a partial page.
-func TestAFeedOfTheLargestPostsPagesWithinThePayload(t *testing.T) {
-	d := store.Dataset{Users: []store.User{
-		{ID: "u_writer", Handle: "writer", Name: "W", CreatedAt: "2026-01-01T00:00:00.000Z", PostCount: 100},
-		{ID: sample.Carol, Handle: "carol", Name: "Carol", CreatedAt: "2026-01-01T00:00:00.000Z"},
-	}}
-	title, body := strings.Repeat("😀", 200), strings.Repeat("😀", 20000)
-	start := time.Now().Add(-time.Hour)
-	for i := range 100 {
-		at := start.Add(time.Duration(i) * time.Second)
-		d.Posts = append(d.Posts, store.Post{ID: store.NewULID(at), AuthorID: "u_writer", Title: title, Body: body,
-			CreatedAt: at.Format(time.RFC3339), UpdatedAt: at.Format(time.RFC3339), Status: store.StatusPublished})
-	}
-	feedtest.FollowWithFeed(&d, sample.Carol, "u_writer", time.Now().Add(feed.TTL).Unix())
-	e, _ := setup(t, d, resolver.CoreRoutes, bytesNotTime)
-	q := `query F($n: Int, $t: String) { feed(limit: $n, nextToken: $t) { items { ...P } nextToken } }
-	fragment P on Post { id title body commentCount likeCount likedByMe author { name } }`
-	seen := map[string]bool{}
-	largest, pages := 0, 0
-	var token any
-	for {
-		data, cost := mustRun(t, e, executor.Request{Query: q, Variables: map[string]any{"n": 100, "t": token}, Identity: signedIn(sample.Carol)})
-		pages++
-		largest = max(largest, cost.LargestPayloadBytes)
-		for _, it := range get(data, "feed", "items").([]any) {
-			id := get(it, "id").(string)
-			if seen[id] || get(it, "body") != body || get(it, "title") != title || get(it, "author", "name") != "W" || get(it, "likedByMe") != false {
-				t.Fatalf("page %d: post %s repeated or changed", pages, id)
-			}
-			seen[id] = true
-		}
-		if token = get(data, "feed", "nextToken"); token == nil || pages > 120 {
-			break
-		}
-	}
-	if len(seen) != 100 || largest > payload.MaxBytes {
-		t.Errorf("%d posts in %d pages, largest payload %d bytes (limit %d)", len(seen), pages, largest, payload.MaxBytes)
-	}
-	t.Logf("100 posts of 80 kB: %d pages, largest Lambda payload %d bytes", pages, largest)
-
-	faulty := setupFaulty(t, d, onBatchGet(func(context.Context) error {
-		return &types.ProvisionedThroughputExceededException{Message: aws.String("throttled (injected)")}
-	}))
-	data, resp := run(t, faulty, executor.Request{Query: q, Variables: map[string]any{"n": 20}, Identity: signedIn(sample.Carol)})
-	if len(resp.Errors) != 1 || resp.Errors[0].ErrorType != "Throttled" || data != nil && data["feed"] != nil {
-		t.Errorf("a throttled feed: %v %+v", data, resp.Errors)
-	}
 }
