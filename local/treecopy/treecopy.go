@@ -63,10 +63,20 @@ func Run(t testing.TB, dir string, name string, args ...string) {
 // RunEnv is Run with env added to the test's environment.
 func RunEnv(t testing.TB, dir string, env []string, name string, args ...string) {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd := Command(dir, name, args...)
+	cmd.Env = append(cmd.Env, env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
 	}
+}
+
+// Command is the command to run in the copy in dir, in the test's
+// environment. The go command builds with -trimpath there (GOFLAGS): what
+// a copy compiles then names no directory, so that the build cache serves
+// a package no copy changed to every copy after the first, wherever it is.
+func Command(dir string, name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
+	return cmd
 }
