@@ -1,10 +1,12 @@
-//go:build !race
+//go:build !race && !nobulk
 
 // The tests of this file run the package's code at volume (thousands of
 // generated queries, the largest payloads, every cut point of a redo, the
 // capacity workloads). The race detector would cost them 4 to 10 times
 // their time for code the package's other tests run under it, concurrently:
-// make test runs them in a pass of their own, without it (docs/local.md).
+// make test runs them in a pass of their own, without it; the copies of the
+// tree that local/removal and local/extending test, whose changes are to
+// wiring and not to volume, leave them out (nobulk) (docs/local.md).
 
 package feed_test
 
