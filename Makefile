@@ -124,7 +124,7 @@ help: ## list the targets
 # largest payloads, every cut point of a redo, the capacity workloads) are in
 # files built without the race detector (//go:build !race && !nobulk), which
 # costs them 4 to 10 times their time for code their package's other tests
-# run under it: make test runs them in a second pass, without it (and the
+# run under it: make test runs them without it, beside the race pass (and the
 # copies of the tree that local/removal and local/extending test leave them
 # out: -tags nobulk). Both lists are read from those files: nothing to keep
 # by hand.
@@ -132,15 +132,19 @@ BULK_FILES := $(shell grep -rlx --include='*_test.go' '//go:build !race && !nobu
 BULK_PKGS  := $(sort $(patsubst %/,./%,$(dir $(BULK_FILES))))
 BULK_TESTS := $(shell sed -nE 's/^func (Test[A-Za-z0-9_]+)[^A-Za-z0-9_].*/\1/p' $(BULK_FILES) /dev/null | paste -sd'|' -)
 
-# The stack's tests (the CDK app's module: synthesis in jsii's node process,
-# cfn-lint) run beside the function's, their output kept and printed after.
-test: check-tools check-lint dynamodb-local rie browser js-lint js-clients console node-baseline cdk-cli vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, those at volume without it, and the stack's beside them
-	@mkdir -p $(BUILD_DIR)
-	(cd infra && $(GO) test -count=1 -timeout 30m ./... > ../$(BUILD_DIR)/infra-test.log 2>&1; echo $$? > ../$(BUILD_DIR)/infra-test.status) & \
+# Beside the race pass, on the other core: the stack's tests (the CDK app's
+# module: synthesis in jsii's Node process, cfn-lint), then the tests at
+# volume one package at a time; their output is kept and printed after.
+# Much of the race pass waits (DynamoDB Local's streams, subscriptions,
+# kept values): the machine's two cores stay busy.
+test: check-tools check-lint dynamodb-local rie browser js-lint js-clients console node-baseline cdk-cli vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, and beside them the stack's and those at volume without it
+	@mkdir -p $(BUILD_DIR); rm -f $(BUILD_DIR)/infra-test.* $(BUILD_DIR)/bulk-test.*
+	( (cd infra && $(GO) test -count=1 -timeout 30m ./...) > $(BUILD_DIR)/infra-test.log 2>&1; echo $$? > $(BUILD_DIR)/infra-test.status; \
+	  $(if $(BULK_FILES),$(GO) test -p 1 -count=1 -timeout 30m -run '^($(BULK_TESTS))$$' $(BULK_PKGS),true) > $(BUILD_DIR)/bulk-test.log 2>&1; echo $$? > $(BUILD_DIR)/bulk-test.status ) & \
 	status=0; $(GO) test -race -count=1 -timeout 45m ./... || status=$$?; \
-	$(if $(BULK_FILES),[ $$status != 0 ] || $(GO) test -count=1 -timeout 30m -run '^($(BULK_TESTS))$$' $(BULK_PKGS) || status=$$?;) \
 	wait; echo "cd infra && $(GO) test -count=1 ./..."; cat $(BUILD_DIR)/infra-test.log; \
-	[ $$status = 0 ] && [ "$$(cat $(BUILD_DIR)/infra-test.status)" = 0 ]
+	echo "$(GO) test -count=1 -run '<the tests at volume>' $(BULK_PKGS)"; cat $(BUILD_DIR)/bulk-test.log; \
+	[ $$status = 0 ] && [ "$$(cat $(BUILD_DIR)/infra-test.status)" = 0 ] && [ "$$(cat $(BUILD_DIR)/bulk-test.status)" = 0 ]
 
 check: vet ## the fast loop: vet and gofmt, then the tests that need no DynamoDB Local, emulator, browser or npm package (go test -short)
 	$(GO) test -short -count=1 ./...

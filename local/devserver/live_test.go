@@ -148,6 +148,7 @@ func humanize(n int) string {
 // after; another subscriber of the same post is not slowed and misses
 // nothing; the expired token starts no subscription and sends no request.
 func TestASubscriberWhoseTokenExpires(t *testing.T) {
+	t.Parallel() // most of it is waiting for the token to expire
 	api := openSample(t)
 	srv := httptest.NewServer(devserver.Handler(api))
 	defer srv.Close()

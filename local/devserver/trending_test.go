@@ -20,6 +20,7 @@ import (
 // shortened window; an unlike lowers a score; a deleted post leaves; a
 // draft takes no like; the API key reads it; a read is at most 2 round trips.
 func TestTrendingThroughMakeDev(t *testing.T) {
+	t.Parallel() // most of it is waiting out make dev's kept rankings (trending.KeepFor)
 	api, err := devserver.Open(t.Context(), devserver.Config{
 		Endpoint: storetest.Endpoint(t), Table: fmt.Sprintf("trending-%d-%d", os.Getpid(), time.Now().UnixNano()), Data: sample.Data(),
 		TrendingWindow: 300 * time.Millisecond, WritesPerMinute: -1})

@@ -34,6 +34,7 @@ func TestSmokeAgainstMakeDev(t *testing.T) {
 		{appsync.FirstOccurrence, appsync.EveryOccurrence, true, "FAIL AppSync writes the first occurrence's selection in 6 of 6 shapes"},
 	} {
 		t.Run(fmt.Sprintf("AppSync %s, the function %s", c.appsync, c.function), func(t *testing.T) {
+			t.Parallel() // most of a case is waiting out a message its reading drops
 			api, err := devserver.Open(t.Context(), devserver.Config{Endpoint: storetest.Endpoint(t),
 				Table: fmt.Sprintf("smoke-%d-%d-%d", os.Getpid(), i, time.Now().UnixNano()), Data: sample.Data(), Reading: &c.appsync})
 			if err != nil {
