@@ -122,6 +122,7 @@ func TestCdkSaysWhatToDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	clone := workingTree(t) // one for every case: the CDK app is linked once
 	for _, c := range []struct {
 		name, says string
 		args, env  []string
@@ -140,11 +141,12 @@ func TestCdkSaysWhatToDo(t *testing.T) {
 			"no AWS credentials found"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			clone := workingTree(t)
 			if c.broken {
-				if err := os.WriteFile(filepath.Join(clone, "lambda/cmd/projector/broken.go"), []byte("package main\n\nfunc broken( {\n"), 0o644); err != nil {
+				broken := filepath.Join(clone, "lambda/cmd/projector/broken.go")
+				if err := os.WriteFile(broken, []byte("package main\n\nfunc broken( {\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
+				defer os.Remove(broken)
 			}
 			run := exec.Command(cdk, c.args...)
 			run.Dir, run.Env = clone, append(withoutAWS(t), c.env...)

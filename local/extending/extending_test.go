@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -216,12 +217,30 @@ func conflict(change, dir string, out []byte) string {
 		}
 		where = append(where, fmt.Sprintf("%s, lines %d-%d", file, bytes.Count(raw[:first+1], []byte("\n"))+1, bytes.Count(raw[:last+1], []byte("\n"))+1))
 	}
+	if len(where) == 0 && bytes.Contains(out, []byte("error: ")) { // git apply's own
+		return fmt.Sprintf("docs/extending/%s.patch does not apply to this tree (below): merge it by hand and write it again, or %s", change, retire)
+	}
 	if len(where) == 0 {
-		return fmt.Sprintf("docs/extending/%s.sh failed (below); if its patch does not apply, merge it by hand and write it again, or %s", change, retire)
+		return fmt.Sprintf("docs/extending/%s.sh: its patch applied, then a step failed (%s, below): the patch leaves out part of the change, or this tree broke it; or %s",
+			change, failure(out), retire)
 	}
 	return fmt.Sprintf("docs/extending/%s.patch conflicts with this tree in %s: merge it by hand and write it again (docs/extending.md), or %s",
 		change, strings.Join(where, "; "), retire)
 }
+
+// failure is the line of out that says why a step failed: a panic, a
+// compiler's error or make's, whichever comes first.
+func failure(out []byte) string {
+	for line := range strings.Lines(string(out)) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "make: ") || goError.MatchString(line) {
+			return line
+		}
+	}
+	return "no error line"
+}
+
+var goError = regexp.MustCompile(`\.go:\d+:\d+: `)
 
 // patchFiles are the files the patch at path changes.
 func patchFiles(t *testing.T, path string) []string {

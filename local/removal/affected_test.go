@@ -30,14 +30,9 @@ func affected(t *testing.T, dir string, changed []string) []string {
 			code[pkg] = true
 		}
 	}
-	cmd := exec.Command("go", append([]string{"list", "-test", "-f", "{{.ImportPath}}\t{{join .Deps \"\t\"}}"}, core...)...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -test: %v", err)
-	}
+	out := goList(t, dir, append([]string{"-test", "-f", "{{.ImportPath}}\t{{join .Deps \"\t\"}}"}, core...)...)
 	var packages []string
-	for line := range strings.Lines(string(out)) {
+	for line := range strings.Lines(out) {
 		fields := strings.Split(strings.TrimSpace(line), "\t")
 		pkg, ok := strings.CutSuffix(fields[0], ".test")
 		if !ok {
@@ -60,13 +55,8 @@ func affected(t *testing.T, dir string, changed []string) []string {
 // tells so, and returns their folders.
 func deleteUnused(t *testing.T, dir string) []string {
 	list := func(args ...string) []string {
-		cmd := exec.Command("go", append([]string{"list", "-f", "{{.ImportPath}} {{.Dir}}"}, args...)...)
-		cmd.Dir = dir
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list %v: %v", args, err)
-		}
-		return strings.Split(strings.TrimSpace(string(out)), "\n")
+		out := goList(t, dir, append([]string{"-f", "{{.ImportPath}} {{.Dir}}"}, args...)...)
+		return strings.Split(strings.TrimSpace(out), "\n")
 	}
 	reached := list("-deps", "./lambda/cmd/...")
 	var unused []string
@@ -82,4 +72,20 @@ func deleteUnused(t *testing.T, dir string) []string {
 		unused = append(unused, rel)
 	}
 	return unused
+}
+
+// goList runs go list with args in dir and returns what it prints; a
+// copy that does not load (a core file importing a folder the removal
+// deleted) fails the test with go list's own words.
+func goList(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out)
 }
