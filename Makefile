@@ -202,6 +202,7 @@ bench: check-tools dynamodb-local node-baseline ## cost table (four layouts), wh
 	$(GO) run ./local/cmd/endtoend
 	$(GO) test -run '^$$' -bench Decoders -benchmem -count 3 ./lambda/internal/eventjson/
 	$(GO) test -run '^$$' -bench CommentDelivery -benchtime 1x -count 3 ./local/devserver/
+	$(GO) test -run '^$$' -bench CommentBesideLargeSubscriptions -benchtime 20x -count 3 ./local/devserver/
 
 update: check-tools dynamodb-local ## after a deliberate change: rewrite the golden replies and every counted figure the documents carry (then review git diff)
 	$(GO) test -count=1 ./lambda/resolver -run TestReplayEvents -update

@@ -534,6 +534,7 @@ func TestTheLargestPostsActivityArrivesWhole(t *testing.T) {
 				t.Fatal(r.Errors)
 			}
 			m, ok := alice.within(5 * time.Second)
+			api.Hub.Wait()
 			if reading == realtime.EscapedOf240000 {
 				if ok || api.Hub.Dropped() != 1 {
 					t.Errorf("past the strictest reading's limit, %+v arrived and %d dropped", m, api.Hub.Dropped())

@@ -198,7 +198,14 @@ func scalarValue(v any, t *ast.Type) (any, *inputError) {
 			}
 		}
 	default:
-		return v, nil
+		check, aws := awsScalars[t.NamedType]
+		if !aws {
+			return v, nil
+		}
+		if s, ok := v.(string); ok && check(s) {
+			return s, nil
+		}
+		return nil, invalid(t, "Unable to parse %s as a valid %s.", jsonText(v), t.NamedType)
 	}
 	return nil, invalid(t, "Expected type '%s' but was '%s'.", t.NamedType, jsonKind(v))
 }
@@ -220,6 +227,12 @@ func number(v any) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
+}
+
+// jsonText is v as JSON writes it, for a message.
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // jsonKind names v's JSON kind, as graphql-java names a value's class.
@@ -265,6 +278,27 @@ func (c coercer) arguments(f *ast.Field, vars map[string]any) map[string]any {
 	return args
 }
 
+// nullArgument is the field error of an argument of f that a variable
+// passed as null makes null where its type is non-null (a variable with a
+// default may stand there, and null is a value, not its absence:
+// CoerceArgumentValues), or "" when there is none. Such a field is not
+// resolved. The wording is graphql-java's.
+func (c coercer) nullArgument(f *ast.Field, vars map[string]any) string {
+	if f.Definition == nil {
+		return ""
+	}
+	for _, d := range f.Definition.Arguments {
+		a := f.Arguments.ForName(d.Name)
+		if a == nil {
+			continue
+		}
+		if _, _, err := c.literal(a.Value, d.Type, vars); err != nil && err.null {
+			return fmt.Sprintf("Argument '%s' has coerced Null value for NonNull type '%s'", d.Name, err.typ)
+		}
+	}
+	return ""
+}
+
 // Operation is a request's operation with its variables coerced, for the
 // real-time endpoint's subscriptions: the arguments of its fields and the
 // fields of its selections, as Execute gives and collects them.
@@ -284,6 +318,16 @@ func Prepare(schema *ast.Schema, doc *ast.QueryDocument, op *ast.OperationDefini
 	}
 	return &Operation{c: c, run: run{doc: doc, vars: vars}}, nil
 }
+
+// Depth is how many levels of fields op selects, as Execute measures it
+// against the API's queryDepthLimit.
+func (o *Operation) Depth(op *ast.OperationDefinition) int {
+	return o.run.depth(op.SelectionSet, map[string]int{})
+}
+
+// NullArgument is the error of f's argument that a variable passed as null
+// makes null where it may not be, or "" (nullArgument).
+func (o *Operation) NullArgument(f *ast.Field) string { return o.c.nullArgument(f, o.run.vars) }
 
 // Args are f's arguments as Execute gives them to its resolver.
 func (o *Operation) Args(f *ast.Field) map[string]any { return o.c.arguments(f, o.run.vars) }
@@ -308,6 +352,9 @@ func (c coercer) literal(v *ast.Value, t *ast.Type, vars map[string]any) (out an
 	switch v.Kind {
 	case ast.Variable:
 		out, present = vars[v.Raw]
+		if present && out == nil && t.NonNull { // passed null, its default notwithstanding
+			return nil, true, &inputError{null: true, typ: t}
+		}
 		return out, present, nil
 	case ast.NullValue:
 		if t.NonNull {

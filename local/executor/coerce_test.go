@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,23 +18,26 @@ import (
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/executor"
 	"github.com/example/appsync-dynamo/local/graphqljs"
+	"github.com/example/appsync-dynamo/local/wired"
 	"github.com/example/appsync-dynamo/schema"
 )
 
 // argSlot is a field whose argument the generator writes: op with its
 // variable definitions at the first %s and the argument's value at the
-// second, typ the argument's type as a variable declares it.
-type argSlot struct{ typ, op, field string }
+// second, typ the argument's type as a variable declares it, def a value
+// of it a variable's default may be.
+type argSlot struct{ typ, op, field, def string }
 
 var argSlots = []argSlot{
-	{"ID!", `query%s { post(id: %s) { id } }`, "Query.post"},
-	{"ID!", `query%s { ...F } fragment F on Query { p: post(id: %s) { id } }`, "Query.post"}, // an alias in a fragment
-	{"[ID!]!", `query%s { posts(ids: %s) { id } }`, "Query.posts"},
-	{"Int", `query%s { post(id: "p") { comments(limit: %s) { items { id } } } }`, "Post.comments"},
-	{"SortOrder", `query%s { post(id: "p") { comments(order: %s) { items { id } } } }`, "Post.comments"},
-	{"AWSDateTime", `query%s { user(id: "u") { posts(after: %s) { items { id } } } }`, "User.posts"},
-	{"CreatePostInput!", `mutation%s { createPost(input: %s) { id } }`, "Mutation.createPost"},
-	{"UpdatePostInput!", `mutation%s { updatePost(input: %s) { id } }`, "Mutation.updatePost"},
+	{"ID!", `query%s { post(id: %s) { id } }`, "Query.post", `"p"`},
+	{"ID!", `query%s { ...F } fragment F on Query { p: post(id: %s) { id } }`, "Query.post", `"p"`}, // an alias in a fragment
+	{"[ID!]!", `query%s { posts(ids: %s) { id } }`, "Query.posts", `["p"]`},
+	{"Int", `query%s { post(id: "p") { comments(limit: %s) { items { id } } } }`, "Post.comments", `5`},
+	{"SortOrder", `query%s { post(id: "p") { comments(order: %s) { items { id } } } }`, "Post.comments", `OLDEST_FIRST`},
+	{"AWSDateTime", `query%s { user(id: "u") { posts(after: %s) { items { id } } } }`, "User.posts", `"2024-05-01T10:00:00Z"`},
+	{"AWSEmail!", `mutation%s { createUser(input: {handle: "h", name: "n", email: %s}) { id } }`, "Mutation.createUser", `"a@b.c"`},
+	{"CreatePostInput!", `mutation%s { createPost(input: %s) { id } }`, "Mutation.createPost", `{title: "t", body: "b"}`},
+	{"UpdatePostInput!", `mutation%s { updatePost(input: %s) { id } }`, "Mutation.updatePost", `{id: "p"}`},
 }
 
 // inputValues are the values written: as a variable's JSON and as a
@@ -47,6 +51,15 @@ var inputValues = [][2]string{
 	{`"😀𝄞 ünï"`, `"😀𝄞 ünï"`}, {`true`, `true`}, {`null`, `null`},
 	{`"NEWEST_FIRST"`, `"NEWEST_FIRST"`}, {`"newest_first"`, `"newest_first"`}, {`"OLDEST_FIRST"`, `OLDEST_FIRST`},
 	{``, `NEWEST_FIRST`}, {``, `newest_first`}, {`"2024-05-01T10:00:00.000Z"`, `"2024-05-01T10:00:00.000Z"`},
+	// AppSync's scalars, each side of their forms: a date and time's zone,
+	// fraction, calendar and year; an address's parts and characters.
+	{`"yesterday"`, `"yesterday"`}, {`"2024-05-01T10:00Z"`, `"2024-05-01T10:00Z"`}, {`"2024-05-01T10:00:00+05:30"`, `"2024-05-01T10:00:00+05:30"`},
+	{`"2024-05-01T10:00:00-07:00:30"`, `"2024-05-01T10:00:00-07:00:30"`}, {`"2024-05-01T10:00:00"`, `"2024-05-01T10:00:00"`},
+	{`"2024-05-01T10:00:00.123456789Z"`, `"2024-05-01T10:00:00.123456789Z"`}, {`"2024-05-01T10:00:00.1234567890Z"`, `"2024-05-01T10:00:00.1234567890Z"`},
+	{`"2024-02-29T00:00Z"`, `"2024-02-29T00:00Z"`}, {`"2023-02-29T00:00Z"`, `"2023-02-29T00:00Z"`}, {`"2024-13-01T00:00Z"`, `"2024-13-01T00:00Z"`},
+	{`"2024-05-01T24:00Z"`, `"2024-05-01T24:00Z"`}, {`"-0044-03-15T12:00Z"`, `"-0044-03-15T12:00Z"`}, {`"0001-01-01T00:00:00Z"`, `"0001-01-01T00:00:00Z"`},
+	{`"a@b.c"`, `"a@b.c"`}, {`"not-an-email"`, `"not-an-email"`}, {`"first.last+tag@example.co.uk"`, `"first.last+tag@example.co.uk"`},
+	{`"a..b@c"`, `"a..b@c"`}, {`"a b@c"`, `"a b@c"`}, {`"ü@example.de"`, `"ü@example.de"`}, {`"a@b@c"`, `"a@b@c"`}, {`"@c"`, `"@c"`},
 	{`[]`, `[]`}, {`[5]`, `[5]`}, {`["a","b"]`, `["a", "b"]`}, {`[null]`, `[null]`}, {`[["a"]]`, `[["a"]]`}, {`[1.5]`, `[1.5]`},
 	{`{}`, `{}`}, {`{"title":"t","body":"b"}`, `{title: "t", body: "b"}`}, {`{"title":"t"}`, `{title: "t"}`},
 	{`{"title":"t","body":"b","status":"DRAFT"}`, `{title: "t", body: "b", status: DRAFT}`},
@@ -81,7 +94,7 @@ func generateArgCases(r *rand.Rand, n int) []argCase {
 	out := make([]argCase, 0, n)
 	for len(out) < n {
 		s, v := argSlots[r.IntN(len(argSlots))], inputValues[r.IntN(len(inputValues))]
-		switch form := r.IntN(5); {
+		switch form := r.IntN(6); {
 		case form < 2 && v[1] != "":
 			out = append(out, argCase{Query: fmt.Sprintf(s.op, "", v[1]), Field: s.field})
 		case form < 4 && v[0] != "":
@@ -92,6 +105,8 @@ func generateArgCases(r *rand.Rand, n int) []argCase {
 			out = append(out, argCase{Query: fmt.Sprintf(s.op, "($v: "+s.typ+")", "$v"), Variables: map[string]any{"v": val}, Field: s.field})
 		case form == 4:
 			out = append(out, argCase{Query: fmt.Sprintf(s.op, "($v: "+s.typ+")", "$v"), Variables: map[string]any{}, Field: s.field})
+		case form == 5: // a nullable variable with a default, passed null: null is a value, not its absence
+			out = append(out, argCase{Query: fmt.Sprintf(s.op, "($v: "+strings.TrimSuffix(s.typ, "!")+" = "+s.def+")", "$v"), Variables: map[string]any{"v": nil}, Field: s.field})
 		}
 	}
 	return out
@@ -190,7 +205,8 @@ func outcome(t *testing.T, sch *ast.Schema, c argCase, opts ...executor.Option) 
 	rec := &argsRecorder{args: map[string]json.RawMessage{}}
 	e := executor.New(sch, rec, resolver.CoreRoutes, append(opts, executor.WithDirectResolvers())...)
 	resp := e.Execute(t.Context(), executor.Request{Query: c.Query, Variables: c.Variables, Identity: signedIn("u")})
-	got := argOutcome{Refused: resp.Data == nil && rec.events == 0 && len(resp.Errors) > 0}
+	// Refused: errors of the request, none of a field's (which has a path).
+	got := argOutcome{Refused: rec.events == 0 && len(resp.Errors) > 0 && !slices.ContainsFunc(resp.Errors, func(e executor.Error) bool { return len(e.Path) > 0 })}
 	if raw, ok := rec.args[c.Field]; ok {
 		if err := json.Unmarshal(raw, &got.Args); err != nil {
 			t.Fatal(err)
@@ -209,4 +225,41 @@ func graphqlJS(t *testing.T, cases []argCase) []argOutcome {
 		t.Fatalf("graphql-js answered %d outcomes for %d cases", len(outcomes), len(cases))
 	}
 	return outcomes
+}
+
+// Every AppSync scalar the schema (with every feature's part) uses is
+// checked on input as AppSync documents it: one added to the schema
+// without its check in awsscalars.go fails here.
+func TestEveryAWSScalarIsChecked(t *testing.T) {
+	sch, err := schema.Load(wired.SDL...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, def := range sch.Types {
+		if def.Kind == ast.Scalar && strings.HasPrefix(name, "AWS") && executor.AWSScalars[name] == nil && used(sch, name) {
+			t.Errorf("the schema uses %s, which local/executor/awsscalars.go does not check", name)
+		}
+	}
+	for name, valid := range map[string][2]string{"AWSDateTime": {"2024-05-01T10:00Z", "2024-05-01"}, "AWSEmail": {"a@b.c", "a"}} {
+		if check := executor.AWSScalars[name]; check == nil || !check(valid[0]) || check(valid[1]) {
+			t.Errorf("%s's check takes %q and %q wrongly", name, valid[0], valid[1])
+		}
+	}
+}
+
+// used reports whether a field or argument of sch has the type name.
+func used(sch *ast.Schema, name string) bool {
+	for _, def := range sch.Types {
+		for _, f := range def.Fields {
+			if f.Type.Name() == name {
+				return true
+			}
+			for _, a := range f.Arguments {
+				if a.Type.Name() == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -375,12 +375,16 @@ func (r *run) levels(tasks []*task) {
 				n := &node{nonNull: f.def.Type.NonNull, path: appendPath(t.path, f.key), field: f, parent: t.typ.Name}
 				t.out.set(f.key, n)
 				key := t.typ.Name + "." + f.name
+				nullArgument := r.e.coercer().nullArgument(f.field, r.vars)
 				switch {
 				case !strings.HasPrefix(f.name, "__") && !strings.HasPrefix(t.typ.Name, "__") && !r.authorized(t.typ, f.def):
 					n.errored = true
 					r.fail(n, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.name, t.typ.Name))
 				case f.name == "__typename":
 					n.value = t.typ.Name
+				case nullArgument != "": // not resolved: CoerceArgumentValues fails
+					n.errored = true
+					r.fail(n, "ValidationError", nullArgument)
 				case t.typ == r.e.schema.Query && f.name == "__schema":
 					next = append(next, r.complete(n, f.def.Type, r.e.intro, f)...)
 				case t.typ == r.e.schema.Query && f.name == "__type":

@@ -8,7 +8,9 @@ package executor
 // which parts are documented and which are the local AppSync's guess.
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -37,6 +39,7 @@ var validationTypes = map[string]string{
 	"ProvidedRequiredArguments":   "MissingFieldArgument",
 	"ScalarLeafs":                 "SubSelectionRequired",
 	"SingleFieldSubscriptions":    "SubscriptionMultipleRootFields",
+	singleRootKey:                 "SubscriptionMultipleRootFields",
 	"UniqueArgumentNames":         "DuplicateArgumentNames",
 	"UniqueDirectivesPerLocation": "DuplicateDirectiveName",
 	"UniqueFragmentNames":         "DuplicateFragmentName",
@@ -80,6 +83,59 @@ func checkLiteralTypes(observers *core.Events, addError core.AddErrFunc) {
 			}
 		case v.Kind == ast.ObjectValue && v.Definition.Kind != ast.InputObject && (builtin[v.Definition.Name] || v.Definition.Kind == ast.Enum):
 			addError(core.Message(`Expected value of type "%s", found %s.`, v.ExpectedType, v), core.At(v.Position))
+		case awsScalars[v.Definition.Name] != nil && v.Kind != ast.Variable && v.Kind != ast.NullValue:
+			if v.Kind != ast.StringValue && v.Kind != ast.BlockValue || !awsScalars[v.Definition.Name](v.Raw) {
+				addError(core.Message("argument value %s is not a valid '%s'", v, v.Definition.Name), core.At(v.Position))
+			}
+		}
+	})
+}
+
+// singleRootKey is the rule of what gqlparser's SingleFieldSubscriptions
+// lets through: it counts a subscription's root fields by name, and
+// GraphQL by response key (CollectFields), so that one field under two
+// aliases is two root fields, refused as any two are.
+const singleRootKey = "SingleRootKey"
+
+func checkSingleRootKey(observers *core.Events, addError core.AddErrFunc) {
+	observers.OnOperation(func(_ *core.Walker, op *ast.OperationDefinition) {
+		if op.Operation != ast.Subscription {
+			return
+		}
+		var keys, names []string
+		var second *ast.Position
+		spread := map[string]bool{}
+		var walk func(ast.SelectionSet)
+		walk = func(set ast.SelectionSet) {
+			for _, sel := range set {
+				switch sel := sel.(type) {
+				case *ast.Field:
+					if key := cmp.Or(sel.Alias, sel.Name); !slices.Contains(keys, key) {
+						keys = append(keys, key)
+						if len(keys) == 2 {
+							second = sel.Position
+						}
+					}
+					if !slices.Contains(names, sel.Name) {
+						names = append(names, sel.Name)
+					}
+				case *ast.InlineFragment:
+					walk(sel.SelectionSet)
+				case *ast.FragmentSpread:
+					if sel.Definition != nil && !spread[sel.Name] {
+						spread[sel.Name] = true
+						walk(sel.Definition.SelectionSet)
+					}
+				}
+			}
+		}
+		walk(op.SelectionSet)
+		if len(keys) > 1 && len(names) == 1 { // two names: gqlparser's rule says so
+			name := "Anonymous Subscription"
+			if op.Name != "" {
+				name = "Subscription " + strconv.Quote(op.Name)
+			}
+			addError(core.Message("%s must select only one top level field.", name), core.At(second))
 		}
 	})
 }

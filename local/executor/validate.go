@@ -31,6 +31,7 @@ var standardRules = func() *rules.Rules {
 	r := rules.NewDefaultRules()
 	r.RemoveRule(overlapping)
 	r.AddRule(literalTypes, checkLiteralTypes)
+	r.AddRule(singleRootKey, checkSingleRootKey)
 	return r
 }()
 

@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -23,6 +24,11 @@ func Project(h *Hub, query string, vars, value map[string]any) (map[string]any, 
 	if !ok {
 		return nil, 0, errors.New("the subscription's root is not a field")
 	}
-	data, gqlErrs := h.project(op, f, value)
-	return data, len(gqlErrs), nil
+	data, gqlErrs := h.project(op, collected{}, f, value)
+	raw, err := UTF8Of245760.Encode(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out map[string]any
+	return out, len(gqlErrs), json.Unmarshal(raw, &out)
 }

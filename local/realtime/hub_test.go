@@ -312,6 +312,7 @@ func TestAMessagePastAppSyncsLimitIsNotDelivered(t *testing.T) {
 					nothing(t, s)
 				}
 			}
+			h.Wait()
 			if want := int64(3 - arrive[reading]); h.Dropped() != want {
 				t.Errorf("%d dropped, want %d", h.Dropped(), want)
 			}

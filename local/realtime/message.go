@@ -3,7 +3,11 @@ package realtime
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -66,17 +70,117 @@ func ParseMessageReading(s string) (MessageReading, error) {
 // themselves and, escaped, every character outside ASCII as the \u escapes
 // of its UTF-16 units.
 func (r MessageReading) Encode(v any) ([]byte, error) {
+	e := encoder{escaped: r.Escaped(), limit: math.MaxInt}
+	if err := e.value(v); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+// dataMessage is the data message of subscription id, its root field's
+// alias, data and errs, written as the reading measures it; ok is false
+// for one past the reading's limit, given up as soon as it passes it.
+func (r MessageReading) dataMessage(id, alias string, data *object, errs []gqlError) (msg []byte, ok bool) {
+	payload := &object{}
+	payload.set("data", (&object{}).set(alias, data))
+	if len(errs) > 0 {
+		payload.set("errors", errs)
+	}
+	message := (&object{}).set("id", id).set("payload", payload).set("type", "data")
+	e := encoder{escaped: r.Escaped(), limit: r.Limit()}
+	if e.value(message) != nil || len(e.buf) > r.Limit() {
+		return nil, false
+	}
+	return e.buf, true
+}
+
+// object is a JSON object whose members are written in the order set.
+type object struct {
+	keys   []string
+	values []any
+}
+
+// set sets key to v, in place if key is set already, and returns o.
+func (o *object) set(key string, v any) *object {
+	if i := slices.Index(o.keys, key); i >= 0 {
+		o.values[i] = v
+		return o
+	}
+	o.keys, o.values = append(o.keys, key), append(o.values, v)
+	return o
+}
+
+// add appends key, which o does not hold yet, with v.
+func (o *object) add(key string, v any) {
+	o.keys, o.values = append(o.keys, key), append(o.values, v)
+}
+
+// errTooLarge stops an encoder past its limit.
+var errTooLarge = errors.New("the message is past the reading's limit")
+
+// encoder writes JSON as encoding/json does (HTML characters unescaped),
+// objects in their order, and stops with errTooLarge once past limit.
+type encoder struct {
+	buf     []byte
+	escaped bool // characters outside ASCII as \u escapes
+	limit   int
+}
+
+func (e *encoder) value(v any) error {
+	if len(e.buf) > e.limit {
+		return errTooLarge
+	}
+	switch v := v.(type) {
+	case *object:
+		e.buf = append(e.buf, '{')
+		for i, k := range v.keys {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.leaf(k)
+			e.buf = append(e.buf, ':')
+			if err := e.value(v.values[i]); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, '}')
+	case []any:
+		e.buf = append(e.buf, '[')
+		for i, item := range v {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			if err := e.value(item); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, ']')
+	case map[string]any: // a value the mutation's result holds unselected: its keys in order
+		o := &object{}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			o.set(k, v[k])
+		}
+		return e.value(o)
+	default:
+		return e.leaf(v)
+	}
+	return nil
+}
+
+// leaf writes v as encoding/json writes it, HTML characters unescaped.
+func (e *encoder) leaf(v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return nil, err
+		return err
 	}
 	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	if r.Escaped() {
+	if e.escaped {
 		out = escapeNonASCII(out)
 	}
-	return out, nil
+	e.buf = append(e.buf, out...)
+	return nil
 }
 
 // escapeNonASCII escapes the characters outside ASCII of valid JSON, which

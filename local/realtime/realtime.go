@@ -30,6 +30,7 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/executor"
 )
 
@@ -104,14 +105,22 @@ type Hub struct {
 	// KeepAlive is the interval of "ka" messages (a minute unless set
 	// before the first connection).
 	KeepAlive time.Duration
+	// DepthLimit bounds a subscription's selection as the API's
+	// queryDepthLimit bounds a query's (resolver.QueryDepthLimit unless set
+	// before the first start): deeper, the start is refused.
+	DepthLimit int
 
 	mu   sync.Mutex
 	subs map[*subscription]struct{}
+
+	jobsMu  sync.Mutex
+	jobs    []func() // deliveries, in the order of their publications
+	working bool     // a goroutine runs jobs
 }
 
 // New returns a Hub for schema's subscriptions.
 func New(schema *ast.Schema, identify Identify, authorize Authorize) *Hub {
-	return &Hub{schema: schema, identify: identify, authorize: authorize, KeepAlive: time.Minute, subs: map[*subscription]struct{}{}}
+	return &Hub{schema: schema, identify: identify, authorize: authorize, KeepAlive: time.Minute, DepthLimit: resolver.QueryDepthLimit, subs: map[*subscription]struct{}{}}
 }
 
 // subscription is one started subscription field of a connection.
@@ -121,8 +130,9 @@ type subscription struct {
 	field        *ast.Field // the root field, with its selection
 	op           *executor.Operation
 	args         map[string]any
-	filter       *Filter // its resolver's enhanced filter (nil: none)
-	invalidation *Filter // its resolver's invalidation filter (nil: none)
+	collected    collected // its fields' fields, collected once (the deliveries' goroutine's)
+	filter       *Filter   // its resolver's enhanced filter (nil: none)
+	invalidation *Filter   // its resolver's invalidation filter (nil: none)
 }
 
 type connection struct {
@@ -132,7 +142,12 @@ type connection struct {
 	out     chan []byte  // messages to write, in order, by one writer
 	pending atomic.Int64 // bytes in out
 	caller  *appsync.Identity
+	ids     map[string]*subscription // its started subscriptions by id (the Hub's mu)
 }
+
+// MaxSubscriptions is AppSync's quota of subscriptions on one connection
+// (docs/live.md); the next start is refused MaxSubscriptionsReachedError.
+const MaxSubscriptions = 100
 
 // MaxPending is the most bytes of messages a connection may have waiting
 // for its client: past it, the client is not reading, and is disconnected.
@@ -228,7 +243,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	c := &connection{ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, maxQueued), caller: caller}
+	c := &connection{ws: ws, ctx: ctx, cancel: cancel, out: make(chan []byte, maxQueued), caller: caller, ids: map[string]*subscription{}}
 	defer h.drop(c)
 	go c.write()
 	for {
@@ -311,6 +326,10 @@ func (h *Hub) start(c *connection, m message) {
 		c.send(errorMessage(m.ID, "BadRequest", "start needs an id and a payload whose data is a JSON GraphQL request"))
 		return
 	}
+	if err := h.room(c, m.ID); err != nil {
+		c.send(errorMessage(m.ID, err.Type, err.Message))
+		return
+	}
 	caller := c.caller
 	if len(p.Extensions.Authorization) > 0 {
 		id, err := h.identify(p.Extensions.Authorization)
@@ -339,35 +358,76 @@ func (h *Hub) start(c *connection, m message) {
 		c.send(errorMessage(m.ID, "GraphQLError", err.Error()))
 		return
 	}
-	var subs []*subscription
-	for _, f := range prepared.Fields(h.schema.Subscription, op.SelectionSet) {
-		if !h.authorize(h.schema.Subscription, f.Definition, caller) {
-			c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
-			return
+	// Validation leaves at most one root field (one response key:
+	// SingleRootKey); one skipped subscribes to nothing, under its id.
+	fields := prepared.Fields(h.schema.Subscription, op.SelectionSet)
+	if len(fields) == 0 {
+		h.mu.Lock()
+		c.ids[m.ID] = &subscription{conn: c, id: m.ID}
+		h.mu.Unlock()
+		c.send(map[string]any{"type": "start_ack", "id": m.ID})
+		return
+	}
+	f := fields[0]
+	if msg := prepared.NullArgument(f); msg != "" {
+		c.send(errorMessage(m.ID, "ValidationError", msg))
+		return
+	}
+	if depth := prepared.Depth(op); depth > h.DepthLimit {
+		c.send(errorMessage(m.ID, "QueryDepthLimitExceeded", fmt.Sprintf("maximum query depth exceeded %d > %d", depth, h.DepthLimit)))
+		return
+	}
+	if !h.authorize(h.schema.Subscription, f.Definition, caller) {
+		c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
+		return
+	}
+	sub := &subscription{conn: c, id: m.ID, field: f, op: prepared, args: prepared.Args(f), collected: collected{}}
+	if err := h.resolve(c.ctx, sub, caller); err != nil {
+		var refusal *Refusal
+		if !errors.As(err, &refusal) {
+			refusal = &Refusal{Type: "InternalFailure", Message: err.Error()}
 		}
-		sub := &subscription{conn: c, id: m.ID, field: f, op: prepared, args: prepared.Args(f)}
-		if err := h.resolve(c.ctx, sub, caller); err != nil {
-			var refusal *Refusal
-			if !errors.As(err, &refusal) {
-				refusal = &Refusal{Type: "InternalFailure", Message: err.Error()}
-			}
-			c.send(errorMessage(m.ID, refusal.Type, refusal.Message))
-			return
-		}
-		subs = append(subs, sub)
+		c.send(errorMessage(m.ID, refusal.Type, refusal.Message))
+		return
 	}
 	h.mu.Lock()
-	for _, s := range subs {
-		h.subs[s] = struct{}{}
-	}
+	h.subs[sub] = struct{}{}
+	c.ids[m.ID] = sub
 	h.mu.Unlock()
 	c.send(map[string]any{"type": "start_ack", "id": m.ID})
 	if exp, ok := Expiry(caller); ok {
-		for _, s := range subs {
-			timer := time.AfterFunc(time.Until(exp), func() { h.expire(s) })
-			context.AfterFunc(c.ctx, func() { timer.Stop() })
-		}
+		timer := time.AfterFunc(time.Until(exp), func() { h.expire(sub) })
+		context.AfterFunc(c.ctx, func() { timer.Stop() })
 	}
+}
+
+// room refuses a start whose id the connection already runs
+// (DuplicatedOperationError) or that would pass AppSync's quota of
+// subscriptions on one connection (MaxSubscriptionsReachedError). The
+// error types are those AppSync's clients handle; the messages are ours.
+// A connection's messages are read one at a time, so no other start of
+// it runs meanwhile.
+func (h *Hub) room(c *connection, id string) *Refusal {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, dup := c.ids[id]; dup {
+		return &Refusal{Type: "DuplicatedOperationError", Message: fmt.Sprintf("a subscription with id %s is already started on this connection", id)}
+	}
+	if len(c.ids) >= MaxSubscriptions {
+		return &Refusal{Type: "MaxSubscriptionsReachedError", Message: fmt.Sprintf("a connection takes at most %d subscriptions", MaxSubscriptions)}
+	}
+	return nil
+}
+
+// end removes s from the hub and its connection's ids (the Hub's mu held),
+// reporting whether it was still running.
+func (h *Hub) end(s *subscription) bool {
+	_, live := h.subs[s]
+	delete(h.subs, s)
+	if s.conn.ids[s.id] == s {
+		delete(s.conn.ids, s.id)
+	}
+	return live
 }
 
 // Expiry is when the caller's token expires (its exp claim), if it says.
@@ -390,8 +450,7 @@ func Expiry(caller *appsync.Identity) (time.Time, bool) {
 // every other connection, go on.
 func (h *Hub) expire(s *subscription) {
 	h.mu.Lock()
-	_, live := h.subs[s]
-	delete(h.subs, s)
+	live := h.end(s)
 	h.mu.Unlock()
 	if live {
 		s.conn.send(errorMessage(s.id, "UnauthorizedException", TokenExpired))
@@ -429,27 +488,26 @@ func (h *Hub) resolve(ctx context.Context, sub *subscription, caller *appsync.Id
 func (h *Hub) stop(c *connection, id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for s := range h.subs {
-		if s.conn == c && s.id == id {
-			delete(h.subs, s)
-		}
+	if s, ok := c.ids[id]; ok {
+		h.end(s)
 	}
 }
 
 func (h *Hub) drop(c *connection) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for s := range h.subs {
-		if s.conn == c {
-			delete(h.subs, s)
-		}
+	for _, s := range c.ids {
+		h.end(s)
 	}
 }
 
 // Publish delivers the result of mutation (the mutation field's value, as
 // its request selected it) to the subscriptions that listen to it and that
 // it matches: their arguments, and their resolver's filter if it set one
-// (under FilterAlone, that filter alone).
+// (under FilterAlone, that filter alone). It finds them at once and
+// returns: their messages are built and sent off the mutation's path, in
+// the order of the publications, so that a mutation takes as long with
+// subscribers as without.
 func (h *Hub) Publish(mutation string, value map[string]any) {
 	h.mu.Lock()
 	var targets []*subscription
@@ -459,18 +517,60 @@ func (h *Hub) Publish(mutation string, value map[string]any) {
 		}
 	}
 	h.mu.Unlock()
+	if len(targets) > 0 {
+		h.later(func() { h.deliver(targets, value) })
+	}
+}
+
+// deliver sends each target its message of value, but one past the
+// reading's limit: found out as its JSON is written, and dropped before
+// it is whole, as AppSync delivers no message past its limit and tells no
+// one.
+func (h *Hub) deliver(targets []*subscription, value map[string]any) {
 	for _, s := range targets {
-		data, errs := h.project(s.op, s.field, value)
-		payload := map[string]any{"data": map[string]any{s.field.Alias: data}}
-		if len(errs) > 0 {
-			payload["errors"] = errs
-		}
-		msg, err := h.Messages.Encode(map[string]any{"type": "data", "id": s.id, "payload": payload})
-		if err != nil || len(msg) > h.Messages.Limit() {
-			h.dropped.Add(1) // AppSync delivers no message past its limit, and tells no one
+		data, errs := h.project(s.op, s.collected, s.field, value)
+		msg, ok := h.Messages.dataMessage(s.id, s.field.Alias, data, errs)
+		if !ok {
+			h.dropped.Add(1)
 			continue
 		}
 		s.conn.sendRaw(msg)
+	}
+}
+
+// Wait returns once the messages of every publication made before it are
+// sent or dropped.
+func (h *Hub) Wait() {
+	done := make(chan struct{})
+	h.later(func() { close(done) })
+	<-done
+}
+
+// later runs job after the jobs queued before it, on a goroutine of its
+// own that ends when the queue is empty.
+func (h *Hub) later(job func()) {
+	h.jobsMu.Lock()
+	h.jobs = append(h.jobs, job)
+	start := !h.working
+	h.working = true
+	h.jobsMu.Unlock()
+	if start {
+		go h.work()
+	}
+}
+
+func (h *Hub) work() {
+	for {
+		h.jobsMu.Lock()
+		if len(h.jobs) == 0 {
+			h.working = false
+			h.jobsMu.Unlock()
+			return
+		}
+		job := h.jobs[0]
+		h.jobs[0], h.jobs = nil, h.jobs[1:]
+		h.jobsMu.Unlock()
+		job()
 	}
 }
 
@@ -496,14 +596,16 @@ func (h *Hub) Invalidate(field string, payload map[string]any) int {
 	var ended []*subscription
 	for s := range h.subs {
 		if s.field.Name == field && s.invalidation != nil && s.invalidation.Match(payload) {
-			delete(h.subs, s)
+			h.end(s)
 			ended = append(ended, s)
 		}
 	}
 	h.mu.Unlock()
-	for _, s := range ended {
-		s.conn.send(map[string]any{"type": "complete", "id": s.id})
-	}
+	h.later(func() { // after the messages published before it
+		for _, s := range ended {
+			s.conn.send(map[string]any{"type": "complete", "id": s.id})
+		}
+	})
 	return len(ended)
 }
 
@@ -543,18 +645,23 @@ func matches(args, value map[string]any) bool {
 // project returns the fields of value the subscription field f selects,
 // collected as a query's are (op.Fields): a field the mutation did not
 // select is null, and an error where the schema does not allow null.
-func (h *Hub) project(op *executor.Operation, f *ast.Field, value map[string]any) (map[string]any, []gqlError) {
-	out := map[string]any{}
+func (h *Hub) project(op *executor.Operation, seen collected, f *ast.Field, value map[string]any) (*object, []gqlError) {
+	out := &object{}
 	var errs []gqlError
 	typ := f.Definition.Type.Name()
-	for _, sf := range op.Fields(h.schema.Types[typ], f.SelectionSet) {
+	fields, ok := seen[f]
+	if !ok {
+		fields = op.Fields(h.schema.Types[typ], f.SelectionSet)
+		seen[f] = fields
+	}
+	for _, sf := range fields {
 		v, present := value[sf.Name]
 		if sf.Name == "__typename" {
 			v, present = typ, true
 		}
 		if len(sf.SelectionSet) > 0 {
 			var innerErrs []gqlError
-			v, innerErrs = h.projectValue(op, sf, v)
+			v, innerErrs = h.projectValue(op, seen, sf, v)
 			errs = append(errs, innerErrs...)
 		}
 		if (!present || v == nil) && sf.Definition.Type.NonNull {
@@ -562,22 +669,26 @@ func (h *Hub) project(op *executor.Operation, f *ast.Field, value map[string]any
 				"Cannot return null for non-nullable type: '%s' within parent '%s' (/%s/%s): the mutation's selection does not include it",
 				sf.Definition.Type.Name(), typ, f.Alias, sf.Alias)})
 		}
-		out[sf.Alias] = v
+		out.add(sf.Alias, v) // op.Fields merged each response key into one field
 	}
 	return out, errs
 }
 
+// collected are the fields op.Fields collects under each field with a
+// selection: the same for every message of a subscription.
+type collected map[*ast.Field][]*ast.Field
+
 // projectValue is project of an object, or of each object of a list.
-func (h *Hub) projectValue(op *executor.Operation, f *ast.Field, v any) (any, []gqlError) {
+func (h *Hub) projectValue(op *executor.Operation, seen collected, f *ast.Field, v any) (any, []gqlError) {
 	switch v := v.(type) {
 	case map[string]any:
-		return h.project(op, f, v)
+		return h.project(op, seen, f, v)
 	case []any:
 		var errs []gqlError
 		out := make([]any, len(v))
 		for i, e := range v {
 			var more []gqlError
-			out[i], more = h.projectValue(op, f, e)
+			out[i], more = h.projectValue(op, seen, f, e)
 			errs = append(errs, more...)
 		}
 		return out, errs

@@ -1,0 +1,201 @@
+package realtime_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/example/appsync-dynamo/local/realtime"
+)
+
+// conn is one client connection to a hub, on which start sends start
+// messages; out is what the hub sends it, keep-alives left out.
+type conn struct {
+	t    *testing.T
+	ws   *websocket.Conn
+	host string
+	out  <-chan message
+}
+
+func dial(t *testing.T, host, caller string) *conn {
+	t.Helper()
+	header, _ := json.Marshal(map[string]string{"host": host, "Authorization": caller})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws://"+host+"/graphql/realtime?header="+base64.StdEncoding.EncodeToString(header)+"&payload=e30=",
+		&websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	ws.SetReadLimit(realtime.MaxMessage)
+	out := make(chan message, 256)
+	go func() {
+		defer close(out)
+		for {
+			_, b, err := ws.Read(context.Background())
+			if err != nil {
+				return
+			}
+			m := message{raw: b}
+			json.Unmarshal(b, &m)
+			if m.Type != "ka" {
+				out <- m
+			}
+		}
+	}()
+	c := &conn{t: t, ws: ws, host: host, out: out}
+	c.write(map[string]any{"type": "connection_init"})
+	if m := next(t, out); m.Type != "connection_ack" {
+		t.Fatalf("connection_init answered %+v", m)
+	}
+	return c
+}
+
+func (c *conn) write(v any) {
+	b, _ := json.Marshal(v)
+	if err := c.ws.Write(c.t.Context(), websocket.MessageText, b); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *conn) start(id, query string, vars map[string]any) message {
+	c.t.Helper()
+	data, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	c.write(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data)}})
+	return next(c.t, c.out)
+}
+
+// errorType is the errorType of an error message, or "" for another.
+func errorType(m message) string {
+	var p struct{ Errors []struct{ ErrorType string } }
+	if m.Type != "error" || json.Unmarshal(m.Payload, &p) != nil || len(p.Errors) == 0 {
+		return ""
+	}
+	return p.Errors[0].ErrorType
+}
+
+const onComment = `subscription ($p: ID!) { onCreateComment(postId: $p) { id } }`
+
+// A subscription has one root field: one field under two aliases is two
+// root fields, refused as two fields are (GraphQL's single root field
+// rule counts response keys), written directly or through a fragment; a
+// comment is then delivered to no one, not once per alias.
+func TestASubscriptionHasOneRootField(t *testing.T) {
+	h, host := hub(t, nil)
+	c := dial(t, host, "reader")
+	var aliases []string
+	for i := range 600 {
+		aliases = append(aliases, fmt.Sprintf("r%d: onCreateComment(postId: $p) { id }", i))
+	}
+	for i, q := range []string{
+		`subscription ($p: ID!) { ` + strings.Join(aliases, " ") + ` }`,
+		`subscription ($p: ID!) { a: onCreateComment(postId: $p) { id } ...F } fragment F on Subscription { b: onCreateComment(postId: $p) { id } }`,
+	} {
+		m := c.start(fmt.Sprint("s", i), q, map[string]any{"p": "p1"})
+		if m.Type != "error" || !strings.Contains(string(m.Payload), "must select only one top level field") {
+			t.Errorf("%.80s... answered %s %s; want the single root field's refusal", q, m.Type, m.Payload)
+		}
+	}
+	if m := c.start("one", `subscription ($p: ID!) { a: onCreateComment(postId: $p) { id } a: onCreateComment(postId: $p) { id } }`, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+		t.Errorf("one response key written twice answered %s %s; want start_ack", m.Type, m.Payload)
+	}
+	h.Publish("createComment", map[string]any{"id": "c1", "postId": "p1", "body": "b"})
+	if m := next(t, c.out); m.ID != "one" {
+		t.Errorf("%+v arrived; want the one subscription's message", m)
+	}
+	nothing(t, c.out)
+}
+
+// A subscription id is started once on a connection: again while it runs,
+// it is refused DuplicatedOperationError and nothing arrives twice; after
+// its stop, the id may start again.
+func TestARepeatedSubscriptionIDIsRefused(t *testing.T) {
+	h, host := hub(t, nil)
+	c := dial(t, host, "reader")
+	if m := c.start("a", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+		t.Fatalf("start answered %+v", m)
+	}
+	if m := c.start("a", onComment, map[string]any{"p": "p1"}); errorType(m) != "DuplicatedOperationError" || m.ID != "a" {
+		t.Errorf("the id again answered %s %s; want DuplicatedOperationError", m.Type, m.Payload)
+	}
+	h.Publish("createComment", map[string]any{"id": "c1", "postId": "p1", "body": "b"})
+	if m := next(t, c.out); m.Type != "data" || m.ID != "a" {
+		t.Errorf("%+v arrived; want a's message", m)
+	}
+	nothing(t, c.out)
+	c.write(map[string]any{"type": "stop", "id": "a"})
+	if m := next(t, c.out); m.Type != "complete" {
+		t.Fatalf("stop answered %+v", m)
+	}
+	if m := c.start("a", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+		t.Errorf("the id after its stop answered %s %s; want start_ack", m.Type, m.Payload)
+	}
+}
+
+// A connection takes AppSync's quota of subscriptions, 100, and refuses
+// the next MaxSubscriptionsReachedError until one stops; another
+// connection is not counted with it.
+func TestAConnectionTakesAHundredSubscriptions(t *testing.T) {
+	_, host := hub(t, nil)
+	c := dial(t, host, "reader")
+	for i := range realtime.MaxSubscriptions {
+		if m := c.start(fmt.Sprint(i), onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+			t.Fatalf("subscription %d answered %s %s", i+1, m.Type, m.Payload)
+		}
+	}
+	if m := c.start("over", onComment, map[string]any{"p": "p1"}); errorType(m) != "MaxSubscriptionsReachedError" {
+		t.Errorf("subscription %d answered %s %s; want MaxSubscriptionsReachedError", realtime.MaxSubscriptions+1, m.Type, m.Payload)
+	}
+	if m := dial(t, host, "reader").start("other", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+		t.Errorf("another connection's first answered %s %s", m.Type, m.Payload)
+	}
+	c.write(map[string]any{"type": "stop", "id": "0"})
+	if m := next(t, c.out); m.Type != "complete" {
+		t.Fatalf("stop answered %+v", m)
+	}
+	if m := c.start("over", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+		t.Errorf("after a stop, a start answered %s %s; want start_ack", m.Type, m.Payload)
+	}
+}
+
+// A subscription's selection is bounded as a query's: deeper than the
+// API's queryDepthLimit, its start is refused; a variable passed null for
+// a non-null argument, its default notwithstanding, is refused too.
+func TestASubscriptionsSelectionIsBounded(t *testing.T) {
+	h, host := hub(t, nil)
+	h.DepthLimit = 1
+	c := dial(t, host, "reader")
+	if m := c.start("deep", onComment, map[string]any{"p": "p1"}); errorType(m) != "QueryDepthLimitExceeded" {
+		t.Errorf("a selection 2 deep under a limit of 1 answered %s %s", m.Type, m.Payload)
+	}
+	h.DepthLimit = 2
+	if m := c.start("null", `subscription ($p: ID = "p1") { onCreateComment(postId: $p) { id } }`, map[string]any{"p": nil}); m.Type != "error" ||
+		!strings.Contains(string(m.Payload), "has coerced Null value for NonNull type 'ID!'") {
+		t.Errorf("a null passed for a non-null argument answered %s %s", m.Type, m.Payload)
+	}
+	if m := c.start("default", `subscription ($p: ID = "p1") { onCreateComment(postId: $p) { id } }`, nil); m.Type != "start_ack" {
+		t.Errorf("the variable's default answered %s %s", m.Type, m.Payload)
+	}
+}
+
+// A message lists its fields in the order the subscriber selected them,
+// as a query's answer does.
+func TestAMessageKeepsTheSelectionsOrder(t *testing.T) {
+	h, host := hub(t, nil)
+	c := dial(t, host, "reader")
+	if m := c.start("s", `subscription { onCreateComment(postId: "p1") { postId z: body id __typename } }`, nil); m.Type != "start_ack" {
+		t.Fatalf("start answered %+v", m)
+	}
+	h.Publish("createComment", map[string]any{"id": "c1", "postId": "p1", "body": "b"})
+	m := next(t, c.out)
+	if want := `"payload":{"data":{"onCreateComment":{"postId":"p1","z":"b","id":"c1","__typename":"Comment"}}}`; !strings.Contains(string(m.raw), want) {
+		t.Errorf("the message is %s; want it to hold %s", m.raw, want)
+	}
+}
