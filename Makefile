@@ -112,6 +112,9 @@ STACK_READING := $(if $(filter command line environment,$(origin SELECTION_READI
 # AppSync's 240 KB (docs/live.md; make smoke tells a deployed API's):
 # utf8-245760, utf8-240000, escaped-245760 or escaped-240000.
 MESSAGE_READING ?= utf8-245760
+# The most bytes of a client's real-time message make dev's AppSync reads
+# (AppSync documents none; docs/live.md): 32768 or 245760.
+CLIENT_LIMIT ?= 32768
 TLS_PORT ?= 4443
 EVENT ?= events/Query.post-with-comments.json
 
@@ -183,8 +186,8 @@ $(BUILD_DIR)/local/bootstrap: $(LAMBDA_SRC)
 	@mkdir -p $(@D)
 	CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
 
-dev: check-tools dynamodb-local console ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data [SELECTION_READING=first-occurrence] [MESSAGE_READING=escaped-240000]
-	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT) -tls-addr 127.0.0.1:$(TLS_PORT) -selection-reading $(SELECTION_READING) -message-reading $(MESSAGE_READING)
+dev: check-tools dynamodb-local console ## serve GraphQL on http://127.0.0.1:$(PORT)/graphql over DynamoDB Local with sample data [SELECTION_READING=first-occurrence] [MESSAGE_READING=escaped-240000] [CLIENT_LIMIT=245760]
+	$(GO) run ./local/cmd/dev -addr 127.0.0.1:$(PORT) -tls-addr 127.0.0.1:$(TLS_PORT) -selection-reading $(SELECTION_READING) -message-reading $(MESSAGE_READING) -client-limit $(CLIENT_LIMIT)
 
 token: ## print a token acting as a sample user: make token CALLER=alice (CALLER=<name> NEW=1: a user with no profile yet)
 	@$(GO) run ./local/cmd/dev token $(if $(filter 1,$(NEW)),-new) "$(CALLER)"

@@ -17,10 +17,10 @@ import (
 // conn is one client connection to a hub, on which start sends start
 // messages; out is what the hub sends it, keep-alives left out.
 type conn struct {
-	t    *testing.T
-	ws   *websocket.Conn
-	host string
-	out  <-chan message
+	t      *testing.T
+	ws     *websocket.Conn
+	out    <-chan message
+	closed error // why the connection ended, once out is closed
 }
 
 func dial(t *testing.T, host, caller string) *conn {
@@ -36,11 +36,13 @@ func dial(t *testing.T, host, caller string) *conn {
 	t.Cleanup(func() { ws.CloseNow() })
 	ws.SetReadLimit(realtime.MaxMessage)
 	out := make(chan message, 256)
+	c := &conn{t: t, ws: ws, out: out}
 	go func() {
 		defer close(out)
 		for {
 			_, b, err := ws.Read(context.Background())
 			if err != nil {
+				c.closed = err
 				return
 			}
 			m := message{raw: b}
@@ -50,7 +52,6 @@ func dial(t *testing.T, host, caller string) *conn {
 			}
 		}
 	}()
-	c := &conn{t: t, ws: ws, host: host, out: out}
 	c.write(map[string]any{"type": "connection_init"})
 	if m := next(t, out); m.Type != "connection_ack" {
 		t.Fatalf("connection_init answered %+v", m)
@@ -197,5 +198,42 @@ func TestAMessageKeepsTheSelectionsOrder(t *testing.T) {
 	m := next(t, c.out)
 	if want := `"payload":{"data":{"onCreateComment":{"postId":"p1","z":"b","id":"c1","__typename":"Comment"}}}`; !strings.Contains(string(m.raw), want) {
 		t.Errorf("the message is %s; want it to hold %s", m.raw, want)
+	}
+}
+
+// A client's message is read up to the reading's limit (realtime.ClientLimits:
+// AppSync documents none), and one byte past it closes the connection with
+// 1009, message too big, as API Gateway documents for its frames.
+func TestAClientsMessageWithinEachReading(t *testing.T) {
+	for _, limit := range realtime.ClientLimits {
+		t.Run(fmt.Sprint(limit), func(t *testing.T) {
+			h, host := hub(t, nil)
+			h.ClientLimit = limit
+			c := dial(t, host, "reader")
+			start := func(id string, size int64) {
+				msg := func(pad int) []byte {
+					data, _ := json.Marshal(map[string]any{"query": onComment + strings.Repeat(" ", pad), "variables": map[string]any{"p": "p1"}})
+					b, _ := json.Marshal(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data)}})
+					return b
+				}
+				b := msg(int(size) - len(msg(0)))
+				if int64(len(b)) != size {
+					t.Fatalf("a message of %d bytes, not %d", len(b), size)
+				}
+				if err := c.ws.Write(t.Context(), websocket.MessageText, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			start("at", limit)
+			if m := next(t, c.out); m.Type != "start_ack" {
+				t.Fatalf("a start of %d bytes answered %+v", limit, m)
+			}
+			start("past", limit+1)
+			for range c.out {
+			}
+			if code := websocket.CloseStatus(c.closed); code != websocket.StatusMessageTooBig {
+				t.Errorf("a start of %d bytes ended the connection with %v (%d); want 1009", limit+1, c.closed, code)
+			}
+		})
 	}
 }

@@ -94,6 +94,9 @@ func Run(ctx context.Context, t Target, out io.Writer) error {
 	if err := checkMessages(ctx, t, postID, say); err != nil {
 		return err
 	}
+	if err := checkClientLimit(ctx, t, postID, say); err != nil {
+		return err
+	}
 	if err := checkReading(ctx, t, postID, say); err != nil {
 		return err
 	}

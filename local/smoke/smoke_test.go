@@ -42,6 +42,8 @@ func TestSmokeAgainstMakeDev(t *testing.T) {
 			}
 			messages := realtime.MessageReadings[i] // each case a reading of AppSync's 240 KB
 			api.Hub.Messages = messages
+			clientLimit := realtime.ClientLimits[i%len(realtime.ClientLimits)] // and of a client's message
+			api.Hub.ClientLimit = clientLimit
 			srv := httptest.NewServer(devserver.Handler(api))
 			defer srv.Close()
 			var out strings.Builder
@@ -59,6 +61,9 @@ func TestSmokeAgainstMakeDev(t *testing.T) {
 			if !strings.Contains(report, c.says) || !strings.Contains(report, "InvalidNextToken") ||
 				strings.Contains(report, "all checks passed") == c.fails {
 				t.Errorf("report, without %q:\n%s", c.says, report)
+			}
+			if want := fmt.Sprintf("client messages: at most %d bytes", clientLimit); !strings.Contains(report, want) {
+				t.Errorf("report, without %q:\n%s", want, report)
 			}
 			if want := "subscription messages: " + messages.String() + " "; !strings.Contains(report, want) {
 				t.Errorf("report, without %q:\n%s", want, report)

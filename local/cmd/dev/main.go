@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -65,14 +66,19 @@ func main() {
 		"how the local AppSync writes a merged field's selection, and the Lambda reads it: every-occurrence or first-occurrence")
 	messagesName := flag.String("message-reading", realtime.UTF8Of245760.String(),
 		"how the local AppSync writes a subscription message and measures it against 240 KB: utf8-245760, utf8-240000, escaped-245760 or escaped-240000")
+	clientLimit := flag.Int64("client-limit", realtime.ClientLimits[0],
+		"the most bytes of a client's real-time message the local AppSync reads: 32768 or 245760 (AppSync documents none)")
 	flag.Parse()
 	reading, err := appsync.ParseReading(*readingName)
 	var messages realtime.MessageReading
 	if err == nil {
 		messages, err = realtime.ParseMessageReading(*messagesName)
 	}
+	if err == nil && !slices.Contains(realtime.ClientLimits, *clientLimit) {
+		err = fmt.Errorf("no client limit %d (want one of %v)", *clientLimit, realtime.ClientLimits)
+	}
 	if err == nil {
-		err = run(*addr, *tlsAddr, *certFile, *consoleDir, reading, messages)
+		err = run(*addr, *tlsAddr, *certFile, *consoleDir, reading, messages, *clientLimit)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dev:", err)
@@ -80,7 +86,7 @@ func main() {
 	}
 }
 
-func run(addr, tlsAddr, certFile, consoleDir string, reading appsync.Reading, messages realtime.MessageReading) error {
+func run(addr, tlsAddr, certFile, consoleDir string, reading appsync.Reading, messages realtime.MessageReading, clientLimit int64) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	db, err := ddblocal.StartInstalled(ctx)
@@ -93,7 +99,7 @@ func run(addr, tlsAddr, certFile, consoleDir string, reading appsync.Reading, me
 	if err != nil {
 		return err
 	}
-	api.Hub.Messages = messages
+	api.Hub.Messages, api.Hub.ClientLimit = messages, clientLimit
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -115,7 +121,10 @@ A field selected twice: the local AppSync writes the %s's selection, and the Lam
 
 A subscription message is written and measured against AppSync's 240 KB as %s
 (make dev MESSAGE_READING=utf8-245760|utf8-240000|escaped-245760|escaped-240000; docs/live.md)
-`, url, db.Endpoint, ln.Addr(), url, ln.Addr(), reading, messages)
+
+A client's real-time message is read up to %d bytes, past which the connection closes 1009
+(make dev CLIENT_LIMIT=32768|245760; docs/live.md)
+`, url, db.Endpoint, ln.Addr(), url, ln.Addr(), reading, messages, clientLimit)
 	srv := &http.Server{Handler: devserver.Handler(api), ReadHeaderTimeout: 10 * time.Second}
 	if tlsAddr != "" {
 		tlsLn, err := listenTLS(tlsAddr, certFile)
