@@ -55,47 +55,14 @@ func subscriber(t *testing.T, host, caller, id, postID string) <-chan message {
 	return subscribe(t, host, caller, id, `subscription ($p: ID!) { onCreateComment(postId: $p) { id postId body } }`, map[string]any{"p": postID})
 }
 
-// subscribe connects as caller and starts id with query and vars.
+// subscribe connects as caller and starts id with query and vars, the
+// caller's authorization in its extensions.
 func subscribe(t *testing.T, host, caller, id, query string, vars map[string]any) <-chan message {
 	t.Helper()
-	header, _ := json.Marshal(map[string]string{"host": host, "Authorization": caller})
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, "ws://"+host+"/graphql/realtime?header="+base64.StdEncoding.EncodeToString(header)+"&payload=e30=",
-		&websocket.DialOptions{Subprotocols: []string{"graphql-ws"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.CloseNow() })
-	ws.SetReadLimit(realtime.MaxMessage) // AppSync's largest message, not the library's 32 kB
-	out := make(chan message, 10)
-	go func() {
-		defer close(out)
-		for {
-			_, b, err := ws.Read(context.Background())
-			if err != nil {
-				return
-			}
-			m := message{raw: b}
-			json.Unmarshal(b, &m)
-			if m.Type != "ka" {
-				out <- m
-			}
-		}
-	}()
-	write := func(v any) {
-		b, _ := json.Marshal(v)
-		if err := ws.Write(t.Context(), websocket.MessageText, b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(map[string]any{"type": "connection_init"})
-	if m := <-out; m.Type != "connection_ack" {
-		t.Fatalf("connection_init answered %+v", m)
-	}
+	c := dial(t, host, caller)
 	data, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	write(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data), "extensions": map[string]any{"authorization": map[string]string{"host": host, "Authorization": caller}}}})
-	return out
+	c.write(map[string]any{"type": "start", "id": id, "payload": map[string]any{"data": string(data), "extensions": map[string]any{"authorization": map[string]string{"host": host, "Authorization": caller}}}})
+	return c.out
 }
 
 func next(t *testing.T, from <-chan message) message {

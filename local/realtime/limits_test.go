@@ -73,6 +73,17 @@ func (c *conn) start(id, query string, vars map[string]any) message {
 	return next(c.t, c.out)
 }
 
+// stopThenStart stops the subscription stopped, which must answer
+// complete, then starts another on onComment and returns its answer.
+func (c *conn) stopThenStart(stopped, started string) message {
+	c.t.Helper()
+	c.write(map[string]any{"type": "stop", "id": stopped})
+	if m := next(c.t, c.out); m.Type != "complete" {
+		c.t.Fatalf("stop answered %+v", m)
+	}
+	return c.start(started, onComment, map[string]any{"p": "p1"})
+}
+
 // errorType is the errorType of an error message, or "" for another.
 func errorType(m message) string {
 	var p struct{ Errors []struct{ ErrorType string } }
@@ -131,11 +142,7 @@ func TestARepeatedSubscriptionIDIsRefused(t *testing.T) {
 		t.Errorf("%+v arrived; want a's message", m)
 	}
 	nothing(t, c.out)
-	c.write(map[string]any{"type": "stop", "id": "a"})
-	if m := next(t, c.out); m.Type != "complete" {
-		t.Fatalf("stop answered %+v", m)
-	}
-	if m := c.start("a", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+	if m := c.stopThenStart("a", "a"); m.Type != "start_ack" {
 		t.Errorf("the id after its stop answered %s %s; want start_ack", m.Type, m.Payload)
 	}
 }
@@ -157,11 +164,7 @@ func TestAConnectionTakesAHundredSubscriptions(t *testing.T) {
 	if m := dial(t, host, "reader").start("other", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
 		t.Errorf("another connection's first answered %s %s", m.Type, m.Payload)
 	}
-	c.write(map[string]any{"type": "stop", "id": "0"})
-	if m := next(t, c.out); m.Type != "complete" {
-		t.Fatalf("stop answered %+v", m)
-	}
-	if m := c.start("over", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+	if m := c.stopThenStart("0", "over"); m.Type != "start_ack" {
 		t.Errorf("after a stop, a start answered %s %s; want start_ack", m.Type, m.Payload)
 	}
 }
