@@ -263,12 +263,12 @@ func (x *differential) compareMany(t *testing.T, n int) {
 		min(next.Load(), int64(n)), failed.Load(), invocations[0].Load(), invocations[1].Load())
 }
 
-// The first 200 generated queries, four at a time through one handler and
+// The first 100 generated queries, four at a time through one handler and
 // store, answer as the plainest layout does: make test runs this under the
 // race detector, and the whole 2,000 without it
 // (TestGeneratedQueriesAnswerAsThePlainestLayout, bulk_test.go).
 func TestGeneratedQueriesAtOnce(t *testing.T) {
-	newDifferential(t).compareMany(t, 200)
+	newDifferential(t).compareMany(t, 100)
 }
 
 // FuzzGeneratedQueries runs the differential test on seeds the fuzzer

@@ -3,9 +3,7 @@ package executor_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2/ast"
@@ -44,92 +42,6 @@ func createUser(t *testing.T, e *executor.Executor, id string) {
 		Variables: map[string]any{"h": strings.ToLower(strings.ReplaceAll(id, "-", "_"))}})
 }
 
-func TestPagesOfLargePostsEndOnlyWithTheLastPost(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, resolver.CoreRoutes, bytesNotTime)
-	createUser(t, e, "u_writer")
-	body := strings.Repeat("😀", 20000) // 80,000 bytes: DynamoDB's 1 MB page holds 13
-	for i := range 25 {
-		mustRun(t, e, executor.Request{Identity: signedIn("u_writer"),
-			Query:     `mutation($t: String!, $b: String!) { createPost(input: {title: $t, body: $b}) { id } }`,
-			Variables: map[string]any{"t": fmt.Sprint("Post ", i), "b": body}})
-	}
-	seen := map[string]bool{}
-	largest, pages := 0, 0
-	var token any
-	for {
-		data, cost := mustRun(t, e, executor.Request{
-			Query:     `query($t: String) { user(id: "u_writer") { posts(nextToken: $t) { items { id body author { name } } nextToken } } }`,
-			Variables: map[string]any{"t": token}})
-		pages++
-		largest = max(largest, cost.LargestPayloadBytes)
-		for _, item := range get(data, "user", "posts", "items").([]any) {
-			id := get(item, "id").(string)
-			if seen[id] || get(item, "body") != body || get(item, "author", "name") != "N" {
-				t.Fatalf("page %d: post %s repeated or changed", pages, id)
-			}
-			seen[id] = true
-		}
-		if token = get(data, "user", "posts", "nextToken"); token == nil || pages > 30 {
-			break
-		}
-	}
-	if len(seen) != 25 {
-		t.Errorf("paging until nextToken is null gave %d distinct posts, want 25", len(seen))
-	}
-	if largest > payload.MaxBytes {
-		t.Errorf("largest Lambda payload %d bytes, over %d", largest, payload.MaxBytes)
-	}
-	t.Logf("25 posts of 80 kB: %d pages, largest Lambda payload %d bytes", pages, largest)
-}
-
-// Under the first-occurrence reading a selection of titles alone cannot
-// prove that nothing else is selected, so a page of large posts is read
-// whole and cut by its whole size: more pages than the every-occurrence
-// reading's, and every post still arrives once.
-func TestPagesOfLargePostsUnderEachReading(t *testing.T) {
-	body := strings.Repeat("😀", 20000)
-	pages := map[appsync.Reading]int{}
-	for _, r := range []appsync.Reading{appsync.EveryOccurrence, appsync.FirstOccurrence} {
-		e, _ := setupWith(t, store.Dataset{}, resolver.CoreRoutes, []executor.Option{executor.WithSelectionReading(r), bytesNotTime},
-			[]resolver.Option{resolver.WithSelectionReading(r)})
-		createUser(t, e, "u_writer")
-		for i := range 25 {
-			mustRun(t, e, executor.Request{Identity: signedIn("u_writer"),
-				Query:     `mutation($t: String!, $b: String!) { createPost(input: {title: $t, body: $b}) { id } }`,
-				Variables: map[string]any{"t": fmt.Sprint("Post ", i), "b": body}})
-		}
-		seen := map[string]bool{}
-		var token any
-		for pages[r] < 30 {
-			data, _ := mustRun(t, e, executor.Request{
-				Query:     `query($t: String) { user(id: "u_writer") { posts(nextToken: $t) { items { id title } nextToken } } }`,
-				Variables: map[string]any{"t": token}})
-			pages[r]++
-			for _, item := range get(data, "user", "posts", "items").([]any) {
-				if id := get(item, "id").(string); seen[id] {
-					t.Fatalf("%s: page %d repeats post %s", r, pages[r], id)
-				}
-				seen[get(item, "id").(string)] = true
-			}
-			if token = get(data, "user", "posts", "nextToken"); token == nil {
-				break
-			}
-		}
-		if len(seen) != 25 {
-			t.Errorf("%s: %d distinct posts in %d pages, want 25", r, len(seen), pages[r])
-		}
-	}
-	if pages[appsync.EveryOccurrence] != 2 || pages[appsync.FirstOccurrence] <= 2 {
-		t.Errorf("pages of 25 posts of 80 kB, titles selected: %v; want 2 under every-occurrence, more under first-occurrence", pages)
-	}
-	t.Logf("pages of 25 posts of 80 kB, titles selected: %v", pages)
-	doc, err := os.ReadFile("../../docs/deploying.md")
-	want := fmt.Sprintf("titles selected, take %d pages against %d", pages[appsync.FirstOccurrence], pages[appsync.EveryOccurrence])
-	if err != nil || !strings.Contains(strings.ReplaceAll(string(doc), "\n", " "), want) {
-		t.Errorf("docs/deploying.md does not say %q (%v)", want, err)
-	}
-}
-
 // commentsOf follows the nextToken of each post's comments until the end,
 // starting from the pages of the first query, and returns every comment body
 // and the largest payload seen.
@@ -163,55 +75,6 @@ func commentsOf(t *testing.T, e *executor.Executor, posts []any) (bodies map[str
 
 const postsWithComments = `query($ids: [ID!]!) { posts(ids: $ids) {
   id author { name } comments(limit: 100) { items { body author { name } } nextToken } } }`
-
-func TestEightHundredLargeCommentsAllArrive(t *testing.T) {
-	e, _ := setup(t, store.Dataset{}, resolver.CoreRoutes, bytesNotTime)
-	commenters := []string{"u_c1", "u_c2", "u_c3", "u_c4"}
-	for _, u := range append([]string{"u_author"}, commenters...) {
-		createUser(t, e, u)
-	}
-	body := strings.Repeat("<", 2000) // 6 bytes each through encoding/json's default
-	ids := make([]any, 8)
-	for i := range ids {
-		data, _ := mustRun(t, e, executor.Request{Identity: signedIn("u_author"),
-			Query: fmt.Sprintf(`mutation { createPost(input: {title: "P%d", body: "b"}) { id } }`, i)})
-		ids[i] = get(data, "createPost", "id")
-	}
-	var wg sync.WaitGroup
-	for _, id := range ids {
-		wg.Go(func() {
-			for j := range 100 {
-				resp := e.Execute(context.Background(), executor.Request{Identity: signedIn(commenters[j%4]),
-					Query:     `mutation($p: ID!, $b: String!) { createComment(input: {postId: $p, body: $b}) { id } }`,
-					Variables: map[string]any{"p": id, "b": body}})
-				if len(resp.Errors) > 0 {
-					t.Errorf("createComment: %+v", resp.Errors)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	data, cost := mustRun(t, e, executor.Request{Query: postsWithComments, Variables: map[string]any{"ids": ids}})
-	bodies, largest := commentsOf(t, e, get(data, "posts").([]any))
-	largest = max(largest, cost.LargestPayloadBytes)
-	total := 0
-	for id, bs := range bodies {
-		total += len(bs)
-		for _, b := range bs {
-			if b != body {
-				t.Fatalf("post %s: a comment body changed", id)
-			}
-		}
-	}
-	if total != 800 {
-		t.Errorf("got %d comments, want 800", total)
-	}
-	if largest > payload.MaxBytes {
-		t.Errorf("largest Lambda payload %d bytes, over %d", largest, payload.MaxBytes)
-	}
-	t.Logf("8 posts x 100 comments of 2,000 '<': first query %+v; largest payload %d bytes", cost, largest)
-}
 
 // largeBlog is n posts by alice with per comments each of 2,000 '<' by bob and
 // carol, and bodies of 20,000 4-byte characters.
