@@ -86,12 +86,39 @@ func (r MessageReading) dataMessage(id, alias string, data *object, errs []gqlEr
 	if len(errs) > 0 {
 		payload.set("errors", errs)
 	}
+	if atLeast(data, r.Limit()) > r.Limit() { // past the limit before a byte is written
+		return nil, false
+	}
 	message := (&object{}).set("id", id).set("payload", payload).set("type", "data")
 	e := encoder{escaped: r.Escaped(), limit: r.Limit()}
 	if e.value(message) != nil || len(e.buf) > r.Limit() {
 		return nil, false
 	}
 	return e.buf, true
+}
+
+// atLeast is a lower bound of the bytes v's JSON takes under any reading
+// (its strings' and keys' bytes, unescaped and unquoted), counted until it
+// passes limit.
+func atLeast(v any, limit int) int {
+	n := 0
+	switch v := v.(type) {
+	case *object:
+		for i, k := range v.keys {
+			if n += len(k) + atLeast(v.values[i], limit-n); n > limit {
+				break
+			}
+		}
+	case []any:
+		for _, item := range v {
+			if n += atLeast(item, limit-n); n > limit {
+				break
+			}
+		}
+	case string:
+		n = len(v)
+	}
+	return n
 }
 
 // object is a JSON object whose members are written in the order set.
