@@ -170,16 +170,24 @@ func TestAConnectionTakesAHundredSubscriptions(t *testing.T) {
 }
 
 // A subscription's selection is bounded as a query's: deeper than the
-// API's queryDepthLimit, its start is refused; a variable passed null for
-// a non-null argument, its default notwithstanding, is refused too.
+// API's queryDepthLimit, or holding more fields (aliases counted) than its
+// resolverCountLimit lets a query resolve, its start is refused; a
+// variable passed null for a non-null argument, its default
+// notwithstanding, is refused too.
 func TestASubscriptionsSelectionIsBounded(t *testing.T) {
 	h, host := hub(t, nil)
-	h.DepthLimit = 1
+	h.DepthLimit, h.FieldLimit = 1, 3
 	c := dial(t, host, "reader")
 	if m := c.start("deep", onComment, map[string]any{"p": "p1"}); errorType(m) != "QueryDepthLimitExceeded" {
 		t.Errorf("a selection 2 deep under a limit of 1 answered %s %s", m.Type, m.Payload)
 	}
 	h.DepthLimit = 2
+	if m := c.start("wide", `subscription { onCreateComment(postId: "p1") { id a: id b: id c: id } }`, nil); errorType(m) != "ResolverExecutionLimitReached" {
+		t.Errorf("4 fields under a limit of 3 answered %s %s", m.Type, m.Payload)
+	}
+	if m := c.start("three", `subscription { onCreateComment(postId: "p1") { id a: id b: id } }`, nil); m.Type != "start_ack" {
+		t.Errorf("3 fields under a limit of 3 answered %s %s", m.Type, m.Payload)
+	}
 	if m := c.start("null", `subscription ($p: ID = "p1") { onCreateComment(postId: $p) { id } }`, map[string]any{"p": nil}); m.Type != "error" ||
 		!strings.Contains(string(m.Payload), "has coerced Null value for NonNull type 'ID!'") {
 		t.Errorf("a null passed for a non-null argument answered %s %s", m.Type, m.Payload)

@@ -110,6 +110,11 @@ type Hub struct {
 	// reads (ClientLimits[0] when 0): past it, the connection is closed
 	// with 1009, message too big.
 	ClientLimit int64
+	// FieldLimit bounds the fields a subscription's selection holds, every
+	// alias and level counted, as the API's resolverCountLimit bounds the
+	// resolvers a query runs (resolver.ResolverCountLimit unless set
+	// before the first start): past it, the start is refused.
+	FieldLimit int
 	// DepthLimit bounds a subscription's selection as the API's
 	// queryDepthLimit bounds a query's (resolver.QueryDepthLimit unless set
 	// before the first start): deeper, the start is refused.
@@ -125,7 +130,7 @@ type Hub struct {
 
 // New returns a Hub for schema's subscriptions.
 func New(schema *ast.Schema, identify Identify, authorize Authorize) *Hub {
-	return &Hub{schema: schema, identify: identify, authorize: authorize, KeepAlive: time.Minute, DepthLimit: resolver.QueryDepthLimit, subs: map[*subscription]struct{}{}}
+	return &Hub{schema: schema, identify: identify, authorize: authorize, KeepAlive: time.Minute, DepthLimit: resolver.QueryDepthLimit, FieldLimit: resolver.ResolverCountLimit, subs: map[*subscription]struct{}{}}
 }
 
 // subscription is one started subscription field of a connection.
@@ -391,11 +396,16 @@ func (h *Hub) start(c *connection, m message) {
 		c.send(errorMessage(m.ID, "QueryDepthLimitExceeded", fmt.Sprintf("maximum query depth exceeded %d > %d", depth, h.DepthLimit)))
 		return
 	}
+	seen := collected{}
+	if n := h.fields(prepared, seen, f, h.FieldLimit); n > h.FieldLimit {
+		c.send(errorMessage(m.ID, "ResolverExecutionLimitReached", fmt.Sprintf("the subscription selects more than %d fields, the API's resolver count limit", h.FieldLimit)))
+		return
+	}
 	if !h.authorize(h.schema.Subscription, f.Definition, caller) {
 		c.send(errorMessage(m.ID, "Unauthorized", fmt.Sprintf("Not Authorized to access %s on type %s", f.Name, h.schema.Subscription.Name)))
 		return
 	}
-	sub := &subscription{conn: c, id: m.ID, field: f, op: prepared, args: prepared.Args(f), collected: collected{}}
+	sub := &subscription{conn: c, id: m.ID, field: f, op: prepared, args: prepared.Args(f), collected: seen}
 	if err := h.resolve(c.ctx, sub, caller); err != nil {
 		var refusal *Refusal
 		if !errors.As(err, &refusal) {
@@ -686,6 +696,26 @@ func (h *Hub) project(op *executor.Operation, seen collected, f *ast.Field, valu
 		out.add(sf.Alias, v) // op.Fields merged each response key into one field
 	}
 	return out, errs
+}
+
+// fields counts the fields under f's selection, each level's collected
+// once into seen, until the count passes limit.
+func (h *Hub) fields(op *executor.Operation, seen collected, f *ast.Field, limit int) int {
+	if len(f.SelectionSet) == 0 {
+		return 0
+	}
+	under, ok := seen[f]
+	if !ok {
+		under = op.Fields(h.schema.Types[f.Definition.Type.Name()], f.SelectionSet)
+		seen[f] = under
+	}
+	n := 0
+	for _, sf := range under {
+		if n += 1 + h.fields(op, seen, sf, limit-n); n > limit {
+			break
+		}
+	}
+	return n
 }
 
 // collected are the fields op.Fields collects under each field with a
