@@ -32,3 +32,24 @@ func Project(h *Hub, query string, vars, value map[string]any) (map[string]any, 
 	var out map[string]any
 	return out, len(gqlErrs), json.Unmarshal(raw, &out)
 }
+
+// Hold stops h's deliveries until the returned func is called: what is
+// published meanwhile waits in the queue, in order.
+func Hold(h *Hub) (release func()) {
+	held := make(chan struct{})
+	h.later(func() { <-held })
+	return func() { close(held) }
+}
+
+// Expire ends the subscription id as its token's expiry does.
+func Expire(h *Hub, id string) {
+	h.mu.Lock()
+	var s *subscription
+	for sub := range h.subs {
+		if sub.id == id {
+			s = sub
+		}
+	}
+	h.mu.Unlock()
+	h.expire(s)
+}

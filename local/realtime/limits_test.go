@@ -248,3 +248,26 @@ func TestAClientsMessageWithinEachReading(t *testing.T) {
 		})
 	}
 }
+
+// What ends a subscription (its token's expiry, an invalidation) reaches
+// its client after the messages of what was published before it, never
+// ahead of them: they share the deliveries' queue.
+func TestAnEndArrivesAfterWhatWasPublishedBefore(t *testing.T) {
+	h, host := hub(t, nil)
+	c := dial(t, host, "reader")
+	if m := c.start("s", onComment, map[string]any{"p": "p1"}); m.Type != "start_ack" {
+		t.Fatalf("start answered %+v", m)
+	}
+	release := realtime.Hold(h)
+	h.Publish("createComment", map[string]any{"id": "c1", "postId": "p1", "body": "before"})
+	realtime.Expire(h, "s")
+	h.Publish("createComment", map[string]any{"id": "c2", "postId": "p1", "body": "after"})
+	release()
+	if m := next(t, c.out); m.Type != "data" || !strings.Contains(string(m.Payload), `"c1"`) {
+		t.Errorf("first %s %s; want the comment published before the expiry", m.Type, m.Payload)
+	}
+	if m := next(t, c.out); errorType(m) != "UnauthorizedException" {
+		t.Errorf("then %s %s; want the expiry's error", m.Type, m.Payload)
+	}
+	nothing(t, c.out)
+}

@@ -469,15 +469,16 @@ func Expiry(caller *appsync.Identity) (time.Time, bool) {
 }
 
 // expire ends a subscription whose caller's token has expired, as AppSync
-// does: an error (UnauthorizedException, "Token has expired."), then no
-// more of its messages; the connection's other callers' subscriptions, and
-// every other connection, go on.
+// does: an error (UnauthorizedException, "Token has expired."), after the
+// messages of what was published before, then no more of its messages;
+// the connection's other callers' subscriptions, and every other
+// connection, go on.
 func (h *Hub) expire(s *subscription) {
 	h.mu.Lock()
 	live := h.end(s)
 	h.mu.Unlock()
 	if live {
-		s.conn.send(errorMessage(s.id, "UnauthorizedException", TokenExpired))
+		h.later(func() { s.conn.send(errorMessage(s.id, "UnauthorizedException", TokenExpired)) })
 	}
 }
 
