@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // topLevel are the names a repository path in the docs starts with.
@@ -270,5 +271,20 @@ func TestBothLeadWithTheCore(t *testing.T) {
 	}
 	if len(named) == 2 && !slices.Equal(named[0], named[1]) {
 		t.Errorf("the README's five ideas name %v, layout.md's %v: the same files, please", named[0], named[1])
+	}
+}
+
+// readmeBudget is the most characters the README holds: the two commands,
+// the five ideas, the first query, the headline figures and where to read
+// on. What does not fit goes to docs/.
+const readmeBudget = 8000
+
+func TestTheREADMEFitsItsBudget(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := utf8.RuneCount(b); n > readmeBudget {
+		t.Errorf("README.md holds %d characters, past its %d: move the detail to docs/", n, readmeBudget)
 	}
 }
