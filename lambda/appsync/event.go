@@ -1,14 +1,7 @@
 // Package appsync holds what AppSync sends a direct Lambda resolver: the
-// event (one, or a batch of them), the caller's identity, the reply for a
-// batch, and the selection the event carries (selection.go: what the query
-// selects under the field, under either reading of a merged field). The
-// event's types use only the standard library; the selection is parsed with
-// gqlparser.
-//
-// aws-lambda-go has no type for direct-resolver events (its
-// AppSyncResolverTemplate is for the old VTL invoke), so this package defines
-// one. Fields the resolvers never read, such as the request headers, are kept
-// as raw JSON: decoding them would cost time on every event of a batch.
+// event (one, or a batch), the caller's identity, the reply for a batch and
+// the selection the event carries (selection.go). Fields no resolver reads,
+// such as the request headers, stay raw JSON.
 package appsync
 
 import (
@@ -39,10 +32,8 @@ type Info struct {
 	FieldName      string `json:"fieldName"`
 	ParentTypeName string `json:"parentTypeName"`
 	// SelectionSetList lists the selected sub-fields as slash-joined paths
-	// ("comments", "comments/author/name"), aliases in place of field names,
-	// named fragments expanded, no arguments: a JSON array of strings, kept
-	// undecoded. The resolvers read SelectionSetGraphQL instead, which has
-	// field names under their aliases, and arguments.
+	// ("comments/author/name"), aliases for names, fragments expanded: a JSON
+	// array kept undecoded. The resolvers read SelectionSetGraphQL instead.
 	SelectionSetList json.RawMessage `json:"selectionSetList"`
 	// SelectionSetGraphQL is the sub-selection as GraphQL text, with aliases
 	// and arguments, and named fragment spreads left unexpanded.
@@ -57,14 +48,9 @@ func (i *Info) Field() string { return i.ParentTypeName + "." + i.FieldName }
 // nor an array of events.
 var ErrMalformed = errors.New("malformed AppSync event")
 
-// Decode parses a Lambda payload with encoding/json. AppSync sends a single
-// event for a field without batching and a JSON array of events when it
-// batches; batch reports which it was, so the reply can take the same
-// shape. A payload that is neither is ErrMalformed.
-//
-// It is the reference: the function decodes with
-// lambda/internal/eventjson.Decode, which decodes exactly as this does
-// (its fuzz test holds it to it) at a fraction of the cost.
+// Decode parses a Lambda payload with encoding/json: one event, or a JSON
+// array of them (batch). A payload that is neither is ErrMalformed. It is the
+// reference lambda/internal/eventjson.Decode is fuzzed against.
 func Decode(payload []byte) (events []Event, batch bool, err error) {
 	trimmed := bytes.TrimLeft(payload, " \t\r\n")
 	if len(trimmed) == 0 {

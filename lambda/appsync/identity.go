@@ -2,11 +2,9 @@ package appsync
 
 import "encoding/json"
 
-// Identity is the caller as AppSync describes it. Which fields are set depends
-// on the authorization mode: Cognito user pools (Sub, Issuer, Username,
-// Claims, SourceIP, DefaultAuthStrategy, Groups), OIDC (Sub, Issuer, Claims),
-// IAM (AccountID, UserArn, Username, CognitoIdentityID, ...) or a Lambda
-// authorizer (ResolverContext). API-key requests have no identity at all.
+// Identity is the caller as AppSync describes it; which fields are set
+// depends on the authorization mode (user pools, OIDC, IAM, a Lambda
+// authorizer). API-key requests have no identity at all.
 type Identity struct {
 	Sub                 string          `json:"sub,omitempty"`
 	Issuer              string          `json:"issuer,omitempty"`

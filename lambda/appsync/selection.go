@@ -23,20 +23,15 @@ import (
 // FirstOccurrence reading every level is Partial. Callers must not guess in
 // any of these cases.
 
-// Reading is how AppSync writes the selection of a field that a query
-// selects more than once under one response key (directly and again in a
-// fragment, named or inline): GraphQL merges the occurrences into one
-// execution of the field, and AWS documents neither whether info describes
-// all of them nor which. A resolver that reads less, or answers less, for
-// a smaller selection must know which reading it is given.
+// Reading is how AppSync writes the selection of a field a query selects
+// more than once under one response key, which AWS does not document
+// (docs/deploying.md#a-field-selected-twice-how-appsync-writes-its-selection).
 type Reading int
 
 const (
-	// FirstOccurrence: info holds the first occurrence's selection only (as
-	// Amplify's AppSync simulator, graphql-js, writes both
-	// selectionSetGraphQL and selectionSetList), so any level may select
-	// more than it shows: what a selection lists is a lower bound. It is
-	// the zero Reading, right whichever way AppSync writes it.
+	// FirstOccurrence: info may hold the first occurrence's selection only,
+	// so what a selection lists is a lower bound. It is the zero Reading,
+	// right whichever way AppSync writes it.
 	FirstOccurrence Reading = iota
 	// EveryOccurrence: info holds the selections of every occurrence,
 	// merged (as the local AppSync writes it by default). Only a named
@@ -105,13 +100,10 @@ func (s Selection) Named(name string) []*Field {
 	return out
 }
 
-// ParseSelection reads the selection of the field named fieldName from its
-// selectionSetGraphQL text, as written under the reading r (every level is
-// Partial under FirstOccurrence). It accepts both the sub-selection alone
-// ("{ id title }") and, as some documentation shows, the text with the field
-// itself around it, braced or not and aliased or not ("post { id title }",
-// "{ mine: posts(ids: $ids) { title } }"). Inline fragments are merged into
-// their level. variables is info.variables (may be empty).
+// ParseSelection reads the selection of fieldName from its
+// selectionSetGraphQL text under the reading r, with or without the field
+// itself around it ("{ id }", "post { id }", "{ mine: posts { id } }"),
+// inline fragments merged into their level. variables may be empty.
 func ParseSelection(text, fieldName string, variables json.RawMessage, r Reading) (Selection, error) {
 	if t := strings.TrimSpace(text); t != "" && t[0] != '{' {
 		text = "{" + text + "}" // the field with its selection, unbraced

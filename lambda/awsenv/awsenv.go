@@ -1,18 +1,7 @@
-// Package awsenv builds what the function needs of AWS from the environment
-// Lambda gives it, and nothing else: the region (AWS_REGION), the execution
-// role's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-// AWS_SESSION_TOKEN) and the endpoints the SDK's convention names
-// (AWS_ENDPOINT_URL_<SERVICE>, else AWS_ENDPOINT_URL), for DynamoDB Local and
-// sam local invoke.
-//
-// config.LoadDefaultConfig would find the same values, but it links the SSO,
-// SSO-OIDC, STS, Sign-In and IMDS clients (and runs their models' init code
-// at every start) for credential sources a Lambda function never uses; and
-// the Secrets Manager client, for one call, is larger than the call. This
-// package makes that call itself, signed with the SDK's Signature V4 signer,
-// which the DynamoDB client links anyway. The HTTP client of both bounds its
-// connections and keeps the SDK from closing one under a response
-// (client.go); lambda/internal/awstls makes its first TLS handshake faster.
+// Package awsenv builds what the function needs of AWS from Lambda's
+// environment alone: the region, the role's credentials and the endpoints
+// AWS_ENDPOINT_URL_<SERVICE> names. It links none of the SDK's other
+// credential sources, and signs its few non-DynamoDB calls itself.
 package awsenv
 
 import (

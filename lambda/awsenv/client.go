@@ -17,12 +17,8 @@ func HTTPClient() aws.HTTPClient {
 }
 
 // MaxConnsPerHost bounds the connections an environment holds to one
-// endpoint (DynamoDB's): a page of a hot post's likes is 51 Queries at
-// once, and a batch resolves 32 events at once, so without a bound one
-// invocation could open 1,632 connections (a generated query opened about
-// 2,000 to DynamoDB Local, which stopped answering), each a TLS handshake
-// in AWS. Past the bound a request waits for a connection; up to the bound
-// they stay open for the next requests.
+// endpoint: past it a request waits for a connection, so that one
+// invocation's concurrent requests cannot open thousands (docs/limits.md).
 const MaxConnsPerHost = 64
 
 // BoundConnections sets a transport's bounds: at most MaxConnsPerHost

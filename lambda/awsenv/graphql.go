@@ -13,11 +13,9 @@ import (
 // maxGraphQLReply is the most of a GraphQL response GraphQL reads.
 const maxGraphQLReply = 1 << 20
 
-// GraphQL posts a GraphQL request (query, variables) to an AppSync API's
-// endpoint url as an IAM caller, signed (Signature V4, service appsync)
-// with cfg's credentials, with headers given as name, value pairs, and
-// returns the response: the *http.Response (its body already read and
-// closed) and at most 1 MB of its body.
+// GraphQL posts a GraphQL request to an AppSync API's url as an IAM caller
+// (Signature V4, service appsync), with headers given as name, value pairs,
+// and returns the response (its body closed) and at most 1 MB of its body.
 func GraphQL(ctx context.Context, client aws.HTTPClient, cfg aws.Config, url, query string, vars map[string]any, headers ...string) (*http.Response, []byte, error) {
 	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
 	if err != nil {

@@ -1,12 +1,7 @@
-// Package cost counts what DynamoDB requests cost, per invocation.
-//
-// Middleware, added to a DynamoDB client's APIOptions, records every API call
-// made with a context that carries a Meter (see WithMeter): the operation, the
-// index, how many keys a batch asked for, and the capacity units DynamoDB
-// reports, in all and for the table and each index apart: it asks every
-// request that can report capacity to report it with index detail
-// (ReturnConsumedCapacity: INDEXES). Calls made without a Meter are not
-// counted.
+// Package cost counts what DynamoDB requests cost, per invocation:
+// Middleware records every call made with a context carrying a Meter
+// (WithMeter), its operation, keys and capacity units by table and index
+// (ReturnConsumedCapacity: INDEXES). Calls without a Meter are not counted.
 package cost
 
 import (

@@ -17,11 +17,8 @@ import (
 // index, keys), what it got (items, the capacity DynamoDB reports, where it
 // landed), and when.
 
-// Middleware adds the counting step to a DynamoDB client's stack:
-//
-//	dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
-//		o.APIOptions = append(o.APIOptions, cost.Middleware)
-//	})
+// Middleware adds the counting step to a DynamoDB client's stack
+// (o.APIOptions = append(o.APIOptions, cost.Middleware)).
 func Middleware(stack *middleware.Stack) error {
 	if err := stack.Initialize.Add(middleware.InitializeMiddlewareFunc("cost.Meter",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {

@@ -12,12 +12,9 @@ import (
 // branches says which it waited for, so that the count is of what waited,
 // not of when each ran.
 
-// RoundTrips returns the length of the longest chain of calls in which
-// each call started after the one before it had ended: the DynamoDB round
-// trips that had to wait for one another. Calls that overlap in time count
-// once, so requests made together are one round trip; and calls made in
-// different branches of the same Together never wait for one another,
-// even when a loaded machine ran one branch only after another had ended.
+// RoundTrips returns the length of the longest chain of calls each started
+// after the one before it ended: calls that overlap count once, and calls in
+// different branches of one Together never wait for one another.
 func (m *Meter) RoundTrips() int {
 	_, critical := m.Critical()
 	n := 0
@@ -70,10 +67,8 @@ type branchKey struct{}
 var waves atomic.Uint64
 
 // Together starts a group of concurrent branches under ctx and returns a
-// function that gives each branch its context: call it once per goroutine.
-// A DynamoDB call made in one branch is never counted as waiting for a call
-// made in another (RoundTrips), whatever the times say; calls within one
-// branch chain by their times, as everywhere.
+// function giving each branch its context (call it once per goroutine): a
+// call in one branch never counts as waiting for a call in another.
 func Together(ctx context.Context) func() context.Context {
 	wave := waves.Add(1)
 	parent, _ := ctx.Value(branchKey{}).(*branch)

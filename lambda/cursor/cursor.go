@@ -1,12 +1,7 @@
-// Package cursor turns DynamoDB's LastEvaluatedKey into a signed GraphQL
-// nextToken and back. Signed, not encrypted: a client can read the table
-// key a token resumes after, but cannot change it.
-//
-// A token is bound to the query it came from (a Scope: the query's name, the
-// parent it was run for, the index it read and the arguments that shape it:
-// order, range, status) and authenticated with
-// HMAC-SHA256, so a token that was altered, forged or taken from another
-// query is refused with errs.InvalidNextToken before DynamoDB sees it.
+// Package cursor turns DynamoDB's LastEvaluatedKey into a signed nextToken
+// and back. A token is bound to its query (a Scope) with HMAC-SHA256, so an
+// altered, forged or borrowed token is refused with errs.InvalidNextToken
+// before DynamoDB sees it. Signed, not encrypted.
 package cursor
 
 import (

@@ -1,10 +1,7 @@
-// Package errs defines the resolver's error values: an error carries a Kind,
-// the operation that failed and a message that is safe to show a client.
-//
-// Errors are created where the failure is understood and converted to
-// AppSync's shape exactly once, at the Lambda boundary (package resolver),
-// which shows Kind as the GraphQL errorType and Message as errorMessage.
-// The wrapped cause is for logs only and never reaches a client.
+// Package errs defines the resolver's errors: a Kind, the operation that
+// failed and a message safe to show a client. They are converted to
+// AppSync's errorType and errorMessage once, at the Lambda boundary
+// (package resolver); the wrapped cause is for logs only.
 package errs
 
 import (

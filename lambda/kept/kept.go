@@ -1,8 +1,6 @@
 // Package kept keeps values read from the table for a while in one Lambda
-// execution environment: a value read within its TTL is served from memory,
-// and the callers that miss it meanwhile wait for one read rather than each
-// making their own. A hot post's page (lambda/hotpage) and a
-// trending ranking (lambda/trending) are kept so.
+// execution environment, the callers that miss one meanwhile waiting for one
+// read (a hot post's page, a trending ranking).
 package kept
 
 import (
@@ -27,12 +25,10 @@ type Value[T any] struct {
 // for another caller's read (wrapping the context's error).
 var ErrWaitCut = errors.New("kept: the wait for a read was cut")
 
-// Through returns the value get finds (under mu) when its read started
-// within ttl of now(); otherwise it reads it with read, once for every
-// caller that finds it missing meanwhile (they wait for that read), and
-// keeps it with set. A value is kept as of its read's start: what it holds
-// is the table's as of then, or later. A failed read is not kept (set(nil)),
-// and a caller that waited for one reads on its own.
+// Through returns the value get finds (under mu) if its read started within
+// ttl of now(); otherwise it reads it once for every caller missing it, and
+// keeps it with set, as of its read's start. A failed read is not kept, and
+// a caller that waited for one reads on its own.
 func Through[T any](ctx context.Context, mu *sync.Mutex, now func() time.Time, ttl time.Duration,
 	get func() *Value[T], set func(*Value[T]), read func(context.Context) (T, error)) (T, error) {
 	mu.Lock()

@@ -36,13 +36,10 @@ var Post = store.Post{ID: "selection-probe", AuthorID: "selection-probe", Title:
 	Body: "Written and deleted by the deployment's selection probe (lambda/probe).", Status: store.StatusPublished,
 	CreatedAt: "2000-01-01T00:00:00.000Z", UpdatedAt: "2000-01-01T00:00:00.000Z"}
 
-// Decide writes Post with put, runs the probes on it, deletes it with
-// remove (whatever they found), and returns their verdict. pinned is the
-// reading the function is told to use whatever the probes say
-// (SELECTION_READING; "" for none). Decide fails when the shapes disagree
-// (ErrDisagree), unless first-occurrence is pinned (right under both), and
-// when every-occurrence is pinned and AppSync writes less: queries would be
-// answered wrong.
+// Decide writes Post with put, runs the probes on it, deletes it with remove
+// and returns their verdict. It fails when the shapes disagree (ErrDisagree)
+// unless first-occurrence is pinned, and when every-occurrence is pinned
+// (SELECTION_READING) but AppSync writes less.
 func Decide(ctx context.Context, send Send, put, remove func(context.Context) error, pinned string) (appsync.Reading, []Shape, error) {
 	if err := put(ctx); err != nil {
 		return appsync.FirstOccurrence, nil, fmt.Errorf("writing the probes' post: %w", err)

@@ -30,13 +30,10 @@ const firstReadWait = time.Second
 // selections another way), and every environment follows within this.
 const refreshEvery = 5 * time.Minute
 
-// Handoff is the reading the deployment's probe found, for the resolver's
-// handler (resolver.WithSelectionReadingFrom). Until a verdict is read, and
-// whenever none can be, the reading is appsync.FirstOccurrence, right
-// under either (the events before the first read has ended wait for it, up
-// to firstReadWait); a verdict read is served until a later read of the
-// parameter gives another (one read a refreshEvery, in the background; a
-// failed read keeps the verdict).
+// Handoff is the reading the deployment's probe found, for the handler
+// (resolver.WithSelectionReadingFrom): appsync.FirstOccurrence until a
+// verdict is read and whenever none can be; a verdict read is served until a
+// later read (a refreshEvery, in the background) gives another.
 type Handoff struct {
 	read    func(context.Context) (string, error)
 	now     func() time.Time
@@ -50,11 +47,9 @@ type Handoff struct {
 	firstWait time.Duration
 }
 
-// NewHandoff returns a Handoff reading the verdict with read (the
-// parameter's value: a appsync.Reading's name) and starts the first read
-// in the background. failed, if not nil, is told each read's error (a value
-// that names no reading included); told, if not nil, each verdict read
-// that differs from the one before (the first included).
+// NewHandoff returns a Handoff reading the verdict with read and starts the
+// first read in the background. failed, if not nil, is told each read's
+// error; told, if not nil, each verdict that differs from the one before.
 func NewHandoff(read func(context.Context) (string, error), failed func(error), told func(appsync.Reading)) *Handoff {
 	h := &Handoff{read: read, now: time.Now, failed: failed, told: told, first: make(chan struct{}), firstWait: firstReadWait}
 	h.next.Store(h.now().Add(retryEvery).UnixNano())
@@ -66,10 +61,8 @@ func NewHandoff(read func(context.Context) (string, error), failed func(error), 
 }
 
 // Reading returns the verdict, or appsync.FirstOccurrence while there is
-// none (having waited up to firstReadWait for the first read to end). When the
-// time has come (retryEvery without a verdict, refreshEvery with one), it
-// reads the parameter again in the background, once however many events
-// ask.
+// none (after waiting up to firstReadWait for the first read), and when due
+// reads the parameter again in the background, once however many ask.
 func (h *Handoff) Reading() appsync.Reading {
 	k := h.known.Load()
 	if k == 0 && h.first != nil {

@@ -1,14 +1,7 @@
 // Package probe tells how an AppSync API writes the selection of a field a
-// query selects more than once (appsync.Reading) by asking the API itself.
-// Each probe selects one field twice, the second occurrence adding a field
-// the first lacks, with the request header Header naming the field: its
-// resolver (the function for a root field, appsyncjs/child.js for a field of
-// an object) then fails with ErrorType and, as its message, the
-// selectionSetGraphQL and selectionSetList AppSync gave it (Selection).
-//
-// The deployment runs the probes (lambda/cmd/probe, after the API and its
-// resolvers exist) and hands the verdict to the resolver function; make
-// smoke runs them by hand against a deployed API or make dev.
+// query selects twice (appsync.Reading) by asking it: the resolver of the
+// field the Header names fails with ErrorType and, as its message, the
+// Selection AppSync gave it (docs/deploying.md).
 package probe
 
 import (

@@ -1,11 +1,7 @@
-// Package projector is the Lambda function of the table's stream: it hands
-// the batch to the steps that take a batch at once (the hot keys' tallies,
-// lambda/hotkeys: one write per post or user a batch), then each record to
-// the projections wired in (lambda/feed keeps the readers' feeds), in
-// order, reporting the first record not applied (partial batch responses).
-//
-// A projection's writes must be idempotent and converge: a record may come
-// again (a retried batch), and after records that came later.
+// Package projector is the Lambda function of the table's stream: the batch
+// to its batch steps (hot keys' tallies), then each record to the
+// projections wired in, reporting the first record not applied. A
+// projection's writes must be idempotent: records come again, and late.
 package projector
 
 import (
@@ -18,11 +14,9 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 )
 
-// Batch applies a whole batch of records at once, before the projections
-// apply them one by one: it returns the index of the first record whose
-// change it could not apply (len(records) when it applied all), which the
-// projector reports and sends to no projection, nor any record after it,
-// and why (logged).
+// Batch applies a whole batch before the projections: it returns the index
+// of the first record it could not apply (len(records) for none) and why;
+// that record and those after it go to no projection.
 type Batch interface {
 	ApplyBatch(ctx context.Context, records []events.DynamoDBEventRecord) (int, error)
 }
@@ -52,12 +46,9 @@ func New(log *slog.Logger, batches []Batch, projections ...Projection) *Projecto
 // later than that, and reports the rest as not applied.
 const reserve = 500 * time.Millisecond
 
-// Handle applies the records in order. It reports (batchItemFailures) the
-// sequence number of the first record it could not apply, or did not reach
-// before its deadline: Lambda sends that record and every one after it
-// again, and the records before it are done.
-//
-// Each invocation ends with one cost line (see logCost).
+// Handle applies the records in order and reports (batchItemFailures) the
+// first one it could not apply or reach before its deadline: Lambda sends it
+// and every one after it again. Each invocation logs one cost line.
 func (p *Projector) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	start := time.Now()
 	ctx, meter := cost.WithMeter(ctx)

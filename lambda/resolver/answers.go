@@ -46,21 +46,15 @@ const (
 // the comments' authors (100 Queries and a few BatchGetItem calls).
 const answerRequests = 200
 
-// mutationAnswerTime is all the time a mutation's answers get, counted from
-// when its write has committed: the answers are optional work, and a client
-// waiting on a committed write should not wait for them. 500 ms holds a
-// usual answer (an author's BatchGetItem, about 10 ms) and four or five
-// retries of unprocessed keys (store's backoff: 20, 40, 80, 160 ms windows);
-// past it the children invoke, with their own time.
+// mutationAnswerTime is the time a mutation's answers get once its write
+// has committed (an author's BatchGetItem and a few retries): they are
+// optional work, and past it the children invoke on their own.
 const mutationAnswerTime = 500 * time.Millisecond
 
-// answerKey is the key of the answer to the field with the given arguments:
-// the field's name, then "|name=value" for each argument that is neither
-// null nor its default, by name, with the value in JSON. The child resolver
-// computes the same key from ctx.info.fieldName, ctx.args (where AppSync
-// may have filled in the defaults) and the defaults the parent carries in
-// DefaultsMember; where the two could differ (a string JavaScript escapes
-// otherwise), the child finds no answer and invokes the Lambda.
+// answerKey is the key of the answer to field with args: the field's name,
+// then "|name=value" for each argument neither null nor its default, in
+// JSON. appsyncjs/child.js computes the same key; where it could differ, the
+// child finds no answer and invokes.
 func answerKey(field string, args, defaults map[string]any) (string, bool) {
 	if len(args) == 0 {
 		return field, true

@@ -115,14 +115,10 @@ func objectFields(set appsync.Selection, route Route) ([]*appsync.Field, bool) {
 	return fields, hidden
 }
 
-// hidesChildren reports whether a named fragment spread in set hides what
-// the objects' children select, where the reading is otherwise exact
-// (appsync.EveryOccurrence): their children are then neither answered nor
-// prefetched for, and invoke with selections of their own, which AppSync
-// writes in full. Under the first-occurrence reading (set.Partial) no
-// selection is known in full, a spread's or not: every resolver reads its
-// objects whole, so the answers built for what the selection shows are
-// whole too, and serve whatever else the query merges into them.
+// hidesChildren reports whether a named fragment spread hides what the
+// objects' children select under the every-occurrence reading: they are then
+// neither answered nor prefetched for. Under first-occurrence every object
+// is read whole, so its answers serve whatever the query merges in.
 func hidesChildren(set appsync.Selection) bool { return set.Opaque && !set.Partial }
 
 // appendAssembled appends raw, a value of a field of the given shape, to

@@ -51,10 +51,8 @@ func emfMetrics(namespace string) json.RawMessage {
 const unknownField = "(unknown)"
 
 // logCost writes the invocation's cost as one line in CloudWatch Embedded
-// Metric Format, with the Lambda request ID and whether this was the
-// runtime's first invocation (a cold start). The line has the members a
-// slog.JSONHandler line has (time, level, msg "invocation"), so that it
-// reads like the function's other logs.
+// Metric Format, with the request ID and whether it was a cold start, in
+// the shape of a slog.JSONHandler line (msg "invocation").
 func (h *Handler) logCost(ctx context.Context, field string, batch int, sum cost.Summary, took time.Duration) {
 	if field == "" || field == "." {
 		field = unknownField

@@ -9,12 +9,9 @@ import (
 // that every event is answered with an error AppSync can show rather than
 // cut off, and the half of it past which no new level of answers starts.
 
-// withMargin returns ctx with a deadline a margin before the invocation's
-// (a tenth of the time left, between 250 ms and 1 s), so that the handler
-// stops waiting for DynamoDB while there is still time to answer every event
-// with an error AppSync can show, instead of being cut off by Lambda's
-// timeout ("Task timed out" fails the whole field and kills the runtime).
-// Every DynamoDB request and retry runs under this deadline.
+// withMargin returns ctx with a deadline a tenth of the time left (250 ms
+// to 1 s) before the invocation's, so that every event is answered with an
+// error AppSync can show rather than cut off by Lambda's timeout.
 func withMargin(ctx context.Context, now time.Time) (context.Context, context.CancelFunc) {
 	deadline, ok := ctx.Deadline()
 	if !ok {

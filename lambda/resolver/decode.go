@@ -85,11 +85,9 @@ func decodeStrings[S any](ev *appsync.Event) (S, error) {
 }
 
 // stringMembers decodes the JSON object raw into S, a struct of string
-// fields only, as encoding/json would: each member found (null leaves its
-// field empty), a member that is not a string an error. raw is a slice of
-// the payload Decode validated (an event's source or arguments), or JSON
-// this program encoded, so its members are found without validating it
-// again.
+// fields, as encoding/json would (null leaves a field empty, a non-string is
+// an error). raw must be valid JSON: a slice of a validated payload, or JSON
+// this program encoded.
 func stringMembers[S any](raw []byte) (S, error) {
 	var dst S
 	err := setStrings(reflect.ValueOf(&dst).Elem(), raw)

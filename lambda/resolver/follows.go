@@ -17,12 +17,10 @@ type userRef struct {
 	ID string `json:"id"`
 }
 
-// userConnection resolves a UserConnection made of follows: User.following
-// (AP7: one Query of the user's partition, or none when prefetched) and
-// User.followers (AP8: one Query on GSI2). The pages of a batch are read
-// concurrently; then the users of every page whose selection reads more than
-// their IDs are fetched together, with one BatchGetItem per 100 distinct users
-// for the whole batch.
+// userConnection resolves a UserConnection of follows: User.following (AP7,
+// one Query, or none when prefetched) and User.followers (AP8, GSI2). Pages
+// are read concurrently, then the users every page needs, one BatchGetItem
+// per 100 for the whole batch.
 func (h *Handler) userConnection(
 	fetch func(context.Context, string, store.PageRequest) (store.Page[store.Follow], error),
 	prefetched func(userSource, store.PageRequest) (store.Page[store.Follow], bool),
@@ -97,12 +95,9 @@ func userRefs(page store.Page[store.Follow], other func(store.Follow) string) st
 	return conn
 }
 
-// joined is a page of links (follows, bookmarks) as the items on their
-// other side: the item found under each link's key, shown as show returns
-// it, or left out where show says so or nothing is found (deleted since,
-// hidden from the caller). Items are larger than links, so the page is cut
-// again (with a nextToken) where the items it holds would exceed the
-// field's share of the reply.
+// joined is a page of links as the items found under their keys, shown as
+// show returns them (left out where show says so or none is found), cut
+// again with a nextToken where the items would pass the field's share.
 func joined[L, V any](ctx context.Context, page store.Page[L], found map[string]V, key func(L) string, show func(V) (any, bool)) (store.Page[any], error) {
 	budget := pageArgs{}.request(ctx).MaxBytes
 	conn := store.Page[any]{Items: make([]any, 0, len(page.Items)), NextToken: page.NextToken}

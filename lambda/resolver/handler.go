@@ -1,11 +1,7 @@
 // Package resolver is the Lambda behind every AppSync direct resolver: it
-// decodes the event (one, or a batch), routes each event on
-// "parentTypeName.fieldName" to its field's resolver and encodes the reply in
-// the shape AppSync expects.
-//
-// It is also the boundary where errors are converted, once: an errs.Error's
-// Kind becomes the GraphQL errorType, its message the errorMessage, and any
-// other error becomes an InternalError whose cause is logged, never returned.
+// decodes the event (or batch), routes it on "parentTypeName.fieldName" and
+// encodes the reply, converting errors once: an errs.Error's Kind becomes the
+// errorType, any other error an InternalError whose cause is only logged.
 package resolver
 
 import (
@@ -73,15 +69,10 @@ func WithoutPrefetch() Option { return func(h *Handler) { h.noPrefetch = true } 
 // early, and which the benchmark compares with).
 func WithoutAnswers() Option { return func(h *Handler) { h.noAnswers = true } }
 
-// WithSelectionReading makes the handler read every event's selection as
-// AppSync writing it under r. The default, appsync.FirstOccurrence, is
-// right under either reading: a selection is taken for a lower bound, so
-// nothing is read or answered for less than every attribute (projections,
-// counts, users of a connection are all read) and the children answered
-// are answered whole. appsync.EveryOccurrence reads and answers for the
-// selection alone: cheaper, and right only where AppSync writes every
-// occurrence's selection (the deployment's probe tells: lambda/probe;
-// docs/deploying.md).
+// WithSelectionReading makes the handler read selections as AppSync writing
+// them under r. The default, appsync.FirstOccurrence, is right under either
+// reading; appsync.EveryOccurrence reads and answers for the selection alone,
+// cheaper, and right only where AppSync writes every occurrence.
 func WithSelectionReading(r appsync.Reading) Option {
 	return WithSelectionReadingFrom(func() appsync.Reading { return r })
 }
@@ -101,11 +92,10 @@ func (h *Handler) readingNow() appsync.Reading {
 	return h.reading()
 }
 
-// New returns a Handler reading from s and logging to log, serving the
-// core's fields (CoreRoutes) and those of the features wired in
-// (WithFeature). It panics if a routed field has no resolver, a resolver no
-// route, or a field is routed twice: that is a build error, caught by the
-// tests, never a run-time condition.
+// New returns a Handler reading from s and logging to log, serving
+// CoreRoutes and the fields of the features wired in (WithFeature). It
+// panics if a field is routed without a resolver, or twice, or a resolver has
+// no route: a build error, caught by the tests.
 func New(s Store, log *slog.Logger, opts ...Option) *Handler {
 	h := &Handler{store: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
 	for _, o := range opts {
@@ -164,18 +154,10 @@ type Result struct {
 // of one event and its arguments.
 type Field func(ctx context.Context, evs []*appsync.Event) []Result
 
-// Invoke handles one Lambda payload: a single event, answered with the
-// field's value or an error; or a batch (a JSON array), answered with an
-// array of the same length and order whose items are {"data": ...} or
-// {"data": null, "errorMessage": ..., "errorType": ...}.
-//
-// Errors returned are messages.InvokeResponse_Error values, so AppSync shows
-// their Type as the GraphQL errorType.
-//
-// Each invocation writes one log line in CloudWatch Embedded Metric Format
-// (to standard output, or to WithCostLog's writer): the field, the batch
-// size, DynamoDB requests by operation, capacity units and the duration,
-// which CloudWatch turns into metrics with no API call.
+// Invoke handles one Lambda payload: one event, answered with its value or a
+// messages.InvokeResponse_Error (Type is the errorType), or a batch,
+// answered with an array in order of {"data"} or {"data", "errorMessage",
+// "errorType"}. Each invocation logs one EMF cost line.
 func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	start := time.Now()
 	ctx, cancel := withMargin(ctx, start)
@@ -304,11 +286,9 @@ func handlerOf(ctx context.Context) *Handler {
 	return nil
 }
 
-// Feature is an optional feature's part of the API (lambda/trending's, for
-// one): its routed fields and their resolvers, keyed "Type.field"; and
-// what it wraps every mutation's resolver in (the core's and every
-// feature's, in the order the features are wired; nil: nothing), as
-// lambda/budget charges each caller's writes first.
+// Feature is an optional feature's part of the API: its routes' resolvers,
+// keyed "Type.field", and what it wraps every mutation's resolver in (in the
+// order the features are wired; nil: nothing).
 type Feature struct {
 	Routes    []Route
 	Fields    map[string]Field

@@ -67,11 +67,9 @@ const (
 	maxEmailAddress = 254
 )
 
-// largestInputs is the largest value the mutations accept for each text
-// field of User, Post and Comment that an input sets (by type and field, as
-// the schema names them): TestLargestObjectsFitTheirBudgets checks every
-// byte budget with the largest objects built from it, and fails naming a
-// field of those types that is neither here nor set by the test.
+// largestInputs is the largest value each text field an input sets may
+// take, by type and field: TestLargestObjectsFitTheirBudgets checks every
+// byte budget with the largest objects built from it.
 var largestInputs = map[string]inputLimit{
 	"User.name":    {chars: maxName},
 	"User.bio":     {chars: maxBio},

@@ -117,11 +117,9 @@ func (a *userPostsArgs) validate() error {
 	return a.pageArgs.validate()
 }
 
-// userPosts resolves User.posts (AP4: one Query on GSI1, published posts by
-// publication time, newest first by default; AP4d: the user's drafts, for
-// the user alone), reading only the attributes of the posts that the
-// selection needs. Someone else's drafts are an empty connection, not an
-// error, so that the rest of the page resolves.
+// userPosts resolves User.posts (AP4: one Query on GSI1, published posts,
+// newest first by default; AP4d: the user's drafts, for the user alone),
+// reading what the selection needs. Someone else's drafts are empty.
 func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPostsArgs) (any, error) {
 	args.attributes = h.itemAttributes(ev, "id", "authorId", "status")
 	drafts := args.Status != nil && *args.Status == store.StatusDraft
@@ -134,12 +132,8 @@ func (h *Handler) userPosts(ctx context.Context, ev *appsync.Event, args userPos
 }
 
 // userComments resolves User.comments (AP6: one Query on GSI1, newest
-// first), reading only the attributes of the comments the selection needs.
-//
-// A comment whose post is gone (its deletion committed, its sweep not yet
-// done) is left out when the selection may select the post (Comment.post
-// would fail, and null the whole user): one more request, for the page's
-// posts' existence (store.PostsExist), only then.
+// first). A comment whose post is deleted but not yet swept is left out when
+// the selection may select the post (store.PostsExist, one more request).
 func (h *Handler) userComments(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
 	args.attributes = h.itemAttributes(ev, "id", "postId", "authorId")
 	page, err := connection(userID, h.store.CommentsByAuthor)(ctx, ev, args)
@@ -229,12 +223,10 @@ func (h *Handler) likedByMe(ctx context.Context, evs []*appsync.Event) []Result 
 	return out
 }
 
-// CallersPage makes the Field of a connection a feature serves to its
-// caller, a signed-in user (an API key is Unauthorized): read gets the
-// caller's ID and the page asked for, its limit and nextToken checked, its
-// attributes those of each item the selection needs (under the handler's
-// reading) plus required, its bytes the reply's budget (Query.feed's in
-// lambda/feed).
+// CallersPage makes the Field of a feature's connection served to its
+// signed-in caller (an API key is Unauthorized): read gets the caller's ID
+// and the checked page, its attributes what the selection needs plus
+// required, its bytes the reply's budget.
 func CallersPage[T any](read func(ctx context.Context, callerID string, page store.PageRequest) (T, error), required ...string) Field {
 	return Each(func(ctx context.Context, ev *appsync.Event, args pageArgs) (any, error) {
 		callerID, err := caller(ev)

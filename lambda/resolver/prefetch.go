@@ -37,17 +37,10 @@ var prefetchMembers = map[string]string{
 	"User.following": "prefetchedFollowing",
 }
 
-// prefetchLimit reads the selection of ev's field and decides whether its
-// connection field named conn can be prefetched: every selection of conn
-// (under any alias) that asks for a first page must have known arguments,
-// and the same order and range. It returns the first page to read: the
-// largest limit asked for, so that one read serves every alias. It declines
-// (false) when the selection cannot be read (unparsable text, or a named
-// fragment spread hiding fields under the every-occurrence reading), when an
-// argument is a variable AppSync did not pass, when the first pages differ
-// in order or range, or when only later pages are asked for. Under the
-// first-occurrence reading it reads the occurrences the selection shows: a
-// child whose arguments the prefetch does not cover reads its own page.
+// prefetchLimit decides whether ev's connection field conn can be read with
+// its parent, and returns the first page to read: the largest limit any
+// alias asks for. It declines when the selection cannot be read, a variable
+// is missing, or the first pages differ in order or range (docs/pattern.md).
 func (h *Handler) prefetchLimit(ctx context.Context, ev *appsync.Event, conn string) (store.PageRequest, bool) {
 	var first store.PageRequest
 	if !strings.Contains(ev.Info.SelectionSetGraphQL, conn) {
@@ -95,13 +88,10 @@ func (h *Handler) postByID(ctx context.Context, ev *appsync.Event, id string) (p
 	return postResult{Post: p}, err
 }
 
-// postsByID reads the posts with the given IDs for the events evs, keyed by
-// ID (absent posts missing): one BatchGetItem per 100 distinct IDs, or, when
-// an event's selection asks for comments, one Query per distinct post, run
-// concurrently, which reads each post with its first comments (with the
-// largest limit any event asks for: a child asking for fewer is served from
-// it, one asking for more queries on its own). Each post, with what it
-// prefetched, takes at most share bytes (and at most a post's source budget).
+// postsByID reads the posts with ids for evs, keyed by ID: one BatchGetItem
+// per 100, or, where a selection asks for comments, one Query per post read
+// concurrently with its first comments. Each post, with what it prefetched,
+// takes at most share bytes.
 func (h *Handler) postsByID(ctx context.Context, evs []*appsync.Event, ids []string, share int) (map[string]postResult, error) {
 	var first store.PageRequest
 	prefetch := false

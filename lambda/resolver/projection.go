@@ -27,12 +27,9 @@ func (h *Handler) itemAttributes(ev *appsync.Event, required ...string) []string
 	return h.selectedAttributes(ev, "items", required...)
 }
 
-// selectedAttributes returns the names of the fields selected under the
-// field named under ("" for the field's own selection), plus required, or
-// nil when the selection cannot be read in full: a named fragment spread,
-// or any selection under the first-occurrence reading (it is a lower
-// bound). Names that are not attributes (author, comments) are harmless in
-// a projection.
+// selectedAttributes returns the names selected under the field named under
+// ("" for its own selection), plus required, or nil when the selection is
+// not known in full (a named fragment spread, or first-occurrence).
 func (h *Handler) selectedAttributes(ev *appsync.Event, under string, required ...string) []string {
 	set, err := h.selectionOf(ev)
 	if err != nil || !set.Exact() || ev.Info.SelectionSetGraphQL == "" {
@@ -74,11 +71,9 @@ func (h *Handler) needsUserItems(ev *appsync.Event) bool {
 	return false
 }
 
-// selectsUserCount reports whether ev's selection (under the field named
-// under, "" for its own) may select a user's count, which costs reading the
-// users' counter items: always, under the first-occurrence reading. Most
-// selections name none and spread no named fragment: a look at the text
-// spares parsing them.
+// selectsUserCount reports whether ev's selection (under the field under,
+// "" for its own) may select a user's count, which costs the counter items:
+// always under first-occurrence.
 func (h *Handler) selectsUserCount(ev *appsync.Event, under string) bool {
 	if text := ev.Info.SelectionSetGraphQL; h.readingNow() == appsync.EveryOccurrence && text != "" &&
 		!strings.Contains(text, "Count") && !strings.Contains(text, "...") {

@@ -103,10 +103,8 @@ type postArgs struct {
 	ID string `json:"id"`
 }
 
-// post resolves Query.post: one Query of its item and counter (AP3), or,
-// when comments are selected, one Query of the post's partition that also
-// reads its first comments, which Post.comments then serves without a
-// request. An absent
+// post resolves Query.post: one Query of its item and counter (AP3), or, when
+// comments are selected, of its partition with its first comments. An absent
 // post, and someone else's draft, is null.
 func (h *Handler) post(ctx context.Context, ev *appsync.Event, args postArgs) (any, error) {
 	p, err := h.postByID(ctx, ev, args.ID)

@@ -68,12 +68,10 @@ func concurrently(fn func(ctx context.Context, ev *appsync.Event) (any, error)) 
 	}
 }
 
-// batchedLookup makes a batched resolver for a field that is one item found by an
-// ID on the parent (Post.author, Comment.post, ...): it collects the IDs of
-// every event in the batch and fetches them with one call of fetch (one
-// BatchGetItem per 100 distinct keys; fetch sees the events, for what they
-// select), then answers each event in order. A
-// missing item is a NotFound error for its event only.
+// batchedLookup makes the resolver of a field that is one item found by an
+// ID on the parent: the batch's IDs fetched with one call of fetch (one
+// BatchGetItem per 100 distinct keys), then each event answered in order; a
+// missing item is NotFound for its event only.
 func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []*appsync.Event, []string) (map[string]T, error),
 	show func(*appsync.Event, T) any, missing string) Field {
 	return func(ctx context.Context, evs []*appsync.Event) []Result {
@@ -110,11 +108,9 @@ func batchedLookup[S, T any](idOf func(S) string, fetch func(context.Context, []
 	}
 }
 
-// together gives each of n goroutines that start at once, at most
-// maxConcurrent of them, its branch of one cost.Together, so that their
-// DynamoDB requests count as one round trip however they were scheduled.
-// Past maxConcurrent some wait for a slot, and so for another's requests:
-// their contexts stay as they are, and the times decide.
+// together gives each of n goroutines (at most maxConcurrent at once) its
+// branch of one cost.Together, so that their requests count as one round
+// trip however they were scheduled.
 func together(ctx context.Context, n int) func() context.Context {
 	if n > maxConcurrent {
 		return func() context.Context { return ctx }

@@ -15,27 +15,7 @@ import (
 )
 
 // Limits on hostile queries, which the stack sets on the API and the local
-// AppSync enforces.
-//
-// QueryDepthLimit: the seed's query (user { posts { items { comments { items
-// { author { name } } } } } }) is 7 levels deep; following the graph one hop
-// further, a comment's author's posts' comments' authors (post { comments {
-// items { author { posts { items { comments { items { author { name } } } } }
-// } } } }) is 10. The introspection query GraphQL clients send (graphql-js's
-// getIntrospectionQuery, nine levels of ofType) is 15, and AppSync does not
-// say whether it counts introspection, so 15 keeps GraphiQL and code
-// generators working; a fan-out nesting post { comments { items { post ... }
-// } } passes it in five hops.
-//
-// ResolverCountLimit: resolvers run per parent, so the count is about the
-// data: 32 full posts with 100 comments each and their authors (posts(ids:
-// 32 ids) { author comments(limit: 100) { items { author } } }) is 1 + 32 +
-// 32 + 3,200 = 3,265 resolvers, one page of 100 posts with 20 comments each
-// and their authors 2,102, the seed's query on make dev's data 422; 5,000
-// allows them and refuses the fan-outs. A client asking for more (100 posts
-// x 100 comments with authors is 10,102, over AppSync's own maximum of
-// 10,000 too) gets ResolverExecutionLimitReached on the fields past the
-// count and pages instead.
+// AppSync enforces; how they were chosen is in docs/limits.md.
 const (
 	QueryDepthLimit    = 15
 	ResolverCountLimit = 5000
@@ -59,21 +39,17 @@ type Route struct {
 	// (Post.comments: Comment), as Shape says.
 	Returns string
 	Shape   Shape
-	// Member, for a Connection, is the member of each item that holds the
-	// object (Query.trending's TrendingPost.post: a Post); "" when the
-	// items are the objects. For a field of Shape One, it is the member of
-	// its value that holds an object AppSync reads from it, unrouted
-	// (Mutation.pushFeed's FeedPush.post).
+	// Member, for a Connection, is the member of each item holding the
+	// object ("" when the items are objects); for Shape One, the member of
+	// its value holding an object AppSync reads from it, unrouted.
 	Member string
 	// Defaults are the schema's default values of the field's arguments
 	// (enum values as strings): an argument equal to its default asks the
 	// same as an argument left out.
 	Defaults map[string]any
-	// Invalidates, for a mutation, gives it the JavaScript resolver that
-	// ends subscriptions (appsyncjs/root.js): the Lambda's answer is
-	// {"value": the field's value, "invalidations": [{subscriptionField,
-	// payload}]}, and the resolver asks AppSync to end the subscriptions
-	// each invalidation's payload matches.
+	// Invalidates gives a mutation the resolver that ends subscriptions
+	// (appsyncjs/root.js): the Lambda answers {"value", "invalidations":
+	// [{subscriptionField, payload}]}.
 	Invalidates bool
 
 	table        *Routes // the table it was found in
@@ -92,12 +68,9 @@ const (
 // Key returns "Type.field", the key AppSync events are routed on.
 func (r Route) Key() string { return r.Type + "." + r.Field }
 
-// EarlyReturn reports whether the field's resolver is the JavaScript
-// resolver (APPSYNC_JS) that returns its parent's answer for the field when
-// the parent carries one and invokes the Lambda otherwise: every field of an
-// object type. Root fields and mutations have direct Lambda resolvers, but
-// for a routed subscription (Subscribes) and a mutation that Invalidates,
-// which have the JavaScript root resolver (appsyncjs/root.js).
+// EarlyReturn reports whether the field's resolver is the JavaScript one
+// that returns its parent's answer (every field of an object type), rather
+// than a direct Lambda resolver or appsyncjs/root.js.
 func (r Route) EarlyReturn() bool { return !r.root() }
 
 // Subscribes reports whether the field is a subscription, resolved as a
@@ -107,30 +80,9 @@ func (r Route) Subscribes() bool { return r.Type == "Subscription" }
 // root reports whether the field is one of a root type's.
 func (r Route) root() bool { return r.Type == "Query" || r.Type == "Mutation" || r.Subscribes() }
 
-// Batch sizes. A batch is one Lambda payload, limited to 6 MB both ways
-// (payload.MaxBytes), and every event of it carries its parent's object as
-// source (without the answers on it, which the JavaScript resolver leaves
-// out with the request headers, the selection list and the identity's
-// claims: a lean event is its source plus about 200 bytes, and
-// payload.EventReserve allows 8 kB). Where a parent's invocation has not
-// answered a child, the child's batch size decides how many invocations a
-// level costs; each is chosen so that one level of the seed's query on make
-// dev's data (one user, 11 posts, 220 comments) is one invocation where the
-// payload allows, measured in local/executor's TestLeanBatchesOfTheSeedQuery:
-//
-//   - Comment.author, 250: the seed's 220 comments in one batch. The largest
-//     comment (12,276 bytes of JSON) plus EventReserve, 250 times, is 5.1 MB,
-//     and 250 of the largest users (7,116 bytes) 1.8 MB.
-//   - Post.author and Comment.post, 32: a post is the largest object (up to
-//     121,476 bytes); 32 leave 188 kB per post as source (SourceBudget) and
-//     196 kB per post answered (ReplyBudget). The seed's 11 posts fit.
-//   - Connections, 20: one Query per parent, each page up to 313 kB; the
-//     default page of 20 posts fits one batch of Post.comments.
-//   - Follow's users, 100: Follow is small, but these fields only follow
-//     the follow and unfollow mutations, one event each. Like.user, 100: a
-//     full page of likes in one invocation.
-//   - Post.likedByMe, 32, as Post.author: a page of posts in one invocation,
-//     one BatchGetItem.
+// Batch sizes: one level of the seed's query is one invocation where the
+// 6 MB payload allows (local/executor's TestLeanBatchesOfTheSeedQuery); how
+// each was chosen, and the byte budgets they give, in docs/limits.md.
 const (
 	commentAuthorBatch = 250
 	lookupBatch        = 100
@@ -263,11 +215,9 @@ func (r Route) replyBudget() int {
 	return payload.MaxBytes/r.MaxBatchSize - batchItemEnvelope
 }
 
-// sourceBudget is the most bytes an object of the GraphQL type typ may take
-// when a resolver returns it (prefetched children included): AppSync sends it
-// as source in the event of each of its routed child fields, and a full batch
-// of such events, each with its EventReserve, must fit in one payload. A type
-// without routed children has the whole payload.
+// sourceBudget is the most bytes an object of type typ may take (prefetched
+// children included) when a resolver returns it: a full batch of its routed
+// children's events, each with its EventReserve, must fit one payload.
 func (t *Routes) sourceBudget(typ string) int {
 	budget := payload.MaxBytes
 	for _, r := range t.all {

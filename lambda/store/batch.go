@@ -50,14 +50,10 @@ const (
 	noDeadlineLimit = 20 * time.Second
 )
 
-// BatchGet reads the items with the given keys. Keys are deduplicated and
-// sent in chunks of at most 100, one BatchGetItem per chunk, the chunks
-// concurrently; UnprocessedKeys are retried with jittered exponential backoff
-// until every key is answered or the context's deadline is near. Absent items
-// are simply missing from the result.
-//
-// attrs, when not nil, limits what is read of each item (the keys are always
-// read). The reads are eventually consistent.
+// BatchGet reads the items with keys (deduplicated), one BatchGetItem per
+// 100, concurrently, eventually consistent, retrying UnprocessedKeys until
+// the deadline is near; absent items are missing. attrs, when not nil,
+// limits what is read besides the keys.
 func (s *Store) BatchGet(ctx context.Context, op string, keys []Key, attrs []string) (map[Key]map[string]types.AttributeValue, error) {
 	return s.batchRead(ctx, op, keys, attrs, false)
 }

@@ -13,10 +13,8 @@ import (
 // The DynamoDB client the store is built on, and its settings.
 
 // ClientOptions configures a DynamoDB client for the store: at most three
-// attempts per request, backing off at most 200 ms between them, so that
-// retries fit inside an invocation; each request is further bounded by its
-// context's deadline (the handler's, a margin before Lambda's). A
-// BatchGetItem's response is decoded once, by lambda/internal/ddbjson.
+// attempts per request, at most 200 ms apart, each bounded by its context's
+// deadline.
 func ClientOptions(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(r *retry.StandardOptions) {
 		r.MaxAttempts = 3

@@ -12,14 +12,10 @@ import (
 // Comments: written with their post's count, in the post's partition (or
 // where its Spread puts them); deleted by their author or the post's.
 
-// CreateComment adds a comment by authorID to the post and increments its
-// commentCount, in one transaction conditioned on the post being published
-// and the author's profile existing (both checked on their counter items) (NotFound otherwise, and nothing is
-// written): a comment whose author has no profile would make every read of
-// its author fail, and a draft takes no comments.
-//
-// The comment is returned as written: its ID is the Spread's where it chose
-// one (a hot post's shard).
+// CreateComment adds a comment by authorID to the published post and adds 1
+// to its commentCount, in one transaction that requires the post and the
+// author's profile (NotFound, nothing written). The comment is returned as
+// written, its ID the Spread's where it chose one.
 func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string) (Comment, error) {
 	const op = "store.CreateComment"
 	if err := CheckIDs(op, authorID, postID); err != nil {

@@ -12,12 +12,9 @@ import (
 
 type consistentKey struct{}
 
-// WithConsistentReads returns ctx under which every read the store makes of
-// the table is strongly consistent (GetItem, BatchGetItem, a Query of the
-// table), whatever the read asks for: the reads that answer a write in the
-// same request (a mutation's selection), which must see what it wrote. An
-// index can only be read eventually consistent: a Query of GSI1 or GSI2
-// stays so.
+// WithConsistentReads returns ctx under which every read of the table is
+// strongly consistent (a mutation's selection must see what it wrote). A
+// Query of an index stays eventually consistent.
 func WithConsistentReads(ctx context.Context) context.Context {
 	return context.WithValue(ctx, consistentKey{}, true)
 }

@@ -123,11 +123,9 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 	return nil
 }
 
-// Count names: the counts of a user and of a post, as attributes and as
-// the schema's fields: the integers their counter items hold that are the
-// entity's (a count added to a counter item and its entity is one here). A
-// read asks for counter items only when it may read one of them
-// (SelectsCount).
+// Count names: the counts of a user and of a post, as attributes and as the
+// schema's fields. A read asks for counter items only when it may read one
+// of them (SelectsCount).
 var (
 	UserCounts = countNames[userCounterItem, User]()
 	PostCounts = countNames[postCounterItem, Post]()
@@ -237,15 +235,10 @@ func (s *Store) counting(ctx context.Context, op string, write func() error) err
 // the entity changed since it was read: the write tries again either way.
 var errAdopted = errors.New("adopted meanwhile")
 
-// adopt writes the counter item of the entity of partition pk, which has
-// none (written before counters existed), and moves the entity's own counts
-// onto it: one strongly consistent GetItem of the entity, then one
-// transaction that removes the counts from the entity's item (conditioned
-// on the counts, and a post's author and status, as read) and puts the
-// counter with them (a
-// post's author and status, a user's handle for GSI1). Once adopted, every
-// count of an entity is on its counter. It costs the entity's item rewritten
-// once, ever; false when the entity is absent.
+// adopt writes the counter item of the entity of partition pk, written before
+// counters existed, moving the entity's counts onto it: one GetItem, then
+// one transaction conditioned on what was read. It costs the entity's item
+// rewritten once, ever; false when the entity is absent.
 func (s *Store) adopt(ctx context.Context, op, pk string) (bool, error) {
 	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table),
 		Key: Key{pk, SKMetadata}.Attributes(), ConsistentRead: aws.Bool(true)})

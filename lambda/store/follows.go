@@ -58,13 +58,10 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 	return f, nil
 }
 
-// Unfollow removes the follow and decrements both users' counts, in one
-// transaction, and returns the removed follow; (nil, nil) when there was no
-// follow to remove, which makes it idempotent. It removes the follow it
-// read, conditioned on its version and its GSI2 partition: a follow made
-// again meanwhile (by another unfollow and follow, perhaps into a shard of a
-// user turned hot) is another follow, which it leaves, as if it had run
-// before it.
+// Unfollow removes the follow it reads and takes 1 from both users' counts,
+// in one transaction conditioned on its version, and returns it; (nil, nil)
+// when there was none. A follow made again meanwhile is left, as if this
+// ran before it.
 func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*Follow, error) {
 	const op = "store.Unfollow"
 	if err := CheckIDs(op, followerID, followedID); err != nil {

@@ -75,11 +75,9 @@ type followItem struct {
 }
 
 // userCounterItem holds a user's counts. It exists exactly when the profile
-// does (written with it, or, for a profile written before counters existed,
-// adopted by the first write that counts it: see adopt), so writes check the
-// user's existence on it rather than on the larger profile. GSI1 holds it
-// under the user's handle, before the profile, so that a lookup by handle
-// reads both with one Query.
+// does, so writes check the user on it rather than on the larger profile;
+// GSI1 holds it under the handle, before the profile, so that one Query by
+// handle reads both.
 type userCounterItem struct {
 	PK             string `dynamodbav:"pk"`
 	SK             string `dynamodbav:"sk"`

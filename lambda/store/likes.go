@@ -17,11 +17,10 @@ import (
 // nothing and which finds the like again to undo it; the post's likeCount is
 // on its counter item. A like costs the same on every post.
 
-// LikePost records that userID likes the published post and increments its
-// likeCount, in one transaction conditioned on the post being published and
-// the user's profile existing (NotFound otherwise; a draft takes no likes),
-// and returns the post as attrs need it (see postAfterWrite). Liking again
-// changes nothing.
+// LikePost records that userID likes the published post and adds 1 to its
+// likeCount, in one transaction that requires the post published and the
+// user's profile (NotFound otherwise), and returns the post as attrs need it.
+// Liking again changes nothing.
 func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []string) (Post, error) {
 	const op = "store.LikePost"
 	if err := CheckIDs(op, userID, postID); err != nil {
@@ -121,12 +120,10 @@ func (s *Store) counterAfterWrite(ctx context.Context, op, pk string) (Post, boo
 // that are the post's.
 var onCounterItem = append([]string{"id"}, slices.DeleteFunc(tagNames[postCounterItem]("dynamodbav"), func(a string) bool { return !isPostAttribute(a) })...)
 
-// postAfterWrite reads the post a write on its counter answers with,
-// strongly consistent: only its counter item (one GetItem under 1 KB,
-// whatever the post's size) when attrs (what the answer selects; nil for
-// everything) names nothing else of the post's and the counter exists
-// (every count is on it once it does: see adopt), otherwise both its items.
-// An absent post, or one caller may not see, is NotFound.
+// postAfterWrite reads, strongly consistent, the post a write on its counter
+// answers with: only the counter item when attrs name nothing else of the
+// post's, otherwise both items. An absent post, or one caller may not see,
+// is NotFound.
 func (s *Store) postAfterWrite(ctx context.Context, op, caller, id string, attrs []string) (Post, error) {
 	var p Post
 	found := false

@@ -7,14 +7,10 @@ import "context"
 // in query.go); a parent's children, through the store's Spread when it has
 // one (spread.go: lambda/hotkeys reads a hot parent's shards too).
 
-// PostsByAuthor returns a page of the author's published posts by
-// publication time, newest first unless page says otherwise (AP4), or, with
-// drafts, of the author's drafts by creation time (AP4d): one Query on GSI1,
-// the status in the sort key's prefix, the range in the key condition.
+// PostsByAuthor returns a page of the author's published posts, newest first
+// unless page says otherwise (AP4), or drafts (AP4d): one Query on GSI1, then
+// one BatchGetItem of the page's counter items when attrs may name a count.
 // Whether the caller may see drafts is the caller's to decide.
-//
-// GSI1 holds the posts' own items; when page's attributes name a count (or
-// are nil), one BatchGetItem of the page's counter items follows the Query.
 func (s *Store) PostsByAuthor(ctx context.Context, authorID string, drafts bool, page PageRequest) (Page[Post], error) {
 	status := ""
 	if drafts {

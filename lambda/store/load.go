@@ -30,11 +30,9 @@ type Dataset struct {
 // maxBatchWrite is the most put requests one BatchWriteItem takes.
 const maxBatchWrite = 25
 
-// Load writes every entity of d (with its counter item, and each user's
-// handle guard) with
-// BatchWriteItem, 25 items a request, retrying UnprocessedItems. It is for
-// seeding a table: it does not check uniqueness or maintain counts, so d must
-// be consistent already (its counts equal to its children).
+// Load writes every entity of d, with its counter and handle items, by
+// BatchWriteItem. It seeds a table: it checks nothing and counts nothing,
+// so d's counts must equal its children already.
 func (s *Store) Load(ctx context.Context, d Dataset) error {
 	const op = "store.Load"
 	var items []any

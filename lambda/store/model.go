@@ -8,12 +8,9 @@ import (
 // field names; dynamodbav names are the item's attributes. Each item also
 // carries its key attributes (see keys.go), added by the *Item functions.
 
-// User is a profile. Email is private to its owner: callers that show a user
-// to someone else must clear it.
-//
-// Its counts are kept on its counter item (SKCount), not on its own item;
-// items written before counters existed carry counts of their own, frozen
-// since, to which the counter's are added (see counted).
+// User is a profile. Email is private to its owner: callers showing a user
+// to someone else clear it. Its counts are on its counter item (SKCount),
+// added to any an item written before counters carries (see counted).
 type User struct {
 	ID             string  `json:"id" dynamodbav:"id"`
 	Handle         string  `json:"handle" dynamodbav:"handle"`
@@ -44,10 +41,8 @@ func (u User) WithoutCounts() User {
 func (u User) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil), nil }
 
 // AppendJSON appends the user as payload.Marshal encodes it, without
-// reflection (a batch's answers are mostly users). It writes its keys as
-// literals rather than through object, as Post and Comment do: a user is
-// always read whole, and object's per-member checks made encoding a batch
-// of users 120 -> 190 ns per user (BenchmarkTraffic/*/encode).
+// reflection, its keys as literals: a user is always read whole
+// (BenchmarkTraffic/*/encode).
 func (u User) AppendJSON(dst []byte) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = payload.AppendString(dst, u.ID)

@@ -12,12 +12,9 @@ import (
 // written with what was read alone, so that an attribute not read is never
 // answered as its zero value.
 
-// schemaAttributes are the names of T's fields that the Lambda answers:
-// those encoded in JSON (a tag other than "-"), the schema's fields and
-// what a child's resolver reads of its source, each named as its item
-// attribute (its dynamodbav tag), since a projection of the selection
-// reads the attributes named as the selected fields
-// (TestEachFieldIsItsAttribute).
+// schemaAttributes are the item attribute names (dynamodbav tags) of T's
+// fields the Lambda answers (a json tag other than "-"), so that a projection
+// of the selection reads what it selects (TestEachFieldIsItsAttribute).
 func schemaAttributes[T any]() []string { return tagNames[T]("json") }
 
 // tagNames are the names T's fields take in tag (those without one, or

@@ -68,14 +68,10 @@ func (s *Store) CreatePost(ctx context.Context, authorID string, in NewPost) (Po
 	return p, nil
 }
 
-// PublishPost publishes the draft, if callerID is its author: in one
-// transaction, conditioned on the post still being that author's draft as
-// read (an edit meanwhile: read again, up to three times), its
-// status (and its counter's) becomes PUBLISHED, its place in the author's
-// posts (GSI1's sort key) becomes a ULID of the publication time, and the
-// author's postCount grows by one. NotFound when absent (someone else's draft is absent to them),
-// Unauthorized for anyone else, Conflict when the post is published already
-// (a post is published once).
+// PublishPost publishes callerID's draft in one transaction conditioned on it
+// as read (read again up to three times): status PUBLISHED, its GSI1 place a
+// ULID of now, the author's postCount + 1. NotFound when absent, Unauthorized
+// for anyone else, Conflict when published already.
 func (s *Store) PublishPost(ctx context.Context, callerID, id string) (Post, error) {
 	for attempt := 1; ; attempt++ {
 		p, err := s.publishPost(ctx, callerID, id)
@@ -143,14 +139,10 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 	return p, nil
 }
 
-// UpdatePost sets what edit changes (nil fields leave theirs as they are)
-// and the post's updatedAt, and adds 1 to its version (so that a
-// DeletePost or publishPost that read it first sees the edit), if callerID
-// is its author: one UpdateItem whose condition checks the author (a
-// post's counts are on another item, so a body's rewrite never races a
-// comment), then a GetItem of its counts. NotFound when absent (someone
-// else's draft is absent to them), Unauthorized for anyone else;
-// Validation when edit changes nothing.
+// UpdatePost sets what edit changes, updatedAt and version + 1, if callerID
+// is the author: one UpdateItem, then a GetItem of its counts. NotFound when
+// absent (or someone else's draft), Unauthorized for anyone else, Validation
+// when edit changes nothing.
 func (s *Store) UpdatePost(ctx context.Context, callerID, id string, edit PostEdit) (Post, error) {
 	const op = "store.UpdatePost"
 	if err := CheckIDs(op, callerID, id); err != nil {
@@ -173,20 +165,10 @@ func (s *Store) UpdatePost(ctx context.Context, callerID, id string, edit PostEd
 	return p, addCounter(ctx, s, op, PostPK(id), &p)
 }
 
-// DeletePost deletes the post, if callerID is its author, and (when it was
-// published) decrements the author's postCount, in one transaction
-// conditioned on the status and the version it read, so that it returns the
-// post it deleted; then it sweeps what remains in the post's partition and
-// its shards' (its comments, its likes with their guards in the likers'
-// partitions, the shards' counters: sweep.go; Query pages of keys,
-// BatchWriteItem of 25, unprocessed items retried). It returns the deleted
-// post; with ErrSweepUnfinished when the deletion committed and the sweep
-// did not finish.
-//
-// Once the post is gone no comment can be added (createComment requires the
-// post), so the sweep sees every comment. Should the sweep be interrupted, a
-// retried DeletePost of the same ID sweeps the rest before reporting
-// NotFound.
+// DeletePost deletes callerID's post (and takes 1 from the author's postCount
+// if published) in one transaction conditioned on what it read, then sweeps
+// its partition (sweep.go); ErrSweepUnfinished with the post when the sweep
+// did not finish, which a retried DeletePost finishes.
 func (s *Store) DeletePost(ctx context.Context, callerID, id string) (Post, error) {
 	return s.deletePost(ctx, callerID, id, 1)
 }

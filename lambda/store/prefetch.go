@@ -67,19 +67,10 @@ func (p Prefetch[T]) AppendJSON(dst []byte, appendItem func(T, []byte) []byte) [
 	return append(dst, '}')
 }
 
-// PostWithComments reads a post and up to limit+1 of its first comments in
-// the order and range of first (its Limit is the limit; no NextToken). Oldest
-// first from the start (the default) it is one Query of the post's partition:
-// "#METADATA" sorts before "COMMENT#", so the post comes first (AP3 and AP5
-// in one request), and a Before bound keeps it in range. Newest first, or
-// after a time, the post sits at the wrong end of the range: a Query of the
-// post's two items (its own and its counter) and a Query of the comments,
-// sent at the same time (two requests, one round trip). An absent post is
-// NotFound.
-//
-// The post and the comments kept with it take at most maxBytes encoded (the
-// post always stays; comments beyond the budget are left for the child's own
-// Query). A hot post's prefetch holds no comment: they are in its shards too.
+// PostWithComments reads a post and up to first.Limit+1 of its first
+// comments, kept within maxBytes with the post: one Query of its partition
+// oldest first from the start, else two at once. An absent post is NotFound;
+// a hot post's prefetch holds no comment (docs/pattern.md).
 func (s *Store) PostWithComments(ctx context.Context, id string, first PageRequest, maxBytes int) (Post, Prefetch[Comment], error) {
 	const op = "store.PostWithComments"
 	var (
@@ -156,12 +147,9 @@ func keepFitting[T any](pre *Prefetch[T], room int) {
 // its items: the member's name, the parent's ID and the flags.
 const prefetchEnvelope = 200
 
-// withChildren queries the partition of q (a query of the table, oldest
-// first, from the start of its range) for its counter and metadata items
-// (decoded into parent) and the first limit+1 children after them, keeping
-// the children that fit in maxBytes together with the parent. The range
-// ends with q's children: whatever sorts after them (a post's likes) is not
-// read.
+// withChildren queries q's partition for its counter and metadata items
+// (into parent) and the first limit+1 children after them, keeping those
+// that fit in maxBytes with the parent; what sorts after them is not read.
 func withChildren[T any, P any, PP counted[P]](ctx context.Context, s *Store, op string, q partitionQuery, limit, maxBytes int, parent PP, notFound string) (Prefetch[T], error) {
 	id := q.scope.Parent
 	out, err := prefetchItems(ctx, s, op, q, limit)

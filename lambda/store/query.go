@@ -162,11 +162,9 @@ func indexKeys(index string) KeySchema {
 	return Schema.Keys
 }
 
-// queryPage runs q for one page. It costs exactly one Query request: it asks
-// for Limit+1 items so that it knows whether another page exists, and returns
-// a nextToken whenever one may: more items than the limit, a LastEvaluatedKey
-// (DynamoDB stops at 1 MB read, so a page may be short and not the last), or
-// a page cut to page.MaxBytes.
+// queryPage runs q for one page with exactly one Query of Limit+1 items, and
+// returns a nextToken whenever another page may exist: more items, a
+// LastEvaluatedKey, or a page cut to page.MaxBytes.
 func queryPage[T any](ctx context.Context, s *Store, q partitionQuery, page PageRequest) (Page[T], error) {
 	raw, err := rawPage(ctx, s, q, page)
 	if err != nil {
@@ -274,11 +272,9 @@ func lastKey(item map[string]types.AttributeValue, index string) map[string]type
 	return key
 }
 
-// keyQuery fills in's key condition, and its projection of attrs (nil for
-// every attribute), as the SDK's expression builder writes them: a
-// placeholder for every name and value, so reserved words such as "name"
-// are safe. Every Query of the store's access patterns is built here (a
-// feature's own, such as lambda/feed's, are the feature's).
+// keyQuery fills in's key condition and projection of attrs (nil: every
+// attribute) with placeholders for every name and value. Every Query of the
+// store's access patterns is built here.
 func keyQuery(in *dynamodb.QueryInput, cond expression.KeyConditionBuilder, attrs []string) error {
 	b := expression.NewBuilder().WithKeyCondition(cond)
 	if attrs != nil {

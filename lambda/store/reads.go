@@ -69,12 +69,9 @@ func (s *Store) UserByHandle(ctx context.Context, handle string) (User, error) {
 	return u, err
 }
 
-// Users returns the users with the given IDs, keyed by ID; absent users are
-// missing from the map (AP9). Duplicate IDs are read once. Cost: one
-// BatchGetItem per 100 distinct keys (run concurrently), plus retries of
-// unprocessed keys. Their counts are read (each user's counter item, a second
-// key) only with counts, when a count is selected; without, they are zero
-// and not encoded.
+// Users returns the users with ids, keyed by ID, absent ones missing (AP9):
+// one BatchGetItem per 100 distinct keys, concurrently. Their counter items
+// are read only with counts; without, counts are zero and not encoded.
 func (s *Store) Users(ctx context.Context, ids []string, counts bool) (map[string]User, error) {
 	users, err := getMany(ctx, s, "store.Users", ids, nil, counts, UserPK, func(u User) string { return u.ID })
 	if !counts {
@@ -86,11 +83,9 @@ func (s *Store) Users(ctx context.Context, ids []string, counts bool) (map[strin
 	return users, err
 }
 
-// Posts returns the posts with the given IDs, keyed by ID; absent posts are
-// missing from the map (AP10). Cost as for Users. With attrs, only those
-// attributes of each post are read (and its id): a post's body is up to
-// 20,000 characters, often not selected; its counter item only when attrs
-// name a count.
+// Posts returns the posts with ids, keyed by ID, absent ones missing (AP10),
+// costing as Users. With attrs only those attributes are read (and id), the
+// counter items only when attrs name a count.
 func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[string]Post, error) {
 	if attrs != nil {
 		attrs = append([]string{"id"}, attrs...)

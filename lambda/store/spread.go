@@ -32,24 +32,17 @@ const (
 	KindFollowers = "User.followers"
 )
 
-// Place is where a parent's child is written and counted: in the parent's
-// partition and on its counter (the zero Place), or, where a Spread keeps
-// the parent's children elsewhere too, in the partition Partition (a
-// follow's GSI2 partition) and on the part counter (SKShard) of partition
-// Counter, which counts its part of the parent's children with a version
-// (the Spread adds the parts onto the parent's counter). ID, when set, is
-// the child's ID as the Spread has it written.
+// Place is where a parent's child is written and counted: the parent's
+// partition and counter (the zero Place), or a Spread's Partition and the
+// part counter of Counter. ID, when set, is the child's ID as written.
 type Place struct {
 	Partition, Counter, ID string
 }
 
 // Spread is a layer under the access patterns that keeps some parents'
-// children in other partitions besides the parent's own, under the same
-// sort keys, counted on part counters there (lambda/hotkeys: a hot
-// parent's shards). A store without one keeps every child in its parent's
-// partition, counted on its counter, and never asks. A Spread's tokens are
-// signed with the store's codec (Tokens), under the connection's scope, so
-// that a token of one page resumes under the other's reading.
+// children in other partitions too, counted on part counters there
+// (lambda/hotkeys). A store without one keeps every child in its parent's
+// partition and never asks.
 type Spread interface {
 	// Page reads a page of c in its order, from the partitions the
 	// children are in (Children.Own alone for a parent not spread).
@@ -124,11 +117,10 @@ func (s *Store) wrote(ctx context.Context, place Place) {
 	}
 }
 
-// countOn is the action adding delta to counter of a parent's child at
-// place: on the parent's counter (partition pk) under the Spread's guard
-// for an addition, or on the part counter at place (and 1 to its version).
-// missing is the error of an absent counter (the parent is), otherwise of
-// one whose other conditions fail (nil: missing too).
+// countOn is the action adding delta to counter of a child at place: on the
+// parent's counter (pk) under the Spread's guard, or on place's part
+// counter. missing is the error of an absent counter, otherwise of one whose
+// other conditions fail (nil: missing).
 func (s *Store) countOn(kind string, place Place, pk, counter string, delta int, missing, otherwise error) txAction {
 	if place.Counter != "" {
 		add := expression.Add(expression.Name(counter), expression.Value(delta)).Add(expression.Name("version"), expression.Value(1))

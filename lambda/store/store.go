@@ -1,13 +1,7 @@
-// Package store reads and writes the application's single DynamoDB table.
-//
-// It owns the key formats (keys.go), the mapping between items and entities
-// (model.go) and every DynamoDB call. Its errors carry an errs.Kind: NotFound
-// for a required item that is absent, Validation for an ID that may not go
-// into a key, InvalidNextToken for a bad pagination token, Throttled when
-// DynamoDB sheds load, Internal for everything else.
-//
-// Each exported read documents the DynamoDB requests it costs. None of them
-// scans.
+// Package store reads and writes the application's single DynamoDB table:
+// the key formats (keys.go), items and entities (model.go) and every
+// DynamoDB call. Its errors carry an errs.Kind; each exported read documents
+// the requests it costs, and none scans.
 package store
 
 import (

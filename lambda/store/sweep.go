@@ -21,13 +21,9 @@ import (
 // deadline: it starts no new page of deletes later than that.
 const sweepReserve = 500 * time.Millisecond
 
-// deletePartition deletes every item of the post's partition pk (what
-// remains once the post and its counter are deleted: its comments and its
-// likes, and with each like its guard in the liker's partition): Query
-// pages of keys only (up to 1 MB each), deleted by BatchWriteItem, several
-// requests at a time. It stops, with a Throttled error, when the deadline is
-// near: what it has not deleted is left for the next call, which starts
-// over from the partition's first remaining item.
+// deletePartition deletes what remains of post pk's partition (its comments,
+// its likes with their guards): pages of keys, deleted by BatchWriteItem. It
+// stops with Throttled near the deadline; the next call starts over.
 func (s *Store) deletePartition(ctx context.Context, op, postID, pk string) error {
 	deadline, ok := ctx.Deadline()
 	if !ok {
@@ -86,10 +82,7 @@ func (s *Store) sweepPost(ctx context.Context, op, id string, parts []string) er
 	return s.deletePartition(ctx, op, id, PostPK(id))
 }
 
-// ErrSweepUnfinished is returned, with the deleted post, by a DeletePost
-// whose deletion committed but whose sweep of the post's comments and likes
-// did not finish (the deadline, a failing BatchWriteItem): the deletion
-// stands and must be answered as done. What remains is swept by a later
-// DeletePost of the same ID; User.comments leaves those comments out
-// meanwhile.
+// ErrSweepUnfinished comes, with the deleted post, from a DeletePost whose
+// deletion committed but whose sweep did not finish: a later DeletePost of
+// the same ID sweeps the rest.
 var ErrSweepUnfinished = errors.New("the post is deleted; some of its comments and likes remain to be swept")

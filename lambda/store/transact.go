@@ -88,18 +88,10 @@ func (a txAction) item(table string) (types.TransactWriteItem, error) {
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}}, nil
 }
 
-// transact runs actions as one TransactWriteItems: all of them or none.
-//
-// A logical write keeps one ClientRequestToken for as long as its outcome is
-// unknown: the SDK's own retries resend it, and so does the next attempt here
-// after a TransactionInProgressException, a lost reply or a timeout, so that a
-// write that did commit is confirmed (DynamoDB answers a repeat within 10
-// minutes with the first outcome) rather than applied twice or reported as
-// failed. Only a cancellation for a conflicting transaction
-// (TransactionConflict), which means nothing was written, starts over with a
-// fresh token. Attempts are spaced by jittered exponential backoff until the
-// context's deadline is near; a failed condition returns the error its action
-// names.
+// transact runs actions as one TransactWriteItems, keeping one
+// ClientRequestToken while the outcome is unknown (a commit is confirmed,
+// never applied twice) and a fresh one after a TransactionConflict; a failed
+// condition returns the error its action names.
 func (s *Store) transact(ctx context.Context, op string, actions ...txAction) error {
 	items := make([]types.TransactWriteItem, len(actions))
 	for i, a := range actions {

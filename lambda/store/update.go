@@ -51,11 +51,9 @@ func (c *changes) remove(attribute string) {
 	c.update, c.n = c.update.Remove(expression.Name(attribute)), c.n+1
 }
 
-// update applies the changes to the existing item at key, if its ownerAttr
-// equals owner (when ownerAttr is set), and decodes the new item into v. One
-// UpdateItem. When the item is absent, or someone else's draft (absent to
-// anyone but its owner), it returns notFound; when it exists but has another
-// owner, notOwner.
+// update applies c to the existing item at key if its ownerAttr equals owner
+// (when set) and decodes the new item into v: one UpdateItem. notFound when
+// absent or someone else's draft; notOwner when another's.
 func (s *Store) update(ctx context.Context, op string, key Key, c changes, ownerAttr, owner string, notFound, notOwner error, v any) error {
 	if c.n == 0 {
 		return errs.E(op, errs.Validation, "nothing to update")

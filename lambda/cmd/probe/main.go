@@ -1,21 +1,7 @@
-// Command probe is the deployment's selection probe: a CloudFormation custom
-// resource the stack runs after the API, its resolvers and the resolver
-// function exist, and again whenever they change. It asks the API how
-// AppSync writes a merged field's selection (lambda/probe), as an IAM
-// caller, and writes the verdict into the parameter the resolver function
-// reads it from; a deployment whose probes disagree, or contradict the
-// reading the function is pinned to, fails with the reason. Deleting the
-// resource deletes the parameter. A daily schedule runs the probes again
-// (daily), and reports a failure as a metric. Build it as `bootstrap` (make
-// build).
-//
-// Environment: TABLE_NAME (the probes' post is written there and deleted),
-// AWS_REGION and the execution role's credentials (package awsenv), and
-// AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL_SSM where they are set,
-// METRICS_NAMESPACE (the daily run's metric's; the stack's name). The
-// resource's properties, and the schedule's event's ResourceProperties:
-// GraphQLUrl, Parameter (the parameter's name) and Pinned (the function's
-// SELECTION_READING, "" for none).
+// Command probe is the deployment's selection probe, a CloudFormation
+// custom resource (and a daily schedule) that asks the API how AppSync
+// writes a merged field's selection (lambda/probe) and writes the verdict
+// into the parameter the resolver function reads (docs/deploying.md).
 package main
 
 import (
@@ -139,12 +125,9 @@ func (r *resource) handle(ctx context.Context, e cfn.Event) (string, map[string]
 	return p.Parameter, map[string]any{"Reading": verdict.String()}, nil
 }
 
-// daily runs the probes again: a verdict that changed is written (the
-// function's environments follow within probe.RefreshEvery); shapes that
-// disagree write first-occurrence, right under both, unless a reading is
-// pinned. It reports ProbeFailures (1 when the probes fail, disagree or
-// contradict the pinned reading, or the verdict is not written) for the
-// stack's alarm, and fails no invocation: a retry would find the same.
+// daily runs the probes again and writes a changed verdict (first-occurrence
+// where shapes disagree, unless pinned). It reports ProbeFailures for the
+// stack's alarm and fails no invocation: a retry would find the same.
 func (r *resource) daily(ctx context.Context, e cfn.Event) error {
 	p, err := propsOf(e)
 	verdict, failed := appsync.FirstOccurrence, true

@@ -1,16 +1,7 @@
-// Command projector is the Lambda function of the table's stream: it applies
-// the batch steps and projections wired in below (hot keys' shard counts:
-// package hotkeys; the readers' feeds: package feed), with partial batch
-// responses
-// (ReportBatchItemFailures; package projector), or runs the consumer a
-// feature wired in below names (PROJECTION=trending: the likes and comments
-// of Query.trending, counted on a tumbling window; package trending). Build
-// it as `bootstrap` for provided.al2023.
-//
-// Environment: TABLE_NAME (required); GRAPHQL_URL (the API, which the live
-// feature's projection calls); PROJECTION ("feed", the default: the
-// projector, whatever its projections; or a wired feature's); AWS_REGION and the execution role's credentials
-// (package awsenv), and AWS_ENDPOINT_URL_DYNAMODB where set.
+// Command projector is the Lambda function of the table's stream: the batch
+// steps and projections wired in below (package projector), or the consumer
+// PROJECTION names. Environment: TABLE_NAME, GRAPHQL_URL, PROJECTION and
+// what package awsenv reads (docs/deploying.md).
 package main
 
 import (

@@ -15,11 +15,10 @@ import (
 // secretTimeout bounds one read of the token key's secret.
 const secretTimeout = 5 * time.Second
 
-// tokenCodec returns the codec of pagination tokens. With
-// NEXT_TOKEN_SECRET_ARN it starts reading the secret now, in the background,
-// and the codec waits for that read on its first use; a read that failed
-// fails the request that needed the key (InternalError, logged) and is
-// tried again by the next. Otherwise the key is NEXT_TOKEN_KEY (tokenKey).
+// tokenCodec returns the codec of pagination tokens: the key of
+// NEXT_TOKEN_SECRET_ARN, read in the background from now (a failed read
+// fails the request that needed it, and the next tries again), or
+// NEXT_TOKEN_KEY (tokenKey).
 func tokenCodec(cfg aws.Config, getenv func(string) string, log *slog.Logger) (*cursor.Codec, error) {
 	arn := getenv("NEXT_TOKEN_SECRET_ARN")
 	if arn == "" {

@@ -1,28 +1,7 @@
 // Command resolver is the Lambda function behind every AppSync direct
-// resolver of the API. Build it as `bootstrap` for the provided.al2023
-// runtime (make build).
-//
-// Environment: TABLE_NAME (required); AWS_REGION and the credentials Lambda
-// sets for the execution role (required: package awsenv reads them, and
-// AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL_SECRETS_MANAGER where they
-// are set, for DynamoDB Local and stand-ins); NEXT_TOKEN_SECRET_ARN, the
-// Secrets Manager secret holding the key that signs pagination tokens (what
-// the stack sets), or NEXT_TOKEN_KEY, the key itself (the emulator and make
-// dev): one of them is required in Lambda, and elsewhere a public
-// development key is used, with a warning, when both are unset;
-// METRICS_NAMESPACE, the CloudWatch namespace of the cost metrics (the stack
-// sets its name); WRITES_PER_MINUTE, each caller's mutations a minute past
-// which they are refused (package budget, wired in below; unset or 0: no
-// budget; the stack sets budget.WritesPerMinute); SELECTION_READING, how AppSync
-// writes a merged field's selection (resolver.WithSelectionReading:
-// first-occurrence, the default, or every-occurrence), or, where it is unset,
-// SELECTION_READING_PARAMETER, the Systems Manager parameter the deployment's
-// probe writes its verdict into (lambda/probe: read in the background, as
-// the secret is; first-occurrence until it is read).
-//
-// The secret is read in the background from the start of init: nothing
-// waits for it but the first request that signs or checks a token, and
-// only for what is left of the read by then (see tokenCodec).
+// resolver of the API, built as `bootstrap` (make build). Its environment
+// (TABLE_NAME, the token key, METRICS_NAMESPACE, the selection reading and
+// the features') is in docs/deploying.md#the-functions-environment.
 package main
 
 import (
@@ -102,9 +81,8 @@ func must[T any](v T, err error) T {
 
 // readingOf is how the handler reads merged fields' selections: as
 // SELECTION_READING names, else as the deployment's probe found
-// (SELECTION_READING_PARAMETER), else first-occurrence. Each execution
-// environment logs the reading it serves ("selection reading": the stack's
-// dashboard counts them) when it knows it, and again if it changes.
+// (SELECTION_READING_PARAMETER), else first-occurrence; each environment
+// logs the reading it serves ("selection reading").
 func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (func() appsync.Reading, error) {
 	name, parameter := getenv("SELECTION_READING"), getenv("SELECTION_READING_PARAMETER")
 	if name != "" || parameter == "" {

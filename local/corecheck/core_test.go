@@ -1,0 +1,97 @@
+package corecheck
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// docLines is the most lines a doc comment of the core takes: it states a
+// contract; derivations and measurements go to docs/.
+const docLines = 4
+
+// coreLines is the most lines the core's files hold. It only comes down:
+// lower it when the core shrinks (the aim is 7,000).
+const coreLines = 10050
+
+func TestDocCommentsStateContracts(t *testing.T) {
+	files, err := Files("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Docs("../..", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if d.Lines > docLines {
+			t.Errorf("%s: a doc comment of %d lines, past %d: state the contract, move the rest to docs/", d.Pos, d.Lines, docLines)
+		}
+	}
+}
+
+func TestTheCoreFitsItsBudget(t *testing.T) {
+	files, err := Files("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := Lines("../..", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the core: %d lines in %d files", n, len(files))
+	if n > coreLines {
+		t.Errorf("the core holds %d lines, past its %d: a feature goes in a folder, tooling in local/, a speed-up in lambda/internal", n, coreLines)
+	}
+}
+
+// The core leaves out exactly the folders the mains wire in as features,
+// and lambda/internal.
+func TestTheCoreIsLambdaLessFeaturesAndSpeedUps(t *testing.T) {
+	features, err := featureFolders("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(features) == 0 {
+		t.Fatal("no line of lambda/cmd wires a feature in")
+	}
+	for _, f := range features {
+		if entries, err := os.ReadDir("../../" + f); err != nil || len(entries) == 0 {
+			t.Errorf("feature folder %s: %v", f, err)
+		}
+	}
+	files, err := Files("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		dir := filepath.Dir(f)
+		if slices.Contains(features, dir) || dir == "lambda/internal" || filepath.Dir(dir) == "lambda/internal" {
+			t.Errorf("%s is in the core", f)
+		}
+	}
+	if _, err := os.Stat("../../lambda/resolver/handler.go"); err != nil || !slices.Contains(files, "lambda/resolver/handler.go") {
+		t.Errorf("lambda/resolver/handler.go is not in the core (%v)", err)
+	}
+}
+
+// A doc comment is measured whole, and a field's counts.
+func TestDocsMeasuresEachDocComment(t *testing.T) {
+	dir := t.TempDir()
+	src := "// Package p is\n// two lines.\npackage p\n\n// T is\n// a\n// type\n// of five\n// lines.\ntype T struct {\n\t// F is\n\t// one.\n\tF int\n}\n\n// f has one.\nfunc f() {}\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := Docs(dir, []string{"p.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, d := range docs {
+		got = append(got, d.Lines)
+	}
+	if want := []int{2, 5, 2, 1}; !slices.Equal(got, want) {
+		t.Errorf("doc comment lengths %v, want %v", got, want)
+	}
+}
