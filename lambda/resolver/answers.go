@@ -3,14 +3,12 @@ package resolver
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/cost"
-	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -31,15 +29,6 @@ import (
 // early") says why each rule is needed, and docs/deploying.md what each
 // reading costs.
 
-// AnswersMember is the member of a resolved object that holds its children's
-// answers, and defaultsMember the default arguments of the fields answered
-// (Route.Defaults), by field. Neither is a schema field: AppSync
-// ignores them in responses.
-const (
-	AnswersMember  = "_answers"
-	defaultsMember = "_defaults"
-)
-
 // answerRequests bounds the DynamoDB requests one invocation spends on
 // answers: a level whose requests could pass it is left to the children's
 // own invocations. 200 answers a page of 100 posts with their comments and
@@ -50,64 +39,6 @@ const answerRequests = 200
 // has committed (an author's BatchGetItem and a few retries): they are
 // optional work, and past it the children invoke on their own.
 const mutationAnswerTime = 500 * time.Millisecond
-
-// answerKey is the key of the answer to field with args: the field's name,
-// then "|name=value" for each argument neither null nor its default, in
-// JSON. appsyncjs/child.js computes the same key; where it could differ, the
-// child finds no answer and invokes.
-func answerKey(field string, args, defaults map[string]any) (string, bool) {
-	if len(args) == 0 {
-		return field, true
-	}
-	names := make([]string, 0, len(args))
-	for name, v := range args {
-		if d, ok := defaults[name]; v != nil && !(ok && v == d) {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	b.WriteString(field)
-	for _, name := range names {
-		v, err := payload.Marshal(args[name])
-		if err != nil {
-			return "", false
-		}
-		b.WriteString("|" + name + "=")
-		b.Write(v)
-	}
-	return b.String(), true
-}
-
-// answered is an object of a reply whose children may be answered.
-type answered struct {
-	raw     json.RawMessage  // the object as its resolver returned it
-	typ     string           // its GraphQL type
-	fields  []*appsync.Field // what the query selects on it, every occurrence merged
-	reply   *replyRoom       // the reply that holds it
-	answers []*answer
-	// asked counts the first-page occurrences of the child field whose first
-	// page the object may carry (prefetchMembers), got those answered.
-	asked, got int
-}
-
-// replyRoom is what one event's reply still has room for, and its event.
-type replyRoom struct {
-	ev    *appsync.Event
-	bytes int
-}
-
-// answer is the answer to one child field of one object, for the
-// occurrences with the same arguments.
-type answer struct {
-	key    string
-	route  Route
-	fields []*appsync.Field
-	parent *answered
-	ev     *appsync.Event // the event its resolver gets, as AppSync would send it
-	data   json.RawMessage
-	objs   []*answered // the objects in data, nil for a null
-}
 
 // answerChildren adds to the results of evs the answers of the fields
 // selected below them. stopAt is when no new level may start.

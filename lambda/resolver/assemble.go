@@ -115,12 +115,6 @@ func objectFields(set appsync.Selection, route Route) ([]*appsync.Field, bool) {
 	return fields, hidden
 }
 
-// hidesChildren reports whether a named fragment spread hides what the
-// objects' children select under the every-occurrence reading: they are then
-// neither answered nor prefetched for. Under first-occurrence every object
-// is read whole, so its answers serve whatever the query merges in.
-func hidesChildren(set appsync.Selection) bool { return set.Opaque && !set.Partial }
-
 // appendAssembled appends raw, a value of a field of the given shape, to
 // dst with the answers of the objects it holds, in one pass over raw.
 func appendAssembled(dst []byte, raw json.RawMessage, route Route, objs []*answered) []byte {

@@ -163,3 +163,6 @@ func jsonNamesOf(t reflect.Type) []string {
 	namesByType.Store(t, names)
 	return names
 }
+
+// validator is implemented by argument structs that check themselves.
+type validator interface{ validate() error }

@@ -16,32 +16,6 @@ import (
 // Mutations act for the signed-in user only. Their inputs are validated here,
 // before anything is written; the store enforces ownership in the writes.
 
-// writes is what the mutations need of the table: one call each, which is the
-// whole write (a transaction, or one conditional UpdateItem).
-type writes interface {
-	CreateUser(ctx context.Context, u store.User) (store.User, error)
-	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
-	CreatePost(ctx context.Context, authorID string, in store.NewPost) (store.Post, error)
-	PublishPost(ctx context.Context, callerID, id string) (store.Post, error)
-	UpdatePost(ctx context.Context, callerID, id string, edit store.PostEdit) (store.Post, error)
-	DeletePost(ctx context.Context, callerID, id string) (store.Post, error)
-	CreateComment(ctx context.Context, authorID, postID, body string) (store.Comment, error)
-	DeleteComment(ctx context.Context, callerID, postID, id string) (store.Comment, error)
-	Follow(ctx context.Context, followerID, followedID string) (store.Follow, error)
-	Unfollow(ctx context.Context, followerID, followedID string) (*store.Follow, error)
-	LikePost(ctx context.Context, userID, postID string, attrs []string) (store.Post, error)
-	UnlikePost(ctx context.Context, userID, postID string, attrs []string) (store.Post, error)
-}
-
-// caller returns the signed-in user's ID, or an Unauthorized error for API-key
-// and IAM callers without a user.
-func caller(ev *appsync.Event) (string, error) {
-	if id := ev.Identity.UserID(); id != "" {
-		return id, nil
-	}
-	return "", errs.E(ev.Info.Field(), errs.Unauthorized, ev.Info.FieldName+" needs a signed-in user")
-}
-
 // mutation makes a resolver for a mutation: it requires a signed-in user
 // (checked before the arguments, so anonymous callers learn nothing about
 // validation) and passes the user's ID along with the validated arguments.

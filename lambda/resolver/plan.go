@@ -7,6 +7,7 @@ package resolver
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/payload"
@@ -150,4 +151,32 @@ func requestsBound(r Route, n int) int {
 	default:
 		return n
 	}
+}
+
+// answerKey is the key of the answer to field with args: the field's name,
+// then "|name=value" for each argument neither null nor its default, in
+// JSON. appsyncjs/child.js computes the same key; where it could differ, the
+// child finds no answer and invokes.
+func answerKey(field string, args, defaults map[string]any) (string, bool) {
+	if len(args) == 0 {
+		return field, true
+	}
+	names := make([]string, 0, len(args))
+	for name, v := range args {
+		if d, ok := defaults[name]; v != nil && !(ok && v == d) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteString(field)
+	for _, name := range names {
+		v, err := payload.Marshal(args[name])
+		if err != nil {
+			return "", false
+		}
+		b.WriteString("|" + name + "=")
+		b.Write(v)
+	}
+	return b.String(), true
 }

@@ -20,23 +20,6 @@ import (
 // it without a request when the prefetch covers its arguments, and queries
 // otherwise.
 
-// prefetches is what the pattern needs of the table: a parent read together
-// with the first page of one of its connections (one Query of its partition),
-// and the pages served from such a prefetch with no request.
-type prefetches interface {
-	PostWithComments(ctx context.Context, id string, first store.PageRequest, maxBytes int) (store.Post, store.Prefetch[store.Comment], error)
-	UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (store.User, store.Prefetch[store.Follow], error)
-	CommentsFromPrefetch(p store.Prefetch[store.Comment], req store.PageRequest) (store.Page[store.Comment], bool)
-	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
-}
-
-// prefetchMembers names, for each field a parent can prefetch, the member
-// of the parent's result that carries the prefetch.
-var prefetchMembers = map[string]string{
-	"Post.comments":  "prefetchedComments",
-	"User.following": "prefetchedFollowing",
-}
-
 // prefetchLimit decides whether ev's connection field conn can be read with
 // its parent, and returns the first page to read: the largest limit any
 // alias asks for. It declines when the selection cannot be read, a variable

@@ -181,3 +181,13 @@ func (h *Handler) commentAuthors(ctx context.Context, evs []*appsync.Event, ids 
 	}
 	return out, nil
 }
+
+// visible returns u as the caller may see it: the email only to its owner.
+func visible(ev *appsync.Event, u store.User) store.User {
+	if ev.Identity.UserID() != u.ID {
+		u.Email = nil
+	}
+	return u
+}
+
+func showUser(ev *appsync.Event, u store.User) any { return visible(ev, u) }

@@ -10,7 +10,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // commentPosts resolves Comment.post: the posts of the whole batch, read as
@@ -36,16 +35,6 @@ func (h *Handler) visiblePosts(ctx context.Context, evs []*appsync.Event, ids []
 	}
 	return found, err
 }
-
-// visible returns u as the caller may see it: the email only to its owner.
-func visible(ev *appsync.Event, u store.User) store.User {
-	if ev.Identity.UserID() != u.ID {
-		u.Email = nil
-	}
-	return u
-}
-
-func showUser(ev *appsync.Event, u store.User) any { return visible(ev, u) }
 
 func showPost(_ *appsync.Event, p postResult) any { return p }
 
@@ -97,10 +86,6 @@ func (h *Handler) me(ctx context.Context, ev *appsync.Event, _ noArgs) (any, err
 		return nil, err
 	}
 	return r, nil
-}
-
-type postArgs struct {
-	ID string `json:"id"`
 }
 
 // post resolves Query.post: one Query of its item and counter (AP3), or, when

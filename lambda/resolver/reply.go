@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/aws/aws-lambda-go/lambda/messages"
+
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/payload"
@@ -151,4 +153,19 @@ func tooLarge(size int) error {
 	return errs.E("resolver.encode", errs.Validation, fmt.Sprintf(
 		"the answer would take %d bytes, more than the %d a Lambda may return to AppSync: select fewer fields or ask for fewer items",
 		size, payload.MaxBytes))
+}
+
+// invokeError converts err for a single (unbatched) invocation.
+func (h *Handler) invokeError(field string, err error) error {
+	h.logError(field, err)
+	return messages.InvokeResponse_Error{Type: errs.KindOf(err).String(), Message: errs.PublicMessage(err)}
+}
+
+// logError logs internal errors with their cause, and client errors briefly.
+func (h *Handler) logError(field string, err error) {
+	if errs.KindOf(err) == errs.Internal || errs.KindOf(err) == errs.Throttled {
+		h.log.Error("resolver failed", "field", field, "errorType", errs.KindOf(err).String(), "cause", err.Error())
+		return
+	}
+	h.log.Info("request refused", "field", field, "errorType", errs.KindOf(err).String(), "message", errs.PublicMessage(err))
 }

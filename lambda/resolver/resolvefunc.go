@@ -6,6 +6,8 @@ package resolver
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -17,9 +19,6 @@ import (
 // maxConcurrent bounds the events of one batch resolved at the same time by
 // per-event resolvers (each typically one Query).
 const maxConcurrent = 32
-
-// validator is implemented by argument structs that check themselves.
-type validator interface{ validate() error }
 
 // Each makes the Field of a resolver that handles each event on its own,
 // with its arguments decoded into A (and validated, when A has a validate
@@ -116,4 +115,25 @@ func together(ctx context.Context, n int) func() context.Context {
 		return func() context.Context { return ctx }
 	}
 	return cost.Together(ctx)
+}
+
+// safely runs fn, turning a panic into an InternalError for every event.
+func (h *Handler) safely(ctx context.Context, field string, fn Field, evs []*appsync.Event) (out []Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			err := errs.Internalf("resolver."+field, "panic: %v\n%s", p, debug.Stack())
+			out = make([]Result, len(evs))
+			for i := range out {
+				out[i] = Result{Err: err}
+			}
+		}
+	}()
+	if r := h.resolving[field]; r != nil {
+		ctx = context.WithValue(ctx, resolvingKey{}, r)
+	}
+	out = fn(ctx, evs)
+	if len(out) != len(evs) {
+		panic(fmt.Sprintf("resolver for %s returned %d results for %d events", field, len(out), len(evs)))
+	}
+	return out
 }

@@ -1,84 +1,18 @@
 package resolver
 
-// The route table: the GraphQL fields resolved by the Lambda, with each
-// field's AppSync batch size: the core's (CoreRoutes), to which each feature
-// wired in adds its own, joined in Routes. The Lambda's router (fields.go),
-// the CDK stack's resolvers and the local AppSync executor all read the
-// table, and tests fail when any of them diverges from it or from the
-// schema.
+// The route table: the GraphQL fields the core resolves, each with its
+// AppSync batch size (CoreRoutes, which the stack and the local AppSync
+// read, joined with the features' in NewRoutes), the resolver of each
+// (routes), and New, the handler serving them with the features' fields.
 
 import (
+	"log/slog"
+	"os"
 	"strings"
-	"time"
 
 	"github.com/example/appsync-dynamo/lambda/payload"
+	"github.com/example/appsync-dynamo/lambda/store"
 )
-
-// Limits on hostile queries, which the stack sets on the API and the local
-// AppSync enforces; how they were chosen is in docs/limits.md.
-const (
-	QueryDepthLimit    = 15
-	ResolverCountLimit = 5000
-)
-
-// FunctionTimeout is the Lambda function's timeout, as the stack deploys it and
-// as the local AppSync gives each invocation. It stays well under AppSync's
-// 30 s request limit, so that a slow invocation fails as a Lambda error
-// AppSync can report.
-const FunctionTimeout = 10 * time.Second
-
-// Route is a field resolved by the Lambda.
-type Route struct {
-	Type  string // parent type name, such as "Post"
-	Field string // field name, such as "author"
-	// MaxBatchSize is AppSync's maxBatchSize for the resolver: 0 invokes the
-	// Lambda once per parent; N > 0 sends up to N parents in one invocation.
-	MaxBatchSize int
-	// Returns is the object type of the field's value: the type itself
-	// (Post.author: User), its elements (Query.posts: Post) or its items
-	// (Post.comments: Comment), as Shape says.
-	Returns string
-	Shape   Shape
-	// Member, for a Connection, is the member of each item holding the
-	// object ("" when the items are objects); for Shape One, the member of
-	// its value holding an object AppSync reads from it, unrouted.
-	Member string
-	// Defaults are the schema's default values of the field's arguments
-	// (enum values as strings): an argument equal to its default asks the
-	// same as an argument left out.
-	Defaults map[string]any
-	// Invalidates gives a mutation the resolver that ends subscriptions
-	// (appsyncjs/root.js): the Lambda answers {"value", "invalidations":
-	// [{subscriptionField, payload}]}.
-	Invalidates bool
-
-	table        *Routes // the table it was found in
-	defaultsJSON []byte  // Defaults, encoded once
-}
-
-// Shape is how a field's value holds its objects.
-type Shape int
-
-const (
-	One        Shape = iota // an object or null
-	List                    // a list of objects, some perhaps null
-	Connection              // {items: [objects], nextToken}
-)
-
-// Key returns "Type.field", the key AppSync events are routed on.
-func (r Route) Key() string { return r.Type + "." + r.Field }
-
-// EarlyReturn reports whether the field's resolver is the JavaScript one
-// that returns its parent's answer (every field of an object type), rather
-// than a direct Lambda resolver or appsyncjs/root.js.
-func (r Route) EarlyReturn() bool { return !r.root() }
-
-// Subscribes reports whether the field is a subscription, resolved as a
-// subscription to it starts (appsyncjs/root.js).
-func (r Route) Subscribes() bool { return r.Type == "Subscription" }
-
-// root reports whether the field is one of a root type's.
-func (r Route) root() bool { return r.Type == "Query" || r.Type == "Mutation" || r.Subscribes() }
 
 // Batch sizes: one level of the seed's query is one invocation where the
 // 6 MB payload allows (local/executor's TestLeanBatchesOfTheSeedQuery); how
@@ -134,12 +68,45 @@ var CoreRoutes = []Route{
 	{Type: "Mutation", Field: "unlikePost", Returns: "Post"},
 }
 
-// Routes is the routed fields an API serves: the core's and those of each
-// feature wired in. It is the one list the Lambda's router, the stack's
-// resolvers and the local AppSync read.
-type Routes struct {
-	all    []Route
-	byName map[name]*Route // into all
+// routes maps every field of the core (CoreRoutes) to its resolver.
+func (h *Handler) routes() map[string]Field {
+	return map[string]Field{
+		"Query.user":  Each(h.user),
+		"Query.post":  Each(h.post),
+		"Query.posts": Each(h.posts),
+		"Query.me":    Each(h.me),
+
+		"User.posts":     Each(h.userPosts),
+		"User.comments":  Each(h.userComments),
+		"User.following": h.userConnection(h.store.Following, h.followingFromPrefetch, func(f store.Follow) string { return f.FollowedID }),
+		"User.followers": h.userConnection(h.store.Followers, nil, func(f store.Follow) string { return f.FollowerID }),
+
+		"Post.author":    batchedLookup(func(p postSource) string { return p.AuthorID }, h.users, showUser, "author not found"),
+		"Post.comments":  Each(h.postComments),
+		"Post.likes":     Each(h.postLikes),
+		"Post.likedByMe": h.likedByMe,
+
+		"Like.user": batchedLookup(func(l likeSource) string { return l.UserID }, h.users, showUser, "user not found"),
+
+		"Comment.author": batchedLookup(func(c commentSource) string { return c.AuthorID }, h.commentAuthors, showUser, "author not found"),
+		"Comment.post":   h.commentPosts,
+
+		"Follow.follower": batchedLookup(func(f followSource) string { return f.FollowerID }, h.users, showUser, "user not found"),
+		"Follow.followed": batchedLookup(func(f followSource) string { return f.FollowedID }, h.users, showUser, "user not found"),
+
+		"Mutation.createUser":    mutation(h.createUser),
+		"Mutation.updateUser":    mutation(h.updateUser),
+		"Mutation.createPost":    mutation(h.createPost),
+		"Mutation.updatePost":    mutation(h.updatePost),
+		"Mutation.deletePost":    mutation(h.deletePost),
+		"Mutation.publishPost":   mutation(h.publishPost),
+		"Mutation.createComment": mutation(h.createComment),
+		"Mutation.deleteComment": mutation(h.deleteComment),
+		"Mutation.follow":        mutation(h.follow),
+		"Mutation.unfollow":      mutation(h.unfollow),
+		"Mutation.likePost":      mutation(h.likePost),
+		"Mutation.unlikePost":    mutation(h.unlikePost),
+	}
 }
 
 // NewRoutes returns the table of CoreRoutes and the features' routes. A field
@@ -164,66 +131,51 @@ func NewRoutes(features ...[]Route) *Routes {
 	return t
 }
 
-// child returns the route of the field of the route's objects (Returns)
-// and whether there is one, in the table the route was found in.
-func (r Route) child(field string) (Route, bool) {
-	if r.table == nil {
-		return Route{}, false
+// New returns a Handler reading from s and logging to log, serving
+// CoreRoutes and the fields of the features wired in (WithFeature). It
+// panics if a field is routed without a resolver, or twice, or a resolver has
+// no route: a build error, caught by the tests.
+func New(s Store, log *slog.Logger, opts ...Option) *Handler {
+	h := &Handler{store: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
+	for _, o := range opts {
+		o(h)
 	}
-	return r.table.of(r.Returns, field)
-}
-
-// All returns every routed field, the core's first.
-func (t *Routes) All() []Route { return t.all }
-
-// Find returns the route for "Type.field" and whether there is one.
-func (t *Routes) Find(key string) (Route, bool) {
-	if r := t.entry(key); r != nil {
-		return *r, true
-	}
-	return Route{}, false
-}
-
-// of returns the route of the field of the type and whether there is one.
-func (t *Routes) of(typ, field string) (Route, bool) {
-	if r := t.byName[name{typ, field}]; r != nil {
-		return *r, true
-	}
-	return Route{}, false
-}
-
-// entry is Find's route as the table holds it (nil when there is none),
-// to share without a copy, never to change.
-func (t *Routes) entry(key string) *Route {
-	typ, field, _ := strings.Cut(key, ".")
-	return t.byName[name{typ, field}]
-}
-
-type name struct{ typ, field string }
-
-// batchItemEnvelope is what a batch reply adds around each item's data:
-// {"data":...,"errorMessage":"...","errorType":"..."} and a comma.
-const batchItemEnvelope = 256
-
-// replyBudget is the most bytes the answer to one event of the field may take:
-// the whole payload for a field that is not batched, and an even share of it
-// for a batched one, so that a full batch of full answers fits.
-func (r Route) replyBudget() int {
-	if r.MaxBatchSize <= 0 {
-		return payload.MaxBytes
-	}
-	return payload.MaxBytes/r.MaxBatchSize - batchItemEnvelope
-}
-
-// sourceBudget is the most bytes an object of type typ may take (prefetched
-// children included) when a resolver returns it: a full batch of its routed
-// children's events, each with its EventReserve, must fit one payload.
-func (t *Routes) sourceBudget(typ string) int {
-	budget := payload.MaxBytes
-	for _, r := range t.all {
-		if r.Type == typ && r.MaxBatchSize > 0 {
-			budget = min(budget, payload.MaxBytes/r.MaxBatchSize-payload.EventReserve)
+	for _, f := range h.features {
+		if f.Store != nil {
+			h.store = f.Store(h.store)
 		}
 	}
-	return budget
+	h.fields = h.routes()
+	var featureRoutes [][]Route
+	for _, f := range h.features {
+		featureRoutes = append(featureRoutes, f.Routes)
+		for key, field := range f.Fields {
+			h.fields[key] = field
+		}
+	}
+	for _, f := range h.features {
+		for key, field := range h.fields {
+			if f.Mutations != nil && strings.HasPrefix(key, "Mutation.") {
+				h.fields[key] = f.Mutations(field)
+			}
+		}
+	}
+	h.table = NewRoutes(featureRoutes...)
+	for _, r := range h.table.All() {
+		if h.fields[r.Key()] == nil {
+			panic("resolver: " + r.Key() + " is routed but has no resolver")
+		}
+	}
+	if len(h.fields) != len(h.table.All()) {
+		for key := range h.fields {
+			if _, ok := h.table.Find(key); !ok {
+				panic("resolver: " + key + " has a resolver but is not routed")
+			}
+		}
+	}
+	h.resolving = map[string]*resolving{}
+	for _, r := range h.table.All() {
+		h.resolving[r.Key()] = &resolving{route: h.table.entry(r.Key()), h: h}
+	}
+	return h
 }
