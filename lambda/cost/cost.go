@@ -1,6 +1,6 @@
 // Package cost counts what DynamoDB requests cost, per invocation:
 // Middleware records every call made with a context carrying a Meter
-// (WithMeter), its operation, keys and capacity units by table and index
+// (WithMeter), its operation, keys, items and capacity units
 // (ReturnConsumedCapacity: INDEXES). Calls without a Meter are not counted.
 package cost
 
@@ -12,34 +12,22 @@ import (
 
 // Call is one DynamoDB API call (retries by the SDK included in it).
 type Call struct {
-	Operation string  // "Query", "BatchGetItem", ...
-	Index     string  // the index a Query read, "" for the table
-	Keys      int     // keys or items a batch or transaction asked for
-	Items     int     // items returned, for reads
-	Read      float64 // read capacity units consumed
-	Write     float64 // write capacity units consumed
-	// Where the units landed: by index name, "" for the table (DynamoDB's
-	// index detail; nil when it reported none).
-	Where map[string]Units
-	// Start and End are when the call began and when its answer (or last
-	// retry) came back.
-	Start, End time.Time
-	// Tag is the tag of the context it was made with (WithTag): who made it,
-	// for a plan of the request; 0 for none.
-	Tag int
+	Operation  string    // "Query", "BatchGetItem", ...
+	Index      string    // the index a Query read, "" for the table
+	Keys       int       // keys or items a batch or transaction asked for
+	Items      int       // items returned, for reads
+	Read       float64   // read capacity units consumed
+	Write      float64   // write capacity units consumed
+	Start, End time.Time // when it began, and when its answer (or last retry) came back
+	Branch     *Branch   // where it was made among concurrent calls (Together)
+	Tag        int       // the tag of the context it was made with (WithTag); 0 for none
 	// BytesOut and BytesIn are the HTTP bodies sent and received, every
-	// attempt's (their Content-Length; 0 where the length was not known).
+	// attempt's (their Content-Length; 0 where it was not known).
 	BytesOut, BytesIn int64
-	// KeysAsked are the keys the call named (each "pk sk", a Query's key
-	// condition values), recorded only for a tagged call (a plan's): nil
-	// otherwise, so that a deployed function pays nothing for them.
-	KeysAsked []string
-
-	branch *branch // where it was made among concurrent calls (Together)
+	// Input and Output are the SDK's, kept only for a context marked with
+	// KeepRequests (a local plan's), so that a function pays nothing for them.
+	Input, Output any
 }
-
-// Units are capacity units read and written.
-type Units struct{ Read, Write float64 }
 
 // Meter accumulates the calls made under one context. It is safe for
 // concurrent use.
@@ -122,4 +110,12 @@ type tagKey struct{}
 // WithTag returns a context whose DynamoDB calls carry tag (Call.Tag).
 func WithTag(ctx context.Context, tag int) context.Context {
 	return context.WithValue(ctx, tagKey{}, tag)
+}
+
+type keepKey struct{}
+
+// KeepRequests returns a context whose calls keep their SDK input and output
+// (Call.Input, Call.Output) for a closer look.
+func KeepRequests(ctx context.Context) context.Context {
+	return context.WithValue(ctx, keepKey{}, true)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -32,8 +33,8 @@ func TestNestedMeters(t *testing.T) {
 	if invocation.Count("Query") != 1 || request.Count("Query") != 2 {
 		t.Errorf("inner saw %d, outer %d; want 1 and 2", invocation.Count("Query"), request.Count("Query"))
 	}
-	if invocation.RoundTrips() != 1 || request.RoundTrips() != 2 {
-		t.Errorf("round trips: inner %d, outer %d; want 1 and 2 (one request after the other)", invocation.RoundTrips(), request.RoundTrips())
+	if costdetail.RoundTrips(invocation.Calls()) != 1 || costdetail.RoundTrips(request.Calls()) != 2 {
+		t.Errorf("round trips: inner %d, outer %d; want 1 and 2 (one request after the other)", costdetail.RoundTrips(invocation.Calls()), costdetail.RoundTrips(request.Calls()))
 	}
 	if s := request.Summary(); s.Read != 1 || s.Requests["Query"] != 2 {
 		t.Errorf("summary = %+v, want 2 Queries of 0.5 RCU", s)

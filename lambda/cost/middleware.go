@@ -2,8 +2,6 @@ package cost
 
 import (
 	"context"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,8 +12,8 @@ import (
 )
 
 // The SDK middleware that records each call: what it asked (operation,
-// index, keys), what it got (items, the capacity DynamoDB reports, where it
-// landed), and when.
+// index, keys), what it got (items, the capacity DynamoDB reports), and
+// when.
 
 // Middleware adds the counting step to a DynamoDB client's stack
 // (o.APIOptions = append(o.APIOptions, cost.Middleware)).
@@ -27,16 +25,20 @@ func Middleware(stack *middleware.Stack) error {
 				return next.HandleInitialize(ctx, in)
 			}
 			call := describeInput(in.Parameters)
-			call.branch, _ = ctx.Value(branchKey{}).(*branch)
+			call.Branch, _ = ctx.Value(branchKey{}).(*Branch)
 			call.Tag, _ = ctx.Value(tagKey{}).(int)
-			if call.Tag != 0 {
-				call.KeysAsked = keysAsked(in.Parameters)
+			keep := ctx.Value(keepKey{}) != nil
+			if keep {
+				call.Input = in.Parameters
 			}
 			call.Start = time.Now()
 			out, md, err := next.HandleInitialize(context.WithValue(ctx, bytesKey{}, &call), in)
 			call.End = time.Now()
 			if err == nil {
 				describeOutput(&call, out.Result)
+				if keep {
+					call.Output = out.Result
+				}
 			}
 			m.record(call)
 			return out, md, err
@@ -113,73 +115,6 @@ func describeInput(params any) Call {
 	}
 }
 
-// keysAsked lists the keys a request names: each key's string values in
-// attribute order ("pk sk"), or a Query's key condition values.
-func keysAsked(params any) []string {
-	key := func(k map[string]types.AttributeValue) string {
-		names := make([]string, 0, len(k))
-		for n := range k {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		var parts []string
-		for _, n := range names {
-			if v, ok := k[n].(*types.AttributeValueMemberS); ok {
-				parts = append(parts, v.Value)
-			}
-		}
-		return strings.Join(parts, " ")
-	}
-	keyOf := func(item map[string]types.AttributeValue) string {
-		return key(map[string]types.AttributeValue{"pk": item["pk"], "sk": item["sk"]})
-	}
-	var out []string
-	switch in := params.(type) {
-	case *dynamodb.GetItemInput:
-		out = append(out, key(in.Key))
-	case *dynamodb.QueryInput:
-		var values []string
-		for _, placeholder := range strings.Fields(aws.ToString(in.KeyConditionExpression)) {
-			if v, ok := in.ExpressionAttributeValues[strings.Trim(placeholder, "()")].(*types.AttributeValueMemberS); ok {
-				values = append(values, v.Value)
-			}
-		}
-		out = append(out, strings.Join(values, " "))
-	case *dynamodb.BatchGetItemInput:
-		for _, ka := range in.RequestItems {
-			for _, k := range ka.Keys {
-				out = append(out, key(k))
-			}
-		}
-	case *dynamodb.BatchWriteItemInput:
-		for _, ws := range in.RequestItems {
-			for _, w := range ws {
-				if w.PutRequest != nil {
-					out = append(out, keyOf(w.PutRequest.Item))
-				} else if w.DeleteRequest != nil {
-					out = append(out, key(w.DeleteRequest.Key))
-				}
-			}
-		}
-	case *dynamodb.UpdateItemInput:
-		out = append(out, key(in.Key))
-	case *dynamodb.TransactWriteItemsInput:
-		for _, it := range in.TransactItems {
-			switch {
-			case it.Put != nil:
-				out = append(out, keyOf(it.Put.Item))
-			case it.Update != nil:
-				out = append(out, key(it.Update.Key))
-			case it.Delete != nil:
-				out = append(out, key(it.Delete.Key))
-			case it.ConditionCheck != nil:
-				out = append(out, key(it.ConditionCheck.Key))
-			}
-		}
-	}
-	return out
-}
-
 // describeOutput adds the items returned and the capacity consumed.
 func describeOutput(c *Call, result any) {
 	switch out := result.(type) {
@@ -188,11 +123,9 @@ func describeOutput(c *Call, result any) {
 			c.Items = 1
 		}
 		c.Read += units(out.ConsumedCapacity)
-		whereOne(c, false, out.ConsumedCapacity)
 	case *dynamodb.QueryOutput:
 		c.Items = len(out.Items)
 		c.Read += units(out.ConsumedCapacity)
-		whereOne(c, false, out.ConsumedCapacity)
 	case *dynamodb.ScanOutput:
 		c.Items = len(out.Items)
 		c.Read += units(out.ConsumedCapacity)
@@ -201,62 +134,19 @@ func describeOutput(c *Call, result any) {
 			c.Items += len(items)
 		}
 		c.Read += sumUnits(out.ConsumedCapacity)
-		where(c, false, out.ConsumedCapacity...)
 	case *dynamodb.TransactGetItemsOutput:
 		c.Items = len(out.Responses)
 		c.Read += sumUnits(out.ConsumedCapacity)
-		where(c, false, out.ConsumedCapacity...)
 	case *dynamodb.BatchWriteItemOutput:
 		c.Write += sumUnits(out.ConsumedCapacity)
-		where(c, true, out.ConsumedCapacity...)
 	case *dynamodb.PutItemOutput:
 		c.Write += units(out.ConsumedCapacity)
-		whereOne(c, true, out.ConsumedCapacity)
 	case *dynamodb.UpdateItemOutput:
 		c.Write += units(out.ConsumedCapacity)
-		whereOne(c, true, out.ConsumedCapacity)
 	case *dynamodb.DeleteItemOutput:
 		c.Write += units(out.ConsumedCapacity)
-		whereOne(c, true, out.ConsumedCapacity)
 	case *dynamodb.TransactWriteItemsOutput:
 		c.Write += sumUnits(out.ConsumedCapacity)
-		where(c, true, out.ConsumedCapacity...)
-	}
-}
-
-// where adds the index detail of ccs to c.Where, as units written or read.
-func where(c *Call, write bool, ccs ...types.ConsumedCapacity) {
-	add := func(name string, cap *types.Capacity) {
-		if cap == nil {
-			return
-		}
-		if c.Where == nil {
-			c.Where = map[string]Units{}
-		}
-		// CapacityUnits: DynamoDB Local leaves the read and write figures of
-		// a part out on reads; an operation either reads or writes.
-		u := c.Where[name]
-		if write {
-			u.Write += aws.ToFloat64(cap.CapacityUnits)
-		} else {
-			u.Read += aws.ToFloat64(cap.CapacityUnits)
-		}
-		c.Where[name] = u
-	}
-	for i := range ccs {
-		add("", ccs[i].Table)
-		for name, cap := range ccs[i].GlobalSecondaryIndexes {
-			add(name, &cap)
-		}
-		for name, cap := range ccs[i].LocalSecondaryIndexes {
-			add(name, &cap)
-		}
-	}
-}
-
-func whereOne(c *Call, write bool, cc *types.ConsumedCapacity) {
-	if cc != nil {
-		where(c, write, *cc)
 	}
 }
 

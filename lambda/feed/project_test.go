@@ -20,6 +20,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 	"github.com/example/appsync-dynamo/local/streams"
@@ -369,7 +370,7 @@ func TestPastTheThresholdTheFeedsReadTheAuthor(t *testing.T) {
 		if want := map[string]int{"before": 1, "after": 2, "draft": 3}; !maps.Equal(got, want) {
 			t.Errorf("%s's feed counts %v, want %v", reader, got, want)
 		}
-		if rt := m.RoundTrips(); rt != 2 {
+		if rt := costdetail.RoundTrips(m.Calls()); rt != 2 {
 			t.Errorf("%s's feed page with counts: %d round trips, want 2", reader, rt)
 		}
 	}

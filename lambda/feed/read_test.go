@@ -7,6 +7,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
@@ -64,7 +65,7 @@ func TestAMixedFeedPageCountsEachPostOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rt := m.RoundTrips(); rt != wantTrips {
+		if rt := costdetail.RoundTrips(m.Calls()); rt != wantTrips {
 			t.Errorf("%d round trips, want %d", rt, wantTrips)
 		}
 		if len(page.Items) != 2 {

@@ -12,6 +12,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/golden"
 	"github.com/example/appsync-dynamo/local/storetest"
 )
@@ -69,7 +70,7 @@ func TestWhatTrendingCosts(t *testing.T) {
 		}
 		sum := meter.Summary()
 		fmt.Fprintf(&out, "| trending(%s), one environment's refresh: its buckets (%d keys), then its top %d posts | %d BatchGetItem, %d round trips | %g | %g |\n", w,
-			trending.Spans[w].Buckets*trending.Spans[w].Parts, trending.MaxPosts, sum.Requests["BatchGetItem"], meter.RoundTrips(), sum.Write, sum.Read)
+			trending.Spans[w].Buckets*trending.Spans[w].Parts, trending.MaxPosts, sum.Requests["BatchGetItem"], costdetail.RoundTrips(meter.Calls()), sum.Write, sum.Read)
 	}
 	golden.File(t, "testdata/costs.md", out.Bytes(), *update, "go test ./lambda/trending -run TestWhatTrendingCosts -update")
 	doc, err := os.ReadFile("../../docs/trending.md")

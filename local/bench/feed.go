@@ -16,6 +16,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/feed"
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/wired"
 )
@@ -126,7 +127,7 @@ func FeedPages(ctx context.Context, endpoint string, authors, posts int) ([]Feed
 		for _, k := range sum.Requests {
 			n += k
 		}
-		return FeedPage{Way: way, Requests: n, RoundTrips: m.RoundTrips(), Read: sum.Read}, err
+		return FeedPage{Way: way, Requests: n, RoundTrips: costdetail.RoundTrips(m.Calls()), Read: sum.Read}, err
 	}
 	plain, err := measure("Query.feed", func(ctx context.Context) error {
 		p, err := feed.NewTable(s).Feed(ctx, reader, page)

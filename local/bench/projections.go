@@ -15,6 +15,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/wired"
 )
@@ -99,11 +100,11 @@ func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, 
 	}
 	var c ProjectionCost
 	gsi1 := func(fn func(ctx context.Context) error) (float64, error) {
-		ctx, m := cost.WithMeter(ctx)
+		ctx, m := cost.WithMeter(cost.KeepRequests(ctx))
 		err := fn(ctx)
 		units := 0.0
 		for _, call := range m.Calls() {
-			units += call.Where[store.GSI1].Write
+			units += costdetail.Where(call)[store.GSI1].Write
 		}
 		return units, err
 	}
@@ -143,7 +144,7 @@ func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, 
 	// A page of 20: from the index alone when it projects what is listed,
 	// otherwise the index's keys, then the posts' items by BatchGetItem.
 	list := func(attrs ...string) (Listing, error) {
-		ctx, m := cost.WithMeter(ctx)
+		ctx, m := cost.WithMeter(cost.KeepRequests(ctx))
 		projected := p.projection.ProjectionType == types.ProjectionTypeAll || !slices.Contains(attrs, "body")
 		req := store.PageRequest{Limit: 20, Attributes: append([]string{"id"}, attrs...)}
 		if !projected {

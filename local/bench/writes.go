@@ -14,6 +14,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotkeys"
 	"github.com/example/appsync-dynamo/lambda/live"
 	"github.com/example/appsync-dynamo/lambda/store"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 )
 
@@ -23,8 +24,8 @@ import (
 type WriteCost struct {
 	Mutation, Target string
 	Read, Write      float64
-	Where            map[string]cost.Units // "" is the table
-	Requests         []string              // "TransactWriteItems(2)": operation and keys or actions
+	Where            map[string]costdetail.Units // "" is the table
+	Requests         []string                    // "TransactWriteItems(2)": operation and keys or actions
 }
 
 // PushChunk is how many readers the writes table's pushFeed row pushes to.
@@ -69,16 +70,16 @@ func (w *writes) measure(mutation, target string, fn func(ctx context.Context) e
 	if w.err != nil {
 		return
 	}
-	ctx, meter := cost.WithMeter(w.ctx)
+	ctx, meter := cost.WithMeter(cost.KeepRequests(w.ctx))
 	if err := fn(ctx); err != nil {
 		w.err = fmt.Errorf("%s on %s: %w", mutation, target, err)
 		return
 	}
-	c := WriteCost{Mutation: mutation, Target: target, Where: map[string]cost.Units{}}
+	c := WriteCost{Mutation: mutation, Target: target, Where: map[string]costdetail.Units{}}
 	for _, call := range meter.Calls() {
 		c.Read += call.Read
 		c.Write += call.Write
-		for where, u := range call.Where {
+		for where, u := range costdetail.Where(call) {
 			sum := c.Where[where]
 			sum.Read += u.Read
 			sum.Write += u.Write

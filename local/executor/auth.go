@@ -3,8 +3,9 @@ package executor
 import (
 	"slices"
 
-	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/example/appsync-dynamo/lambda/appsync"
 )
 
 // Authorization as AppSync decides it before any resolver runs: the

@@ -32,6 +32,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/resolver"
+	"github.com/example/appsync-dynamo/local/costdetail"
 	"github.com/example/appsync-dynamo/local/jsresolver"
 )
 
@@ -210,7 +211,7 @@ func (e *Executor) Execute(ctx context.Context, req Request) Response {
 	sum := meter.Summary()
 	resp := Response{Data: data, Errors: r.errors, Extensions: map[string]any{"cost": Cost{
 		LambdaInvocations: r.invocations, EarlyReturns: r.earlyReturns, LargestPayloadBytes: r.largest, PayloadBytes: r.bytes,
-		DynamoDB: sum.Requests, DynamoDBRoundTrips: meter.RoundTrips(),
+		DynamoDB: sum.Requests, DynamoDBRoundTrips: costdetail.RoundTrips(meter.Calls()),
 		ReadCapacityUnits: sum.Read, WriteCapacityUnits: sum.Write,
 	}}}
 	if r.plan != nil {

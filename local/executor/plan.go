@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/example/appsync-dynamo/lambda/cost"
+	"github.com/example/appsync-dynamo/local/costdetail"
 )
 
 // A request's plan (Request.Plan): what resolved each routed field, every
@@ -107,7 +108,7 @@ func (p *planner) invoked(ctx context.Context, s site, bytesIn int) (context.Con
 		p.plan.Resolvers = append(p.plan.Resolvers, PlannedResolver{Path: pathString(c.node.path), Field: s.field, ResolvedBy: how, Invocation: &i})
 	}
 	p.mu.Unlock()
-	return cost.WithTag(ctx, i+1), func(bytesOut int) {
+	return cost.KeepRequests(cost.WithTag(ctx, i+1)), func(bytesOut int) {
 		p.mu.Lock()
 		p.plan.Invocations[i].BytesOut, p.plan.Invocations[i].End = bytesOut, p.ms(time.Now())
 		p.mu.Unlock()
@@ -126,9 +127,9 @@ func (p *planner) returnedEarly(field string, c call) {
 
 // finish adds the meter's requests, with their critical path.
 func (p *planner) finish(m *cost.Meter) Plan {
-	calls, critical := m.Critical()
+	calls, critical := costdetail.Critical(m.Calls())
 	for i, c := range calls {
-		r := PlannedRequest{Operation: c.Operation, Index: c.Index, Keys: c.Keys, KeysAsked: c.KeysAsked, Items: c.Items, Read: c.Read, Write: c.Write,
+		r := PlannedRequest{Operation: c.Operation, Index: c.Index, Keys: c.Keys, KeysAsked: costdetail.KeysAsked(c), Items: c.Items, Read: c.Read, Write: c.Write,
 			BytesOut: c.BytesOut, BytesIn: c.BytesIn, Start: p.ms(c.Start), End: p.ms(c.End), Critical: critical[i]}
 		if c.Tag > 0 {
 			inv := c.Tag - 1
