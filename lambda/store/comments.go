@@ -35,14 +35,12 @@ func (s *Store) CreateComment(ctx context.Context, authorID, postID, body string
 		if place.Partition != "" {
 			av[AttrPK] = str(place.Partition)
 		}
-		return s.counting(ctx, op, func() error {
-			return s.transact(ctx, op,
-				s.put(av, func(map[string]types.AttributeValue) error {
-					return errs.E(op, errs.Conflict, "comment ID collision; retry")
-				}),
-				published(s.countOn(KindComments, place, postPK, "commentCount", countUp, notFound, nil)),
-				s.exists(authorPK, SKCount, onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
-		})
+		return s.transact(ctx, op,
+			s.put(av, func(map[string]types.AttributeValue) error {
+				return errs.E(op, errs.Conflict, "comment ID collision; retry")
+			}),
+			published(s.countOn(KindComments, place, postPK, "commentCount", countUp, notFound, nil)),
+			s.exists(authorPK, SKCount, onCounter(errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
 	})
 	if err != nil {
 		return Comment{}, err
@@ -81,12 +79,11 @@ func (s *Store) DeleteComment(ctx context.Context, callerID, postID, id string) 
 	// Counted on the post's counter, or at the comment's place (whose part
 	// counter holds the post's author too).
 	decrement := s.countOn(KindComments, place, PostPK(postID), "commentCount", countDown, notFound, notAllowed)
-	err = s.counting(ctx, op, func() error {
-		if c.AuthorID == callerID {
-			return s.transact(ctx, op, onlyIf(deleteComment, "authorId", callerID), decrement)
-		}
-		return s.transact(ctx, op, deleteComment, onlyIf(decrement, "authorId", callerID)) // the post's author: on its counter
-	})
+	if c.AuthorID == callerID {
+		err = s.transact(ctx, op, onlyIf(deleteComment, "authorId", callerID), decrement)
+	} else {
+		err = s.transact(ctx, op, deleteComment, onlyIf(decrement, "authorId", callerID)) // the post's author: on its counter
+	}
 	if err == nil {
 		s.wrote(ctx, place)
 	}

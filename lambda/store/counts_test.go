@@ -2,15 +2,10 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -18,72 +13,26 @@ import (
 	"github.com/example/appsync-dynamo/local/storetest"
 )
 
-// writeAsBeforeCounters writes d's users and posts by hand as the code
-// before counter items wrote them: the counts on the profile's and the
-// post's own item (a post without status, as before drafts, when its Status
-// is empty), and no counter item. Comments and follows kept their format.
-func writeAsBeforeCounters(t *testing.T, c *dynamodb.Client, table string, d store.Dataset) {
-	t.Helper()
-	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	n := func(v int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(v)} }
-	var items []map[string]types.AttributeValue
-	for _, u := range d.Users {
-		item := map[string]types.AttributeValue{"pk": s("USER#" + u.ID), "sk": s("#METADATA"), "gsi1pk": s("HANDLE#" + u.Handle), "gsi1sk": s("USER#" + u.ID),
-			"id": s(u.ID), "handle": s(u.Handle), "name": s(u.Name), "createdAt": s(u.CreatedAt),
-			"postCount": n(u.PostCount), "followerCount": n(u.FollowerCount), "followingCount": n(u.FollowingCount)}
-		if u.Email != nil {
-			item["email"] = s(*u.Email)
-		}
-		if u.Bio != nil {
-			item["bio"] = s(*u.Bio)
-		}
-		items = append(items, item, map[string]types.AttributeValue{"pk": s("HANDLE#" + u.Handle), "sk": s("#HANDLE"), "userId": s(u.ID)})
-	}
-	for _, p := range d.Posts {
-		sk := "POST#" + p.ID
-		if p.Status == store.StatusDraft {
-			sk = "DRAFT#" + p.ID
-		}
-		item := map[string]types.AttributeValue{"pk": s("POST#" + p.ID), "sk": s("#METADATA"), "gsi1pk": s("USER#" + p.AuthorID), "gsi1sk": s(sk),
-			"id": s(p.ID), "authorId": s(p.AuthorID), "title": s(p.Title), "body": s(p.Body), "createdAt": s(p.CreatedAt), "updatedAt": s(p.UpdatedAt),
-			"commentCount": n(p.CommentCount)}
-		if p.Status != "" {
-			item["status"] = s(p.Status)
-		}
-		items = append(items, item)
-	}
-	for _, item := range items {
-		if _, err := c.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// legacyData is sample.Data without likes (they came with counters), with a
-// draft and a post written before drafts existed (no status), both by bob.
-func legacyData() store.Dataset {
+// countsData is sample.Data without likes, with a draft and a post written
+// before drafts existed (no status), both by bob.
+func countsData() store.Dataset {
 	d := sample.Data()
 	d.Posts = append(d.Posts,
 		store.Post{ID: "01HWZZ0000000000000000DRFT", AuthorID: sample.Bob, Title: "Draft", Body: "d", CreatedAt: "2024-05-02T00:00:00.000Z",
 			UpdatedAt: "2024-05-02T00:00:00.000Z", Status: store.StatusDraft},
 		store.Post{ID: "01HWZZ0000000000000000OLD0", AuthorID: sample.Bob, Title: "Old", Body: "b", CreatedAt: "2024-05-03T00:00:00.000Z",
 			UpdatedAt: "2024-05-03T00:00:00.000Z"})
-	d.Users[1].PostCount = 1               // bob's published post
-	d.Likes, d.Posts[0].LikeCount = nil, 0 // likes came with counters
+	d.Users[1].PostCount = 1 // bob's published post
+	d.Likes, d.Posts[0].LikeCount = nil, 0
 	return d
 }
 
-// Items written before counters existed are read and counted as items
-// written since: the same writes on a table of such items and on one loaded
-// as today's code writes read back the same, every count and every answer,
-// and each old item is adopted (its counter written) by the first write
-// that counts on it, once.
-func TestItemsWrittenBeforeCountersCountTheSame(t *testing.T) {
-	d := legacyData()
+// After every write of a sequence of each kind, refused ones among them,
+// every count of the users and posts equals the items it counts.
+func TestEveryWriteKeepsCountsEqualToTheirItems(t *testing.T) {
+	d := countsData()
 	start := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	today, todayClient := storetest.NewStore(t, d, storetest.Deterministic(start)...)
-	old, client := storetest.NewStore(t, store.Dataset{Comments: d.Comments, Follows: d.Follows}, storetest.Deterministic(start)...)
-	writeAsBeforeCounters(t, client, old.Table(), d)
 
 	draft, oldPost := d.Posts[1].ID, d.Posts[2].ID
 	var created string // the ID of the post bob creates
@@ -153,72 +102,15 @@ func TestItemsWrittenBeforeCountersCountTheSame(t *testing.T) {
 		}},
 	}
 	for _, step := range steps {
-		answers := [2]string{}
-		for i, s := range []*store.Store{today, old} {
-			v, err := step.write(t.Context(), s)
-			answers[i] = fmt.Sprintf("%s %v", encode(t, v), errs.KindOf(err))
-		}
-		if answers[0] != answers[1] {
-			t.Errorf("%s: today's items answer %s, older items %s", step.name, answers[0], answers[1])
+		if _, err := step.write(t.Context(), today); err != nil && errs.KindOf(err) == errs.Internal {
+			t.Errorf("%s: %v", step.name, err)
 		}
 		posts := []string{sample.HelloPost, draft, oldPost}
 		if created != "" {
 			posts = append(posts, created)
 		}
-		if a, b := readAll(t, today, posts), readAll(t, old, posts); a != b {
-			t.Errorf("after %s:\ntoday's items read %s\nolder items read   %s", step.name, a, b)
-		}
-		users := []string{sample.Alice, sample.Bob, sample.Carol}
-		wantCountsOfItems(t, today, todayClient, users, posts)
-		wantCountsOfItems(t, old, client, users, posts)
+		wantCountsOfItems(t, today, todayClient, []string{sample.Alice, sample.Bob, sample.Carol}, posts)
 	}
-}
-
-func encode(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// readAll reads the users and posts of the sample every way the store reads
-// them: by key, by handle, in a batch, listed by author, with their first
-// comments or follows.
-func readAll(t *testing.T, s *store.Store, posts []string) string {
-	t.Helper()
-	ctx := t.Context()
-	var out []any
-	add := func(v any, err error) { out = append(out, v, errs.KindOf(err)) }
-	users := []string{sample.Alice, sample.Bob, sample.Carol}
-	for _, id := range users {
-		add(s.User(ctx, id))
-		u, _ := s.User(ctx, id)
-		add(s.UserByHandle(ctx, u.Handle))
-		u, pre, err := s.UserWithFollowing(ctx, id, 5, 1<<20)
-		add([]any{u, pre}, err)
-		page, err := s.PostsByAuthor(ctx, id, false, store.PageRequest{Limit: 10})
-		add(page.Items, err)
-		page, err = s.PostsByAuthor(ctx, id, true, store.PageRequest{Limit: 10})
-		add(page.Items, err)
-	}
-	add(s.Users(ctx, users, true))
-	for _, id := range posts {
-		add(s.Post(ctx, id))
-		p, pre, err := s.PostWithComments(ctx, id, store.PageRequest{Limit: 5}, 1<<20)
-		add([]any{p, pre}, err)
-		p, pre, err = s.PostWithComments(ctx, id, store.PageRequest{Limit: 5, Order: store.NewestFirst}, 1<<20)
-		add([]any{p, pre}, err)
-	}
-	for _, id := range posts {
-		page, err := s.Likes(ctx, id, store.PageRequest{Limit: 10})
-		add(page.Items, err)
-	}
-	add(s.LikedBy(ctx, sample.Carol, posts))
-	add(s.Posts(ctx, posts))
-	add(s.Posts(ctx, posts, "commentCount", "likeCount"))
-	return encode(t, out)
 }
 
 // wantCountsOfItems fails unless every count of users and posts equals the

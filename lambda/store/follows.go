@@ -43,10 +43,8 @@ func (s *Store) Follow(ctx context.Context, followerID, followedID string) (Foll
 		if err != nil {
 			return err
 		}
-		return s.counting(ctx, op, func() error {
-			return s.transact(ctx, op, append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })},
-				s.followCounts(op, followerID, followedID, place, countUp)...)...)
-		})
+		return s.transact(ctx, op, append([]txAction{s.put(av, func(old map[string]types.AttributeValue) error { existing = old; return errExists })},
+			s.followCounts(op, followerID, followedID, place, countUp)...)...)
 	})
 	if errors.Is(err, errExists) {
 		var old Follow
@@ -77,9 +75,7 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 		AttrGSI2PK, item.GSI2PK)
 	remove.cond = asRead(remove.cond, "v", item.Version)
 	place := s.locate(KindFollowers, followedID, "", item.GSI2PK) // counted where its GSI2 entry is
-	err = s.counting(ctx, op, func() error {
-		return s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, place, countDown)...)...)
-	})
+	err = s.transact(ctx, op, append([]txAction{remove}, s.followCounts(op, followerID, followedID, place, countDown)...)...)
 	if err == nil {
 		s.wrote(ctx, place)
 	}
@@ -98,7 +94,7 @@ func (s *Store) Unfollow(ctx context.Context, followerID, followedID string) (*F
 func (s *Store) followCounts(op, followerID, followedID string, place Place, delta int) []txAction {
 	followerPK := UserPK(followerID)
 	return []txAction{
-		s.addCount(followerPK, SKCount, "followingCount", delta, onCounter(followerPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
+		s.addCount(followerPK, SKCount, "followingCount", delta, onCounter(errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)),
 		s.countOn(KindFollowers, place, UserPK(followedID), "followerCount", delta, errs.E(op, errs.NotFound, "user not found"), nil),
 	}
 }

@@ -90,8 +90,7 @@ type userCounterItem struct {
 
 // postCounterItem holds a post's counts and what the writes that count
 // check: its author and its status, kept equal to the post's own by the
-// writes that change them. It exists exactly when the post does (or the post
-// was written before counters existed, until adopted).
+// writes that change them. It exists exactly when the post does.
 type postCounterItem struct {
 	PK           string `dynamodbav:"pk"`
 	SK           string `dynamodbav:"sk"`

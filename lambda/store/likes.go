@@ -40,15 +40,13 @@ func (s *Store) LikePost(ctx context.Context, userID, postID string, attrs []str
 		if err != nil {
 			return err
 		}
-		return s.counting(ctx, op, func() error {
-			return s.transact(ctx, op,
-				s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
-				s.put(like, func(map[string]types.AttributeValue) error {
-					return errs.E(op, errs.Conflict, "like ID collision; retry")
-				}),
-				published(s.countOn(KindLikes, place, postPK, "likeCount", countUp, notFound, nil)),
-				s.exists(userPK, SKCount, onCounter(userPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
-		})
+		return s.transact(ctx, op,
+			s.put(guard, func(map[string]types.AttributeValue) error { return errExists }),
+			s.put(like, func(map[string]types.AttributeValue) error {
+				return errs.E(op, errs.Conflict, "like ID collision; retry")
+			}),
+			published(s.countOn(KindLikes, place, postPK, "likeCount", countUp, notFound, nil)),
+			s.exists(userPK, SKCount, onCounter(errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)))
 	})
 	if err != nil && !errors.Is(err, errExists) { // liked already: nothing to change
 		return Post{}, err
@@ -81,10 +79,8 @@ func (s *Store) UnlikePost(ctx context.Context, userID, postID string, attrs []s
 		guard := onlyIf(s.remove(UserPK(userID), LikedSK(postID), func(map[string]types.AttributeValue) error { return errExists }), "id", l.ID)
 		place := s.locate(KindLikes, postID, l.ID, l.Partition) // counted where it is
 		pk := cmp.Or(place.Partition, postPK)
-		err = s.counting(ctx, op, func() error {
-			return s.transact(ctx, op, guard, always(s.remove(pk, LikeSK(l.ID), nil)),
-				s.countOn(KindLikes, place, postPK, "likeCount", countDown, errs.E(op, errs.NotFound, "post not found"), nil))
-		})
+		err = s.transact(ctx, op, guard, always(s.remove(pk, LikeSK(l.ID), nil)),
+			s.countOn(KindLikes, place, postPK, "likeCount", countDown, errs.E(op, errs.NotFound, "post not found"), nil))
 		if err == nil {
 			s.wrote(ctx, place)
 		}

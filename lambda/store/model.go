@@ -9,8 +9,7 @@ import (
 // carries its key attributes (see keys.go), added by the *Item functions.
 
 // User is a profile. Email is private to its owner: callers showing a user
-// to someone else clear it. Its counts are on its counter item (SKCount),
-// added to any an item written before counters carries (see counted).
+// to someone else clear it. Its counts are on its counter item (SKCount).
 type User struct {
 	ID             string  `json:"id" dynamodbav:"id"`
 	Handle         string  `json:"handle" dynamodbav:"handle"`

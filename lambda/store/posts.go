@@ -51,7 +51,7 @@ func (s *Store) CreatePost(ctx context.Context, authorID string, in NewPost) (Po
 		return Post{}, err
 	}
 	authorPK := UserPK(authorID)
-	noProfile := onCounter(authorPK, errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)
+	noProfile := onCounter(errs.E(op, errs.NotFound, "no profile: call createUser first"), nil)
 	author := s.addCount(authorPK, SKCount, "postCount", countUp, noProfile)
 	if in.Draft { // counted when published
 		author = s.exists(authorPK, SKCount, noProfile)
@@ -59,9 +59,7 @@ func (s *Store) CreatePost(ctx context.Context, authorID string, in NewPost) (Po
 	collision := func(map[string]types.AttributeValue) error {
 		return errs.E(op, errs.Conflict, "post ID collision; retry")
 	}
-	err = s.counting(ctx, op, func() error {
-		return s.transact(ctx, op, s.put(av, collision), s.put(counterAV, collision), author)
-	})
+	err = s.transact(ctx, op, s.put(av, collision), s.put(counterAV, collision), author)
 	if err != nil {
 		return Post{}, err
 	}
@@ -127,12 +125,10 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 	status := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).Set(expression.Name("authorId"), expression.Value(callerID))
 	counter := always(txAction{key: Key{PostPK(id), SKCount}, update: &status}) // written here for a draft older than counters
 	authorPK := UserPK(callerID)
-	err = s.counting(ctx, op, func() error {
-		return s.transact(ctx, op,
-			onlyIf(onlyIf(post, "authorId", callerID), "status", StatusDraft),
-			counter,
-			s.addCount(authorPK, SKCount, "postCount", countUp, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil)))
-	})
+	err = s.transact(ctx, op,
+		onlyIf(onlyIf(post, "authorId", callerID), "status", StatusDraft),
+		counter,
+		s.addCount(authorPK, SKCount, "postCount", countUp, onCounter(errs.E(op, errs.NotFound, "the post's author has no profile"), nil)))
 	if err != nil {
 		return Post{}, err
 	}
@@ -231,10 +227,8 @@ func (s *Store) deletePost(ctx context.Context, callerID, id string, attempt int
 	}
 	if p.Published() {
 		authorPK := UserPK(p.AuthorID)
-		err = s.counting(ctx, op, func() error {
-			return s.transact(ctx, op, append([]txAction{published(remove),
-				s.addCount(authorPK, SKCount, "postCount", countDown, onCounter(authorPK, errs.E(op, errs.NotFound, "the post's author has no profile"), nil))}, shards...)...)
-		})
+		err = s.transact(ctx, op, append([]txAction{published(remove),
+			s.addCount(authorPK, SKCount, "postCount", countDown, onCounter(errs.E(op, errs.NotFound, "the post's author has no profile"), nil))}, shards...)...)
 	} else {
 		err = s.transact(ctx, op, append([]txAction{onlyIf(remove, "status", StatusDraft)}, shards...)...)
 	}

@@ -94,32 +94,23 @@ func (s *Store) Posts(ctx context.Context, ids []string, attrs ...string) (map[s
 }
 
 // PostsExist reports which of the posts exist: one BatchGetItem of their
-// counter items' keys (half a read unit a post, whatever its size), and,
-// for the posts without one (written before counters, never counted on
-// since), one of their own items' keys.
+// counter items' keys (half a read unit a post, whatever its size).
 func (s *Store) PostsExist(ctx context.Context, ids []string) (map[string]bool, error) {
 	const op = "store.PostsExist"
 	if err := CheckIDs(op, ids...); err != nil {
 		return nil, err
 	}
+	keys := make([]Key, len(ids))
+	for i, id := range ids {
+		keys[i] = Key{PostPK(id), SKCount}
+	}
+	found, err := s.BatchGet(ctx, op, keys, []string{})
+	if err != nil {
+		return nil, err
+	}
 	exist := make(map[string]bool, len(ids))
-	for _, sk := range []string{SKCount, SKMetadata} {
-		var keys []Key
-		for _, id := range ids {
-			if !exist[id] {
-				keys = append(keys, Key{PostPK(id), sk})
-			}
-		}
-		if len(keys) == 0 {
-			break
-		}
-		found, err := s.BatchGet(ctx, op, keys, []string{})
-		if err != nil {
-			return nil, err
-		}
-		for k := range found {
-			exist[strings.TrimPrefix(k.PK, prefixPost)] = true
-		}
+	for k := range found {
+		exist[strings.TrimPrefix(k.PK, prefixPost)] = true
 	}
 	return exist, nil
 }

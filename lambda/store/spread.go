@@ -131,7 +131,7 @@ func (s *Store) countOn(kind string, place Place, pk, counter string, delta int,
 			return otherwise
 		}}
 	}
-	a := s.addCount(pk, SKCount, counter, delta, onCounter(pk, missing, otherwise))
+	a := s.addCount(pk, SKCount, counter, delta, onCounter(missing, otherwise))
 	if delta > 0 && s.spread != nil {
 		var cond expression.ConditionBuilder
 		cond, a.failed = s.spread.Guard(kind, a.failed)
