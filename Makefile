@@ -47,6 +47,9 @@ GOARCH_x86_64 := amd64
 LAMBDA_GOARCH := $(or $(GOARCH_$(ARCH)),$(error ARCH must be arm64 or x86_64, not $(ARCH)))
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags='-s -w'
 LAMBDA_SRC    := $(shell find lambda -name '*.go' -not -name '*_test.go') go.mod go.sum
+# The functions: each main of lambda/cmd (the probe's goes with its feature).
+FUNCTIONS     := $(sort $(patsubst lambda/cmd/%/,%,$(dir $(wildcard lambda/cmd/*/*.go))))
+BOOTSTRAPS    := $(FUNCTIONS:%=$(BUILD_DIR)/%/bootstrap)
 
 # The linter of the APPSYNC_JS resolvers (eslint with AWS's plugin for that
 # runtime), installed from appsyncjs/package-lock.json, which npm checks
@@ -158,7 +161,7 @@ vet: ## go vet and gofmt, in both modules (the function and local tools; the CDK
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 
-build: $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap $(BUILD_DIR)/probe/bootstrap ## build the Lambdas (linux/arm64, or ARCH=x86_64) into .build/<function>/bootstrap: resolver, projector, probe
+build: $(BOOTSTRAPS) ## build the Lambdas (linux/arm64, or ARCH=x86_64) into .build/<function>/bootstrap: resolver, projector, probe
 	@ls -l $^
 
 # The architecture the bootstraps were last built for: rewritten (and so
@@ -167,17 +170,9 @@ $(BUILD_DIR)/arch: FORCE
 	@mkdir -p $(@D)
 	@echo $(ARCH) | cmp -s - $@ || echo $(ARCH) > $@
 
-$(BUILD_DIR)/resolver/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
+$(BOOTSTRAPS): $(BUILD_DIR)/%/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
 	@mkdir -p $(@D)
-	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/resolver
-
-$(BUILD_DIR)/projector/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
-	@mkdir -p $(@D)
-	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/projector
-
-$(BUILD_DIR)/probe/bootstrap: $(LAMBDA_SRC) $(BUILD_DIR)/arch
-	@mkdir -p $(@D)
-	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/probe
+	GOOS=linux GOARCH=$(LAMBDA_GOARCH) CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $@ ./lambda/cmd/$*
 
 FORCE:
 
@@ -244,7 +239,7 @@ $(BUILD_DIR)/synth-context: FORCE
 	@mkdir -p $(@D)
 	@echo "$(ARCH) $(STACK_READING)" | cmp -s - $@ || echo "$(ARCH) $(STACK_READING)" > $@
 
-$(TEMPLATE): $(INFRA_SRC) $(BUILD_DIR)/resolver/bootstrap $(BUILD_DIR)/projector/bootstrap $(BUILD_DIR)/probe/bootstrap $(BUILD_DIR)/synth-context | check-node cdk-cli
+$(TEMPLATE): $(INFRA_SRC) $(BOOTSTRAPS) $(BUILD_DIR)/synth-context | check-node cdk-cli
 	$(CDK) synth --quiet -c arch=$(ARCH) $(STACK_READING)
 	@touch $@
 

@@ -10,7 +10,6 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/payload"
-	"github.com/example/appsync-dynamo/lambda/probe"
 )
 
 // eslint returns the linter make test installs (APPSYNCJS_ESLINT), failing
@@ -84,17 +83,5 @@ func TestSelectionLimitFitsTheEventReserve(t *testing.T) {
 	units, _ := strconv.Atoi(m[1])
 	if worst := 6*units + 2048; units <= 0 || worst > payload.EventReserve {
 		t.Errorf("MAX_SELECTION %d: up to %d bytes an event, over payload.EventReserve %d", units, worst, payload.EventReserve)
-	}
-}
-
-// child.js answers the selection probe as the Lambda does for root fields:
-// on the same header, with the same errorType (make smoke reads both).
-func TestTheProbeIsTheLambdas(t *testing.T) {
-	header := regexp.MustCompile(`(?m)^const PROBE_HEADER = '([^']+)';$`).FindStringSubmatch(appsyncjs.Child)
-	if header == nil || header[1] != probe.Header {
-		t.Errorf("child.js's PROBE_HEADER %q, want probe.Header %q", header, probe.Header)
-	}
-	if !regexp.MustCompile(`'` + probe.ErrorType + `',\s*\);`).MatchString(appsyncjs.Child) {
-		t.Errorf("child.js does not fail the probe with errorType %q", probe.ErrorType)
 	}
 }

@@ -13,7 +13,7 @@ import (
 var functions = []struct{ cmd, dir string }{
 	{"./lambda/cmd/resolver", ".build/resolver"},
 	{"./lambda/cmd/projector", ".build/projector"},
-	{"./lambda/cmd/probe", ".build/probe"},
+	{"./lambda/cmd/probe", ".build/probe"}, // feature: probe
 }
 
 // buildFunctions builds each function's bootstrap for arch, from the

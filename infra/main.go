@@ -77,7 +77,7 @@ func main() {
 		Features:            apistack.Wired,
 		LambdaDir:           ".build/resolver",
 		ProjectorDir:        ".build/projector",
-		ProbeDir:            ".build/probe",
+		ProbeDir:            ".build/probe", // feature: probe
 		Throwaway:           throwaway == true || throwaway == "true",
 		APIKeyExpires:       expires,
 	})

@@ -1,4 +1,4 @@
-package apistack
+package apistack // feature: probe
 
 import (
 	"crypto/sha256"
@@ -127,15 +127,4 @@ func probeInputs(props *Props) string {
 		h.Write(sum[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
-}
-
-// fieldArns are the ARNs of the API's fields ("Type.field"), which
-// appsync:GraphQL grants a call of.
-func fieldArns(api awsappsync.GraphqlApi, fields []string) *[]*string {
-	var arns []*string
-	for _, f := range fields {
-		typ, field, _ := strings.Cut(f, ".")
-		arns = append(arns, jsii.String(*api.Arn()+"/types/"+typ+"/fields/"+field))
-	}
-	return &arns
 }

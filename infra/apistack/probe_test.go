@@ -1,4 +1,4 @@
-package apistack_test
+package apistack_test // feature: probe
 
 import (
 	"slices"
@@ -102,5 +102,16 @@ func TestTheDeploymentProbesTheSelectionReading(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no alarm on the daily probe's %s", probe.FailureMetric)
+	}
+}
+
+// readsTheProbesVerdict fails unless the function, pinned to no reading,
+// reads the deployment's probe's verdict from its parameter
+// (first-occurrence, right however AppSync writes it, until then).
+func readsTheProbesVerdict(t *testing.T, env map[string]any, outputs map[string]any) {
+	t.Helper()
+	reading, _ := outputs["SelectionReading"].(map[string]any)
+	if reading["Value"] != "probed" || env["SELECTION_READING_PARAMETER"] != "/TestStack/selection-reading" {
+		t.Errorf("SELECTION_READING_PARAMETER = %v, output %v; want the probe's parameter", env["SELECTION_READING_PARAMETER"], reading)
 	}
 }

@@ -128,8 +128,8 @@ func New(scope constructs.Construct, id string, props *Props) awscdk.Stack {
 	api := graphqlAPI(stack, id, props, users)
 	fn := resolverFunction(stack, props, table)
 	resolvers(api, fn, props.table())
-	readVerdict(stack, fn)
-	selectionProbe(stack, props, api, fn, table)
+	readVerdict(stack, fn)                       // feature: probe
+	selectionProbe(stack, props, api, fn, table) // feature: probe
 	var watched []consumerWatch
 	for _, c := range props.consumers() {
 		f, failed := streamFunction(stack, table, api, props, c)
@@ -313,8 +313,11 @@ func outputs(stack awscdk.Stack, props *Props, api awsappsync.GraphqlApi, users 
 	out("UserPoolClientId", *client.UserPoolClientId(), "App client for signing in")
 	out("TableName", *table.TableName(), "The DynamoDB table")
 	out("FunctionName", *fn.FunctionName(), "The resolver Lambda")
-	out("SelectionReadingParameter", readingParameter(stack), "The parameter holding how AppSync writes a merged field's selection, as the deployment's probe found it (the resolver Lambda reads it)")
-	out("SelectionReading", cmp.Or(props.pinnedReading(), "probed"), "How the resolver Lambda reads a merged field's selection: pinned (-c selectionReading), or probed (the parameter's)")
+	reading := cmp.Or(props.pinnedReading(), appsync.FirstOccurrence.String())
+	reading = cmp.Or(props.pinnedReading(), "probed") // feature: probe
+
+	out("SelectionReadingParameter", readingParameter(stack), "The parameter holding how AppSync writes a merged field's selection, as the deployment's probe found it (the resolver Lambda reads it)") // feature: probe
+	out("SelectionReading", reading, "How the resolver Lambda reads a merged field's selection: pinned (-c selectionReading), probed (the parameter's) or first-occurrence")
 }
 
 // pinnedReading is the name of the reading the function is pinned to, ""
@@ -584,4 +587,15 @@ func distinct(filters []map[string]any) []map[string]any {
 		}
 	}
 	return out
+}
+
+// fieldArns are the ARNs of the API's fields ("Type.field"), which
+// appsync:GraphQL grants a call of.
+func fieldArns(api awsappsync.GraphqlApi, fields []string) *[]*string {
+	var arns []*string
+	for _, f := range fields {
+		typ, field, _ := strings.Cut(f, ".")
+		arns = append(arns, jsii.String(*api.Arn()+"/types/"+typ+"/fields/"+field))
+	}
+	return &arns
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/probe"
 )
@@ -115,5 +117,17 @@ func TestDecide(t *testing.T) {
 	put := func(context.Context) error { return nil }
 	if _, _, err := probe.Decide(t.Context(), fakeAppSync(every), put, remove, ""); err == nil || !strings.Contains(err.Error(), "deleting the probes' post") {
 		t.Errorf("a post not deleted: %v", err)
+	}
+}
+
+// child.js answers the selection probe as the Lambda does for root fields:
+// on the same header, with the same errorType (make smoke reads both).
+func TestTheProbeIsTheLambdas(t *testing.T) {
+	header := regexp.MustCompile(`(?m)^const PROBE_HEADER = '([^']+)';$`).FindStringSubmatch(appsyncjs.Child)
+	if header == nil || header[1] != probe.Header {
+		t.Errorf("child.js's PROBE_HEADER %q, want probe.Header %q", header, probe.Header)
+	}
+	if !regexp.MustCompile(`'` + probe.ErrorType + `',\s*\);`).MatchString(appsyncjs.Child) {
+		t.Errorf("child.js does not fail the probe with errorType %q", probe.ErrorType)
 	}
 }

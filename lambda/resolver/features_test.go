@@ -10,8 +10,9 @@ import (
 	"testing"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/feed" // feature: feed
-	"github.com/example/appsync-dynamo/lambda/live" // feature: live
+	"github.com/example/appsync-dynamo/lambda/feed"  // feature: feed
+	"github.com/example/appsync-dynamo/lambda/live"  // feature: live
+	"github.com/example/appsync-dynamo/lambda/probe" // feature: probe
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -42,6 +43,7 @@ func wired(s *store.Store) []resolver.Option {
 	return []resolver.Option{
 		resolver.WithFeature(feed.Feature(feed.NewTable(s))), // feature: feed
 		resolver.WithFeature(live.Feature(s)),                // feature: live
+		resolver.WithFeature(probe.Feature()),                // feature: probe
 	}
 }
 

@@ -5,6 +5,7 @@
 package resolver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -72,8 +73,8 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 		return nil, h.invokeError("", errs.Wrap("resolver.Invoke", errs.Validation, "malformed AppSync event", err))
 	}
 	if !batch {
-		if answer, ok := probed(&events[0]); ok {
-			return nil, answer
+		if err := h.answered(&events[0]); err != nil {
+			return nil, err // as a feature answered it
 		}
 	}
 	ptrs := make([]*appsync.Event, len(events))
@@ -83,6 +84,26 @@ func (h *Handler) Invoke(ctx context.Context, request []byte) ([]byte, error) {
 	results := h.resolve(ctx, ptrs)
 	h.answerChildren(ctx, ptrs, results, halfway(ctx, start))
 	return h.reply(events, results, batch)
+}
+
+// answered is a feature's answer to ev before it is routed (Feature.Answer),
+// or nil.
+func (h *Handler) answered(ev *appsync.Event) error {
+	var request []byte // lower case, once
+	for _, f := range h.features {
+		if f.Answer == nil {
+			continue
+		}
+		if request == nil {
+			request = bytes.ToLower(ev.Request)
+		}
+		if bytes.Contains(request, []byte(f.AnswerHeader)) {
+			if err := f.Answer(ev); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // resolve routes each event to its field's resolver. Events of one field are

@@ -1,4 +1,4 @@
-package resolver_test
+package resolver_test // feature: probe
 
 import (
 	"encoding/json"

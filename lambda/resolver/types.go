@@ -96,6 +96,11 @@ type Feature struct {
 	Routes    []Route
 	Fields    map[string]Field
 	Mutations func(Field) Field
+	// Answer, when set, may answer a single (unbatched) event whose request
+	// names AnswerHeader (lower case), before it is routed: a non-nil error
+	// is the event's answer (the selection probe's).
+	Answer       func(*appsync.Event) error
+	AnswerHeader string
 	// Store, when set, is put between the resolvers and the store they
 	// read: it returns a store that reads through the one it is given (a
 	// layer that keeps what it reads, for one).

@@ -1,6 +1,7 @@
 // Package corecheck measures the core a copier reads: the non-test Go
 // files under lambda/ less the optional features' folders (those the lines
-// marked "// feature: <name>" import) and lambda/internal's speed-ups.
+// marked "// feature: <name>" import), the files whose package clause is
+// marked so (a feature's function) and lambda/internal's speed-ups.
 package corecheck
 
 import (
@@ -14,6 +15,9 @@ import (
 	"slices"
 	"strings"
 )
+
+// featureFile is the package clause of a file that is all a feature's.
+var featureFile = regexp.MustCompile(`(?m)^package \w+ // feature: `)
 
 // featureImport is an import line that wires a feature in.
 var featureImport = regexp.MustCompile(`"[^"]*/(lambda/[a-z0-9/]+)"\s*// feature: `)
@@ -38,9 +42,13 @@ func Files(root string) ([]string, error) {
 			}
 			return nil
 		}
-		if strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
-			out = append(out, rel)
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
 		}
+		if b, err := os.ReadFile(path); err != nil || featureFile.Match(b) {
+			return err
+		}
+		out = append(out, rel)
 		return nil
 	})
 	slices.Sort(out)

@@ -13,7 +13,7 @@ const docLines = 4
 
 // coreLines is the most lines the core's files hold. It only comes down:
 // lower it when the core shrinks (the aim is 7,000).
-const coreLines = 9750
+const coreLines = 9140
 
 func TestDocCommentsStateContracts(t *testing.T) {
 	files, err := Files("../..")
@@ -70,6 +70,9 @@ func TestTheCoreIsLambdaLessFeaturesAndSpeedUps(t *testing.T) {
 		if slices.Contains(features, dir) || dir == "lambda/internal" || filepath.Dir(dir) == "lambda/internal" {
 			t.Errorf("%s is in the core", f)
 		}
+	}
+	if slices.Contains(files, "lambda/cmd/probe/main.go") {
+		t.Error("lambda/cmd/probe/main.go, whose package clause is the probe's, is in the core")
 	}
 	if _, err := os.Stat("../../lambda/resolver/handler.go"); err != nil || !slices.Contains(files, "lambda/resolver/handler.go") {
 		t.Errorf("lambda/resolver/handler.go is not in the core (%v)", err)

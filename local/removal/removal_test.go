@@ -103,7 +103,7 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 				t.Logf("left unused, deleted too: %s", strings.Join(unused, ", "))
 			}
 			buildAndVet(t, dir)
-			treecopy.Run(t, filepath.Join(dir, "infra"), "go", "build", "./...")
+			treecopy.Run(t, filepath.Join(dir, "infra"), "go", "vet", "./...") // its tests type-checked too
 			tests := core
 			if len(r.gone) < len(features) {
 				tests = affected(t, dir, changed)
@@ -222,8 +222,9 @@ func wired(t *testing.T, root string, files []string, kind string) []part {
 }
 
 // copyWithout copies files from root to dir, but for the folders of the
-// parts gone and the lines that wire them in, and returns the files whose
-// lines it left out.
+// parts gone, the lines that wire them in and the files whose package
+// clause is marked as theirs (a feature's function, its part of the
+// stack), and returns the files it left out or changed.
 func copyWithout(t *testing.T, root, dir string, files []string, gone []part) (changed []string) {
 	treecopy.Copy(t, root, dir, files, func(f string, raw []byte) ([]byte, bool) {
 		if slices.ContainsFunc(gone, func(g part) bool { return strings.HasPrefix(f, g.folder()+"/") }) {
@@ -231,6 +232,10 @@ func copyWithout(t *testing.T, root, dir string, files []string, gone []part) (c
 		}
 		if !strings.HasSuffix(f, ".go") {
 			return raw, true
+		}
+		if m := marker.FindStringSubmatch(packageClause(raw)); m != nil && slices.Contains(gone, part{m[1], m[2]}) {
+			changed = append(changed, f)
+			return nil, false
 		}
 		var kept []string
 		lines := strings.Split(string(raw), "\n")
@@ -245,4 +250,14 @@ func copyWithout(t *testing.T, root, dir string, files []string, gone []part) (c
 		return []byte(strings.Join(kept, "\n")), true
 	})
 	return changed
+}
+
+// packageClause is the Go file's package clause line ("" when none).
+func packageClause(raw []byte) string {
+	for line := range strings.Lines(string(raw)) {
+		if strings.HasPrefix(line, "package ") {
+			return strings.TrimRight(line, "\n")
+		}
+	}
+	return ""
 }

@@ -1,4 +1,4 @@
-package smoke
+package smoke // feature: probe
 
 // How AppSync writes a merged field's selection: lambda/probe's probes, run
 // on the smoke test's post, each shape's reading said, and a failure when
@@ -7,6 +7,7 @@ package smoke
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -19,7 +20,13 @@ import (
 // selection where AppSync writes less.
 func checkReading(ctx context.Context, t Target, postID string, say func(string, ...any)) error {
 	send := func(ctx context.Context, query string, vars map[string]any, headers ...string) (probe.Response, error) {
-		return post(ctx, t, false, query, vars, headers...)
+		r, err := post(ctx, t, false, query, vars, headers...)
+		var pr probe.Response
+		if err == nil {
+			b, _ := json.Marshal(r)
+			err = json.Unmarshal(b, &pr)
+		}
+		return pr, err
 	}
 	shapes, err := probe.Run(ctx, send, postID)
 	for _, s := range shapes {

@@ -13,6 +13,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotkeys" // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/hotpage" // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/live"    // feature: live
+	"github.com/example/appsync-dynamo/lambda/probe"   // feature: probe
 	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
@@ -45,6 +46,7 @@ func Options(s *store.Store) []resolver.Option {
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))), // feature: trending
 		resolver.WithFeature(hotpage.Feature(s)),                       // feature: hotpage
 		resolver.WithFeature(live.Feature(s)),                          // feature: live
+		resolver.WithFeature(probe.Feature()),                          // feature: probe
 	}
 }
 

@@ -2,7 +2,7 @@
 // custom resource (and a daily schedule) that asks the API how AppSync
 // writes a merged field's selection (lambda/probe) and writes the verdict
 // into the parameter the resolver function reads (docs/deploying.md).
-package main
+package main // feature: probe
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package main
+package main // feature: probe
 
 import (
 	"context"

@@ -6,12 +6,10 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
@@ -23,7 +21,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotpage"         // feature: hotpage
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/live"            // feature: live
-	"github.com/example/appsync-dynamo/lambda/probe"
+	"github.com/example/appsync-dynamo/lambda/probe"           // feature: probe
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
@@ -57,7 +55,9 @@ func main() {
 		hotkeys.Spread, // feature: hotkeys
 	)
 	namespace := cmp.Or(os.Getenv("METRICS_NAMESPACE"), resolver.DefaultMetricsNamespace)
-	reading, err := readingOf(cfg, os.Getenv, log)
+	var probed func() appsync.Reading
+	probed = probe.FromParameter(cfg, os.Getenv, log) // feature: probe
+	reading, err := readingOf(os.Getenv, log, probed)
 	if err != nil {
 		refuse(err.Error())
 	}
@@ -67,6 +67,7 @@ func main() {
 		resolver.WithFeature(trending.Feature(trending.NewBuckets(s))),             // feature: trending
 		resolver.WithFeature(hotpage.Feature(s)),                                   // feature: hotpage
 		resolver.WithFeature(live.Feature(s)),                                      // feature: live
+		resolver.WithFeature(probe.Feature()),                                      // feature: probe
 	))
 }
 
@@ -80,29 +81,19 @@ func must[T any](v T, err error) T {
 }
 
 // readingOf is how the handler reads merged fields' selections: as
-// SELECTION_READING names, else as the deployment's probe found
-// (SELECTION_READING_PARAMETER), else first-occurrence; each environment
-// logs the reading it serves ("selection reading").
-func readingOf(cfg aws.Config, getenv func(string) string, log *slog.Logger) (func() appsync.Reading, error) {
-	name, parameter := getenv("SELECTION_READING"), getenv("SELECTION_READING_PARAMETER")
-	if name != "" || parameter == "" {
-		r, err := appsync.ParseReading(name)
-		source := "default"
-		if name != "" {
-			source = "pinned"
-		}
-		log.Info("selection reading", "reading", r.String(), "source", source)
-		return func() appsync.Reading { return r }, err
+// SELECTION_READING names, else as probed says (the deployment's probe's
+// verdict, where it is wired in and handed over), else first-occurrence,
+// which it logs ("selection reading": the stack's dashboard counts them).
+func readingOf(getenv func(string) string, log *slog.Logger, probed func() appsync.Reading) (func() appsync.Reading, error) {
+	name := getenv("SELECTION_READING")
+	if name == "" && probed != nil {
+		return probed, nil
 	}
-	endpoint := awsenv.SSM(awsenv.Endpoint(getenv, "SSM"))
-	read := func(ctx context.Context) (string, error) {
-		var out struct{ Parameter struct{ Value string } }
-		err := awsenv.Call(ctx, cfg.HTTPClient, cfg, endpoint, "GetParameter", map[string]string{"Name": parameter}, &out)
-		return out.Parameter.Value, err
+	r, err := appsync.ParseReading(name)
+	source := "default"
+	if name != "" {
+		source = "pinned"
 	}
-	failed := func(err error) {
-		log.Warn("the selection probe's verdict is not read: reading as first-occurrence", "parameter", parameter, "error", err)
-	}
-	told := func(r appsync.Reading) { log.Info("selection reading", "reading", r.String(), "source", "probed") }
-	return probe.NewHandoff(read, failed, told).Reading, nil
+	log.Info("selection reading", "reading", r.String(), "source", source)
+	return func() appsync.Reading { return r }, err
 }

@@ -1,4 +1,4 @@
-package main
+package main // feature: probe
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/awsenv"
+	"github.com/example/appsync-dynamo/lambda/probe"
 	"github.com/example/appsync-dynamo/local/proc"
 )
 
@@ -50,7 +51,7 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 	log := slog.New(slog.NewJSONHandler(&logged, nil))
 	reading := func() func() appsync.Reading {
 		t.Helper()
-		r, err := readingOf(cfg, getenv, log)
+		r, err := readingOf(getenv, log, probe.FromParameter(cfg, getenv, log))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func TestTheReadingIsNamedOrTheProbesVerdict(t *testing.T) {
 		t.Errorf("SELECTION_READING set: %v, %d more reads", r, asked.Load()-before)
 	}
 	env["SELECTION_READING"] = "every"
-	if _, err := readingOf(cfg, getenv, log); err == nil {
+	if _, err := readingOf(getenv, log, probe.FromParameter(cfg, getenv, log)); err == nil {
 		t.Error("SELECTION_READING=every: no error")
 	}
 }
