@@ -145,8 +145,8 @@ BULK_TESTS := $(shell sed -nE 's/^func (Test[A-Za-z0-9_]+)[^A-Za-z0-9_].*/\1/p' 
 # kept values): the machine's two cores stay busy.
 test: check-tools check-lint dynamodb-local rie browser js-lint js-clients console node-baseline cdk-cli vet ## vet, then all tests (unit, DynamoDB Local, the emulator) under the race detector, and beside them the stack's and those at volume without it
 	@mkdir -p $(BUILD_DIR); rm -f $(BUILD_DIR)/infra-test.* $(BUILD_DIR)/bulk-test.*
-	( (cd infra && $(GO) test -count=1 -timeout 30m ./...) > $(BUILD_DIR)/infra-test.log 2>&1; echo $$? > $(BUILD_DIR)/infra-test.status; \
-	  $(if $(BULK_FILES),$(GO) test -p 1 -count=1 -timeout 30m -run '^($(BULK_TESTS))$$' $(BULK_PKGS),true) > $(BUILD_DIR)/bulk-test.log 2>&1; echo $$? > $(BUILD_DIR)/bulk-test.status ) & \
+	( s=0; (cd infra && $(GO) test -count=1 -timeout 30m ./...) > $(BUILD_DIR)/infra-test.log 2>&1 || s=$$?; echo $$s > $(BUILD_DIR)/infra-test.status; \
+	  s=0; $(if $(BULK_FILES),$(GO) test -p 1 -count=1 -timeout 30m -run '^($(BULK_TESTS))$$' $(BULK_PKGS),true) > $(BUILD_DIR)/bulk-test.log 2>&1 || s=$$?; echo $$s > $(BUILD_DIR)/bulk-test.status ) & \
 	status=0; $(GO) test -race -count=1 -timeout 45m ./... || status=$$?; \
 	wait; echo "cd infra && $(GO) test -count=1 ./..."; cat $(BUILD_DIR)/infra-test.log; \
 	echo "$(GO) test -count=1 -run '<the tests at volume>' $(BULK_PKGS)"; cat $(BUILD_DIR)/bulk-test.log; \
