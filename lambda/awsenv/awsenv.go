@@ -97,9 +97,6 @@ type Service struct {
 	Name, TargetPrefix, Endpoint string
 }
 
-// SSM is Systems Manager at endpoint ("" for the region's).
-func SSM(endpoint string) Service { return Service{"ssm", "AmazonSSM", endpoint} }
-
 // Call sends the action to the service with in as its JSON body, signed
 // with cfg's credentials (Signature V4), and decodes the answer into out
 // (nil: not decoded). A service's error comes back as an *APIError.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,5 +133,13 @@ func TestTheClientBoundsItsConnections(t *testing.T) {
 	// binaries). Not kept, the second thousand opened 990.
 	if again := opened.Load() - first; again > 8 {
 		t.Errorf("the second thousand requests opened %d connections: the first ones' were not kept", again)
+	}
+}
+
+// docs/limits.md states the bound as the constant is.
+func TestTheDocsStateTheConnectionBound(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/limits.md")
+	if want := fmt.Sprintf("at most %d connections to one endpoint", awsenv.MaxConnsPerHost); err != nil || !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), want) {
+		t.Errorf("docs/limits.md does not say %q (%v)", want, err)
 	}
 }

@@ -58,7 +58,7 @@ func FromParameter(cfg aws.Config, getenv func(string) string, log *slog.Logger)
 	if getenv("SELECTION_READING") != "" || parameter == "" {
 		return nil
 	}
-	endpoint := awsenv.SSM(awsenv.Endpoint(getenv, "SSM"))
+	endpoint := SSM(awsenv.Endpoint(getenv, "SSM"))
 	read := func(ctx context.Context) (string, error) {
 		var out struct{ Parameter struct{ Value string } }
 		err := awsenv.Call(ctx, cfg.HTTPClient, cfg, endpoint, "GetParameter", map[string]string{"Name": parameter}, &out)
@@ -69,4 +69,10 @@ func FromParameter(cfg aws.Config, getenv func(string) string, log *slog.Logger)
 	}
 	told := func(r appsync.Reading) { log.Info("selection reading", "reading", r.String(), "source", "probed") }
 	return NewHandoff(read, failed, told).Reading
+}
+
+// SSM is Systems Manager, where the verdict is kept, at endpoint ("" for the
+// region's).
+func SSM(endpoint string) awsenv.Service {
+	return awsenv.Service{Name: "ssm", TargetPrefix: "AmazonSSM", Endpoint: endpoint}
 }

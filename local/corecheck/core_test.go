@@ -13,13 +13,10 @@ const docLines = 4
 
 // coreLines is the most lines the core's files hold. It only comes down:
 // lower it when the core shrinks (the aim is 7,000).
-const coreLines = 9140
+const coreLines = 9130
 
 func TestDocCommentsStateContracts(t *testing.T) {
-	files, err := Files("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := coreFiles(t)
 	docs, err := Docs("../..", files)
 	if err != nil {
 		t.Fatal(err)
@@ -32,10 +29,7 @@ func TestDocCommentsStateContracts(t *testing.T) {
 }
 
 func TestTheCoreFitsItsBudget(t *testing.T) {
-	files, err := Files("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := coreFiles(t)
 	n, err := Lines("../..", files)
 	if err != nil {
 		t.Fatal(err)
@@ -61,10 +55,7 @@ func TestTheCoreIsLambdaLessFeaturesAndSpeedUps(t *testing.T) {
 			t.Errorf("feature folder %s: %v", f, err)
 		}
 	}
-	files, err := Files("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := coreFiles(t)
 	for _, f := range files {
 		dir := filepath.Dir(f)
 		if slices.Contains(features, dir) || dir == "lambda/internal" || filepath.Dir(dir) == "lambda/internal" {
@@ -132,4 +123,15 @@ func TestLayersFindsChainsAndCycles(t *testing.T) {
 	if !slices.Equal(cycles, want) {
 		t.Errorf("cycles %v, want %v", cycles, want)
 	}
+}
+
+// coreFiles are the core's files, failing the test when they cannot be
+// listed.
+func coreFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := Files("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

@@ -73,7 +73,7 @@ func newResource(getenv func(string) string, log *slog.Logger) (*resource, error
 	}
 	client := store.NewClient(cfg, awsenv.Endpoint(getenv, "DYNAMODB"))
 	// The store signs no page token here: any key will do.
-	return &resource{cfg: cfg, store: store.New(client, table, cursor.New(make([]byte, 32))), ssm: awsenv.SSM(awsenv.Endpoint(getenv, "SSM")),
+	return &resource{cfg: cfg, store: store.New(client, table, cursor.New(make([]byte, 32))), ssm: probe.SSM(awsenv.Endpoint(getenv, "SSM")),
 		log: log, client: client, table: table, namespace: cmp.Or(getenv("METRICS_NAMESPACE"), "AppSyncDynamo"), metrics: os.Stdout}, nil
 }
 
