@@ -2,9 +2,11 @@ package cost
 
 import (
 	"context"
+	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -24,7 +26,7 @@ func Middleware(stack *middleware.Stack) error {
 			if m == nil {
 				return next.HandleInitialize(ctx, in)
 			}
-			call := describeInput(in.Parameters)
+			call := describeInput(ctx, in.Parameters)
 			call.Branch, _ = ctx.Value(branchKey{}).(*Branch)
 			call.Tag, _ = ctx.Value(tagKey{}).(int)
 			keep := ctx.Value(keepKey{}) != nil
@@ -63,104 +65,75 @@ func Middleware(stack *middleware.Stack) error {
 
 type bytesKey struct{}
 
-var total = types.ReturnConsumedCapacityIndexes
+// reads are the operations whose capacity is read capacity.
+var reads = map[string]bool{"GetItem": true, "Query": true, "Scan": true, "BatchGetItem": true, "TransactGetItems": true}
 
-// describeInput names the call and asks it to report consumed capacity.
-func describeInput(params any) Call {
-	switch in := params.(type) {
-	case *dynamodb.GetItemInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "GetItem", Keys: 1}
-	case *dynamodb.QueryInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "Query", Index: aws.ToString(in.IndexName)}
-	case *dynamodb.ScanInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "Scan", Index: aws.ToString(in.IndexName)}
-	case *dynamodb.BatchGetItemInput:
-		in.ReturnConsumedCapacity = total
-		n := 0
-		for _, ka := range in.RequestItems {
-			n += len(ka.Keys)
-		}
-		return Call{Operation: "BatchGetItem", Keys: n}
-	case *dynamodb.BatchWriteItemInput:
-		in.ReturnConsumedCapacity = total
-		n := 0
-		for _, w := range in.RequestItems {
-			n += len(w)
-		}
-		return Call{Operation: "BatchWriteItem", Keys: n}
-	case *dynamodb.PutItemInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "PutItem", Keys: 1}
-	case *dynamodb.UpdateItemInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "UpdateItem", Keys: 1}
-	case *dynamodb.DeleteItemInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "DeleteItem", Keys: 1}
-	case *dynamodb.TransactWriteItemsInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "TransactWriteItems", Keys: len(in.TransactItems)}
-	case *dynamodb.TransactGetItemsInput:
-		in.ReturnConsumedCapacity = total
-		return Call{Operation: "TransactGetItems", Keys: len(in.TransactItems)}
-	case *dynamodb.CreateTableInput:
-		return Call{Operation: "CreateTable"}
-	case *dynamodb.DeleteTableInput:
-		return Call{Operation: "DeleteTable"}
-	default:
-		return Call{Operation: "Other"}
+// describeInput names the call, asks it to report the capacity it consumed
+// by index (ReturnConsumedCapacity: INDEXES), and counts the keys it names.
+func describeInput(ctx context.Context, params any) Call {
+	c := Call{Operation: awsmiddleware.GetOperationName(ctx)}
+	in := reflect.ValueOf(params).Elem()
+	if f := in.FieldByName("ReturnConsumedCapacity"); f.IsValid() {
+		f.Set(reflect.ValueOf(types.ReturnConsumedCapacityIndexes))
 	}
+	if f := in.FieldByName("IndexName"); f.IsValid() {
+		c.Index = aws.ToString(f.Interface().(*string))
+	}
+	switch p := params.(type) {
+	case *dynamodb.BatchGetItemInput:
+		for _, ka := range p.RequestItems {
+			c.Keys += len(ka.Keys)
+		}
+	case *dynamodb.BatchWriteItemInput:
+		for _, w := range p.RequestItems {
+			c.Keys += len(w)
+		}
+	case *dynamodb.TransactWriteItemsInput:
+		c.Keys = len(p.TransactItems)
+	case *dynamodb.TransactGetItemsInput:
+		c.Keys = len(p.TransactItems)
+	case *dynamodb.GetItemInput, *dynamodb.PutItemInput, *dynamodb.UpdateItemInput, *dynamodb.DeleteItemInput:
+		c.Keys = 1
+	}
+	return c
 }
 
 // describeOutput adds the items returned and the capacity consumed.
 func describeOutput(c *Call, result any) {
-	switch out := result.(type) {
-	case *dynamodb.GetItemOutput:
-		if out.Item != nil {
-			c.Items = 1
+	out := reflect.Indirect(reflect.ValueOf(result))
+	if out.Kind() != reflect.Struct {
+		return
+	}
+	switch items, item, responses := out.FieldByName("Items"), out.FieldByName("Item"), out.FieldByName("Responses"); {
+	case items.IsValid():
+		c.Items = items.Len()
+	case item.IsValid() && !item.IsNil():
+		c.Items = 1
+	case responses.Kind() == reflect.Map: // BatchGetItem's, by table
+		for it := responses.MapRange(); it.Next(); {
+			c.Items += it.Value().Len()
 		}
-		c.Read += units(out.ConsumedCapacity)
-	case *dynamodb.QueryOutput:
-		c.Items = len(out.Items)
-		c.Read += units(out.ConsumedCapacity)
-	case *dynamodb.ScanOutput:
-		c.Items = len(out.Items)
-		c.Read += units(out.ConsumedCapacity)
-	case *dynamodb.BatchGetItemOutput:
-		for _, items := range out.Responses {
-			c.Items += len(items)
+	case responses.IsValid():
+		c.Items = responses.Len()
+	}
+	var units float64
+	cc := out.FieldByName("ConsumedCapacity")
+	if !cc.IsValid() {
+		return
+	}
+	switch cc := cc.Interface().(type) {
+	case *types.ConsumedCapacity:
+		if cc != nil {
+			units = aws.ToFloat64(cc.CapacityUnits)
 		}
-		c.Read += sumUnits(out.ConsumedCapacity)
-	case *dynamodb.TransactGetItemsOutput:
-		c.Items = len(out.Responses)
-		c.Read += sumUnits(out.ConsumedCapacity)
-	case *dynamodb.BatchWriteItemOutput:
-		c.Write += sumUnits(out.ConsumedCapacity)
-	case *dynamodb.PutItemOutput:
-		c.Write += units(out.ConsumedCapacity)
-	case *dynamodb.UpdateItemOutput:
-		c.Write += units(out.ConsumedCapacity)
-	case *dynamodb.DeleteItemOutput:
-		c.Write += units(out.ConsumedCapacity)
-	case *dynamodb.TransactWriteItemsOutput:
-		c.Write += sumUnits(out.ConsumedCapacity)
+	case []types.ConsumedCapacity:
+		for i := range cc {
+			units += aws.ToFloat64(cc[i].CapacityUnits)
+		}
 	}
-}
-
-func units(cc *types.ConsumedCapacity) float64 {
-	if cc == nil {
-		return 0
+	if reads[c.Operation] {
+		c.Read = units
+	} else {
+		c.Write = units
 	}
-	return aws.ToFloat64(cc.CapacityUnits)
-}
-
-func sumUnits(ccs []types.ConsumedCapacity) float64 {
-	var t float64
-	for i := range ccs {
-		t += units(&ccs[i])
-	}
-	return t
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
@@ -75,12 +74,12 @@ func objectsIn(raw json.RawMessage, route Route, fields []*appsync.Field, room *
 	case One:
 		elems = [][]byte{raw}
 	case List:
-		eventjson.EachElementOfValid(raw, add)
+		payload.EachElement(raw, add)
 	case Connection:
-		if items := eventjson.MembersOfValid(raw, "items")[0]; items != nil && route.Member == "" {
-			eventjson.EachElementOfValid(items, add)
+		if items := payload.Members(raw, "items")[0]; items != nil && route.Member == "" {
+			payload.EachElement(items, add)
 		} else if items != nil {
-			eventjson.EachElementOfValid(items, func(item []byte) { add(eventjson.MembersOfValid(item, route.Member)[0]) })
+			payload.EachElement(items, func(item []byte) { add(payload.Members(item, route.Member)[0]) })
 		}
 	}
 	objs := make([]*answered, len(elems))
@@ -147,8 +146,8 @@ func appendAssembled(dst []byte, raw json.RawMessage, route Route, objs []*answe
 	}
 	// A page: its items replaced, the rest copied as it is.
 	from := 0
-	eventjson.WalkOfValid(raw, 0, func(key []byte, i int) int {
-		end, _ := eventjson.SkipValid(raw, i)
+	payload.Walk(raw, 0, func(key []byte, i int) int {
+		end, _ := payload.Skip(raw, i)
 		if string(key) == `"items"` {
 			dst = list(append(dst, raw[from:i]...))
 			from = end
@@ -163,8 +162,8 @@ func appendAssembled(dst []byte, raw json.RawMessage, route Route, objs []*answe
 func appendItemsWithMember(dst []byte, raw json.RawMessage, member string, objs []*answered) []byte {
 	dst = append(dst, '[')
 	i := 0
-	if items := eventjson.MembersOfValid(raw, "items")[0]; items != nil {
-		eventjson.EachElementOfValid(items, func(item []byte) {
+	if items := payload.Members(raw, "items")[0]; items != nil {
+		payload.EachElement(items, func(item []byte) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -175,8 +174,8 @@ func appendItemsWithMember(dst []byte, raw json.RawMessage, member string, objs 
 				return
 			}
 			from := 0
-			eventjson.WalkOfValid(item, 0, func(key []byte, at int) int {
-				end, _ := eventjson.SkipValid(item, at)
+			payload.Walk(item, 0, func(key []byte, at int) int {
+				end, _ := payload.Skip(item, at)
 				if string(key) == `"`+member+`"` {
 					dst = o.appendTo(append(dst, item[from:at]...))
 					from = end
@@ -208,8 +207,8 @@ func (o *answered) appendTo(dst []byte) []byte {
 		dst = append(dst, obj[:len(obj)-1]...)
 	} else {
 		dst = append(dst, '{')
-		eventjson.WalkOfValid(o.raw, 0, func(key []byte, i int) int {
-			end, _ := eventjson.SkipValid(o.raw, i)
+		payload.Walk(o.raw, 0, func(key []byte, i int) int {
+			end, _ := payload.Skip(o.raw, i)
 			if string(key) != drop {
 				if len(dst) > start+1 {
 					dst = append(dst, ',')

@@ -10,7 +10,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
+	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
 // Decoding an event's arguments (into each field's own struct, validated)
@@ -56,19 +56,15 @@ func decodeSource[S any](ev *appsync.Event) (S, error) {
 }
 
 // decodeJSON decodes a source into S with encoding/json, from the members S
-// names (appsync.Pick) when it names them: S escapes to the heap there, so
+// names (payload.Pick) when it names them: S escapes to the heap there, so
 // it is declared here, not on decodeSource's path of string fields.
 func decodeJSON[S any](ev *appsync.Event) (S, error) {
 	var src S
 	picked := []byte(ev.Source)
-	var err error
 	if names := jsonNames[S](); names != nil {
-		picked, err = eventjson.Pick(ev.Source, names...)
+		picked = payload.Pick(ev.Source, names...)
 	}
-	if err == nil {
-		err = json.Unmarshal(picked, &src)
-	}
-	if err != nil {
+	if err := json.Unmarshal(picked, &src); err != nil {
 		return src, errs.Internalf("resolver.source", "%s: decode source: %v", ev.Info.Field(), err)
 	}
 	return src, nil
@@ -101,14 +97,14 @@ func stringMembers[S any](raw []byte) (S, error) {
 func setStrings(v reflect.Value, raw []byte) error {
 	names := jsonNamesOf(v.Type())
 	var err error
-	eventjson.WalkOfValid(raw, 0, func(key []byte, i int) int {
-		end, _ := eventjson.SkipValid(raw, i)
-		name := eventjson.FieldOf(key, names...)
+	payload.Walk(raw, 0, func(key []byte, i int) int {
+		end, _ := payload.Skip(raw, i)
+		name := payload.FieldOf(key, names...)
 		member := raw[i:end]
 		if name == "" || err != nil || string(member) == "null" { // null leaves the field as it was
 			return end
 		}
-		str, uerr := eventjson.Unquote(member)
+		str, uerr := payload.Unquote(member)
 		if uerr != nil || member[0] != '"' {
 			err = fmt.Errorf("member %q is %.20s, not a string", name, member)
 			return end

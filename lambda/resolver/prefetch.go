@@ -9,7 +9,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
+	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -174,17 +174,17 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 	src := ev.Source
 	var id, parent, items, complete, args []byte
 	n := 0
-	eventjson.WalkOfValid(src, 0, func(key []byte, i int) int {
-		switch eventjson.FieldOf(key, "id", "prefetchedComments") {
+	payload.Walk(src, 0, func(key []byte, i int) int {
+		switch payload.FieldOf(key, "id", "prefetchedComments") {
 		case "id":
-			end, _ := eventjson.SkipValid(src, i)
+			end, _ := payload.Skip(src, i)
 			id = src[i:end]
 			return end
 		case "prefetchedComments": // a later duplicate replaces it whole
 			parent, items, complete, args, n = nil, nil, nil, nil, 0
-			return eventjson.WalkOfValid(src, i, func(key []byte, j int) int {
-				end, elements := eventjson.SkipValid(src, j)
-				switch eventjson.FieldOf(key, "parent", "items", "complete", "args") {
+			return payload.Walk(src, i, func(key []byte, j int) int {
+				end, elements := payload.Skip(src, j)
+				switch payload.FieldOf(key, "parent", "items", "complete", "args") {
 				case "parent":
 					parent = src[j:end]
 				case "items":
@@ -197,7 +197,7 @@ func wholePrefetch(ev *appsync.Event, req store.PageRequest) (json.RawMessage, b
 				return end
 			})
 		}
-		end, _ := eventjson.SkipValid(src, i)
+		end, _ := payload.Skip(src, i)
 		return end
 	})
 	if id == nil || parent == nil || items == nil || items[0] != '[' || string(complete) != "true" || !bytes.Equal(parent, id) {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/internal/eventjson" // speed-up: eventjson
 	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
@@ -136,7 +138,8 @@ func NewRoutes(features ...[]Route) *Routes {
 // panics if a field is routed without a resolver, or twice, or a resolver has
 // no route: a build error, caught by the tests.
 func New(s Store, log *slog.Logger, opts ...Option) *Handler {
-	h := &Handler{store: s, log: log, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
+	h := &Handler{store: s, log: log, decode: appsync.Decode, metrics: emfMetrics(DefaultMetricsNamespace), costs: os.Stdout}
+	h.decode = eventjson.Decode // speed-up: eventjson
 	for _, o := range opts {
 		o(h)
 	}

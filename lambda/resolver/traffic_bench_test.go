@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/internal/eventjson"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/nodebaseline"
 	"github.com/example/appsync-dynamo/local/traffic"
@@ -37,7 +36,7 @@ func BenchmarkTraffic(b *testing.B) {
 		b.Run(c.Name+"/decode", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := eventjson.Decode(c.Payload); err != nil { // the handler's decoder
+				if _, _, err := rh.Decode(c.Payload); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -21,6 +21,7 @@ import (
 type Handler struct {
 	store     Store
 	log       *slog.Logger
+	decode    func(payload []byte) ([]appsync.Event, bool, error) // appsync.Decode, or a speed-up that matches it
 	fields    map[string]Field
 	features  []Feature // WithFeature
 	table     *Routes   // every routed field: the core's and the features'

@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/example/appsync-dynamo/lambda/internal/ddbjson"
+	"github.com/example/appsync-dynamo/lambda/internal/ddbjson" // speed-up: ddbjson
 )
 
 // The DynamoDB client the store is built on, and its settings.
@@ -20,7 +20,7 @@ func ClientOptions(o *dynamodb.Options) {
 		r.MaxAttempts = 3
 		r.MaxBackoff = 200 * time.Millisecond
 	})
-	o.APIOptions = append(o.APIOptions, ddbjson.DecodeBatchGetOnce) // a speed-up: without this line, the SDK decodes every response
+	ddbjson.Install(o) // speed-up: ddbjson
 }
 
 // NewClient returns the DynamoDB client of a function: ClientOptions, then

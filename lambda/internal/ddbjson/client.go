@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -20,9 +21,12 @@ import (
 // sdkDeserializer is the ID of the SDK's deserializer of an operation.
 const sdkDeserializer = "OperationDeserializer"
 
+// Install is the option of a DynamoDB client that installs DecodeBatchGetOnce.
+func Install(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, DecodeBatchGetOnce) }
+
 // DecodeBatchGetOnce puts the decoder of this package in the place of the
 // SDK's deserializer of BatchGetItem: an API option of a DynamoDB client
-// (store.ClientOptions). Its other operations are left as they are.
+// (Install). Its other operations are left as they are.
 func DecodeBatchGetOnce(stack *middleware.Stack) error {
 	if stack.ID() != "BatchGetItem" {
 		return nil

@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
+	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
 // A batch repeats every request header, the identity and the info of the
@@ -54,7 +53,7 @@ func stringAt(b []byte, i, depth int, dst *string) (int, error) {
 	if err != nil || isNull(b, i) {
 		return end, err
 	}
-	*dst, err = unquote(b[i:end])
+	*dst, err = payload.Unquote(b[i:end])
 	return end, err
 }
 
@@ -92,7 +91,7 @@ func stringsAt(b []byte, i int, dst *[]string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		s, err := unquote(b[i:end])
+		s, err := payload.Unquote(b[i:end])
 		out = append(out, s)
 		return end, err
 	})
@@ -110,46 +109,6 @@ func unmarshalAt(b []byte, i, depth int, dst any) (int, error) {
 		return 0, err
 	}
 	return end, json.Unmarshal(b[i:end], dst)
-}
-
-// field returns the name of names that the quoted key selects, as
-// encoding/json matches an object's keys to a struct's fields: exactly, or
-// else ignoring case; "" when none does.
-func field(quoted []byte, names ...string) string {
-	raw := quoted[1 : len(quoted)-1]
-	for _, n := range names {
-		if string(raw) == n {
-			return n
-		}
-	}
-	// The names are ASCII: a key of plain ASCII matches one only with the
-	// same length; only escapes or other characters (which Unicode may fold
-	// to ASCII: "\u212a" is a K) need decoding first.
-	plain := true
-	for _, c := range raw {
-		if c >= utf8.RuneSelf || c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		for _, n := range names {
-			if len(n) == len(raw) && strings.EqualFold(string(raw), n) {
-				return n
-			}
-		}
-		return ""
-	}
-	key, err := unquote(quoted)
-	if err != nil {
-		return ""
-	}
-	for _, n := range names {
-		if strings.EqualFold(key, n) {
-			return n
-		}
-	}
-	return ""
 }
 
 var (
@@ -214,7 +173,7 @@ func decodeEvent(b []byte, i, depth int, ev *appsync.Event, m *memo) (int, error
 	}
 	infoSeen := false // a first info decodes into an empty Info; a duplicate merges
 	return object(b, i, func(key []byte, i int) (int, error) {
-		switch field(key, eventFields...) {
+		switch payload.FieldOf(key, eventFields...) {
 		case "arguments":
 			return rawRecalled(b, i, depth, &ev.Arguments, &m.arguments)
 		case "source":
@@ -276,7 +235,7 @@ func decodeEvent(b []byte, i, depth int, ev *appsync.Event, m *memo) (int, error
 func decodeInfo(b []byte, i, depth int, info *appsync.Info) (int, error) {
 	depth++
 	return object(b, i, func(key []byte, i int) (int, error) {
-		switch field(key, infoFields...) {
+		switch payload.FieldOf(key, infoFields...) {
 		case "fieldName":
 			return stringAt(b, i, depth, &info.FieldName)
 		case "parentTypeName":
@@ -296,7 +255,7 @@ func decodeInfo(b []byte, i, depth int, info *appsync.Info) (int, error) {
 func decodeIdentity(b []byte, i, depth int, id *appsync.Identity) (int, error) {
 	depth++
 	return object(b, i, func(key []byte, i int) (int, error) {
-		switch field(key, identityFields...) {
+		switch payload.FieldOf(key, identityFields...) {
 		case "sub":
 			return stringAt(b, i, depth, &id.Sub)
 		case "issuer":

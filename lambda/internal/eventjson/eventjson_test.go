@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -179,38 +178,6 @@ func normalize(evs []appsync.Event) []appsync.Event {
 	return out
 }
 
-// FuzzPick checks Pick against encoding/json: a struct decoded from the
-// picked members equals the one decoded from the whole object, and what
-// encoding/json rejects as JSON, Pick rejects.
-func FuzzPick(f *testing.F) {
-	f.Add([]byte(`{"id":"p1","authorId":"u","body":"<long>","prefetchedComments":{"items":[1,2]}}`))
-	f.Add([]byte(`{"ID":"a","id":"b","AuthorID":"c"}`))
-	f.Add([]byte(`null`))
-	f.Add([]byte(`{"id":"a",}`))
-	type source struct {
-		ID       string `json:"id"`
-		AuthorID string `json:"authorId"`
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		picked, err := eventjson.Pick(raw, "id", "authorId")
-		var whole source
-		wantErr := json.Unmarshal(raw, &whole)
-		if !json.Valid(raw) {
-			if err == nil {
-				t.Fatalf("Pick(%q) accepted invalid JSON", raw)
-			}
-			return
-		}
-		if wantErr != nil {
-			return // valid JSON of another shape: encoding/json's type errors are not Pick's to mirror
-		}
-		var got source
-		if err != nil || json.Unmarshal(picked, &got) != nil || got != whole {
-			t.Fatalf("Pick(%q) = %s, %v; decoded %+v, want %+v", raw, picked, err, got, whole)
-		}
-	})
-}
-
 // EachMember and EachElement see what encoding/json sees: the same members
 // in the same order (keys unquoted alike), the same elements, and they
 // refuse what it refuses.
@@ -269,66 +236,6 @@ func compact(t *testing.T, v []byte) string {
 		t.Fatalf("value %q: %v", v, err)
 	}
 	return b.String()
-}
-
-// walkNested lists the members of the object at raw[i] and of the objects in
-// them, as path=value, with WalkOfValid descending into each in one pass.
-func walkNested(raw []byte, i int, path string) (out []string) {
-	eventjson.WalkOfValid(raw, i, func(key []byte, j int) int {
-		end, _ := eventjson.SkipValid(raw, j)
-		out = append(out, path+string(key)+"="+string(raw[j:end]))
-		out = append(out, walkNested(raw, j, path+string(key)+".")...)
-		if walked := eventjson.WalkOfValid(raw, j, func(_ []byte, k int) int { e, _ := eventjson.SkipValid(raw, k); return e }); walked != end {
-			out = append(out, fmt.Sprintf("WalkOfValid ended at %d, SkipValid at %d", walked, end))
-		}
-		return end
-	})
-	return out
-}
-
-// eachNested is walkNested with EachMember, which validates.
-func eachNested(raw []byte, path string) (out []string) {
-	eventjson.EachMember(raw, func(key, value []byte) {
-		out = append(out, path+string(key)+"="+string(value))
-		out = append(out, eachNested(value, path+string(key)+".")...)
-	})
-	return out
-}
-
-// On valid JSON, MembersOfValid finds what Members finds, and WalkOfValid
-// and SkipValid what EachMember finds.
-func FuzzMembersOfValid(f *testing.F) {
-	f.Add([]byte(`{"id":"p1","authorId":"u\\"x\\\\","body":"<long> \"quoted\" \\","n":-1.5e3,"o":{"a":["}",{"b":"]"}]},"ID":"P"}`))
-	f.Add([]byte(` { "authorId" : null , "x" : true } `))
-	f.Add([]byte(`{}`))
-	f.Add([]byte(`[1, "a,]", {"b": [2, 3]}, [], null]`))
-	f.Add([]byte(` [ ] `))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var elems, elemsValid []string
-		if eventjson.EachElement(raw, func(v []byte) { elems = append(elems, string(v)) }) == nil {
-			eventjson.EachElementOfValid(raw, func(v []byte) { elemsValid = append(elemsValid, string(v)) })
-			if !slices.Equal(elems, elemsValid) {
-				t.Fatalf("EachElementOfValid(%q) = %q, EachElement = %q", raw, elemsValid, elems)
-			}
-		}
-		want, err := eventjson.Members(raw, "id", "authorId", "o")
-		if err != nil {
-			return // not valid JSON: MembersOfValid promises nothing
-		}
-		start := len(raw) - len(bytes.TrimLeft(raw, " \t\r\n"))
-		if end, _ := eventjson.SkipValid(raw, start); end != len(bytes.TrimRight(raw, " \t\r\n")) {
-			t.Fatalf("SkipValid(%q) ends at %d", raw, end)
-		}
-		if walked, each := walkNested(raw, 0, ""), eachNested(raw, ""); !slices.Equal(walked, each) {
-			t.Fatalf("WalkOfValid into every member of %q = %q, EachMember = %q", raw, walked, each)
-		}
-		got := eventjson.MembersOfValid(raw, "id", "authorId", "o")
-		for k := range want {
-			if !bytes.Equal(got[k], want[k]) {
-				t.Fatalf("MembersOfValid(%q)[%d] = %q, Members = %q", raw, k, got[k], want[k])
-			}
-		}
-	})
 }
 
 // TestNestingLimitAsEncodingJSON puts values nested around encoding/json's

@@ -3,7 +3,6 @@ package eventjson
 // The validating walkers, which the package's fuzz tests take as the
 // reference for the walkers of valid JSON.
 var (
-	Members     = members
 	EachMember  = eachMember
 	EachElement = eachElement
 )

@@ -1,11 +1,7 @@
 package eventjson
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
-	"slices"
-	"unicode/utf8"
 )
 
 // The validating scanner: it skips any JSON value, checking it as
@@ -67,17 +63,6 @@ func container(b []byte, i int, member func(key []byte, i int) (int, error)) (in
 			return 0, errSyntax
 		}
 	}
-}
-
-// unquote decodes a JSON string; strings without escapes take no detour
-// through encoding/json.
-func unquote(b []byte) (string, error) {
-	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
-		return string(b[1 : len(b)-1]), nil
-	}
-	var s string
-	err := json.Unmarshal(b, &s)
-	return s, err
 }
 
 func skipSpace(b []byte, i int) int {
@@ -237,52 +222,6 @@ func skipDigits(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// members returns the raw values of the members of the JSON object raw that
-// names select (as encoding/json matches keys to fields; a later duplicate
-// wins), nil for a name with no member. The whole of raw is validated.
-func members(raw []byte, names ...string) ([][]byte, error) {
-	i := skipSpace(raw, 0)
-	values := make([][]byte, len(names))
-	end, err := object(raw, i, func(key []byte, i int) (int, error) {
-		end, err := skipValue(raw, i)
-		if err == nil {
-			if name := field(key, names...); name != "" {
-				values[slices.Index(names, name)] = raw[i:end]
-			}
-		}
-		return end, err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return values, trailing(raw, end)
-}
-
-// Pick returns the JSON object raw reduced to the members that names select,
-// as members finds them, so that a caller decodes only what it reads of a
-// large object, such as a parent's whole result in source. null stays null.
-func Pick(raw []byte, names ...string) ([]byte, error) {
-	if i := skipSpace(raw, 0); isNull(raw, i) {
-		return []byte("null"), trailing(raw, i+4)
-	}
-	values, err := members(raw, names...)
-	if err != nil {
-		return nil, err
-	}
-	out := []byte{'{'}
-	for k, v := range values {
-		if v == nil {
-			continue
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, '"'), names[k]...), '"', ':')
-		out = append(out, v...)
-	}
-	return append(out, '}'), nil
 }
 
 // eachMember calls fn with the key (quoted, as written) and the raw value of
