@@ -289,10 +289,10 @@ func TestTheREADMEFitsItsBudget(t *testing.T) {
 	}
 }
 
-// docsBudget is the most characters docs/*.md hold together. It only comes
-// down: the aim is 160,000 (a figure belongs in the table a command writes,
+// docsBudget is the most characters docs/*.md hold together (160,000, the
+// issue's aim). It only comes down (a figure belongs in the table a command writes,
 // a derivation in one place).
-const docsBudget = 193000
+const docsBudget = 160000
 
 func TestTheDocsFitTheirBudget(t *testing.T) {
 	files, err := filepath.Glob("*.md")
