@@ -115,10 +115,12 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 }
 
 // Each speed-up wired in by marked lines turns off with them deleted, and
-// its folder: the functions build and vet, and the tests of the packages
-// whose files changed pass (the bootstrap's size, what it links). A
-// speed-up changes no answer, which its own tests hold it to, so the
-// packages built on those are not tested again.
+// its folder: the functions build and vet, the resolver's main and those
+// whose files changed pass their tests (the bootstrap's size, what it
+// links), and the other packages whose files changed their short tests
+// (no DynamoDB Local). A speed-up changes no answer, which its own tests
+// hold it to against its reference, so nothing built on those packages is
+// tested again.
 func TestEachSpeedUpTurnsOff(t *testing.T) {
 	root, files, speedUps := marked(t, "speed-up")
 	for _, s := range speedUps {
@@ -126,13 +128,20 @@ func TestEachSpeedUpTurnsOff(t *testing.T) {
 			dir := t.TempDir()
 			changed := copyWithout(t, root, dir, files, []part{s})
 			buildAndVet(t, dir)
-			var packages []string
+			mains, others := []string{"./lambda/cmd/resolver"}, []string(nil)
 			for _, f := range changed {
-				if p := "./" + path.Dir(f); !slices.Contains(packages, p) {
-					packages = append(packages, p)
+				p := "./" + path.Dir(f)
+				switch {
+				case strings.HasPrefix(p, "./lambda/cmd/"):
+					mains = append(mains, p)
+				default:
+					others = append(others, p)
 				}
 			}
-			testIn(t, dir, packages)
+			testIn(t, dir, slices.Compact(slices.Sorted(slices.Values(mains))))
+			if len(others) > 0 {
+				testIn(t, dir, slices.Compact(slices.Sorted(slices.Values(others))), "-short")
+			}
 		})
 	}
 }
@@ -146,15 +155,15 @@ func buildAndVet(t *testing.T, dir string) {
 }
 
 // testIn runs the tests of packages in the copy in dir, logging which.
-func testIn(t *testing.T, dir string, packages []string) {
+func testIn(t *testing.T, dir string, packages []string, flags ...string) {
 	t.Helper()
 	if len(packages) == 0 {
 		t.Log("no test's code changed")
 		return
 	}
-	t.Logf("tests of %s", strings.Join(packages, " "))
+	t.Logf("tests of %s", strings.Join(slices.Concat(flags, packages), " "))
 	// nobulk: a removal changes wiring, not what the tests at volume load.
-	treecopy.Run(t, dir, "go", append([]string{"test", "-count=1", "-tags=nobulk"}, packages...)...)
+	treecopy.Run(t, dir, "go", slices.Concat([]string{"test", "-count=1", "-tags=nobulk"}, flags, packages)...)
 }
 
 func names(parts []part) []string {
