@@ -99,11 +99,11 @@ func (h *Handoff) waitFirst() {
 	}
 }
 
-// fetch reads the parameter once (no two reads at once).
+// fetch reads the parameter once, after any read under way has ended (no
+// two reads at once; Reading starts at most one a refreshEvery or
+// retryEvery, so none is dropped and none piles up).
 func (h *Handoff) fetch() {
-	if !h.reading.TryLock() {
-		return
-	}
+	h.reading.Lock()
 	defer h.reading.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -118,10 +118,10 @@ func (h *Handoff) fetch() {
 		}
 		return
 	}
-	before := h.known.Swap(int32(r) + 1)
-	if before == 0 {
+	if h.known.Load() == 0 { // the first verdict: kept a refreshEvery, set before it is seen
 		h.next.Store(h.now().Add(refreshEvery).UnixNano())
 	}
+	before := h.known.Swap(int32(r) + 1)
 	if before != int32(r)+1 && h.told != nil {
 		h.told(r)
 	}
