@@ -2,7 +2,6 @@ package cost
 
 import (
 	"context"
-	"reflect"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,18 +28,14 @@ func Middleware(stack *middleware.Stack) error {
 			call := describeInput(ctx, in.Parameters)
 			call.Branch, _ = ctx.Value(branchKey{}).(*Branch)
 			call.Tag, _ = ctx.Value(tagKey{}).(int)
-			keep := ctx.Value(keepKey{}) != nil
-			if keep {
-				call.Input = in.Parameters
-			}
 			call.Start = time.Now()
 			out, md, err := next.HandleInitialize(context.WithValue(ctx, bytesKey{}, &call), in)
 			call.End = time.Now()
 			if err == nil {
 				describeOutput(&call, out.Result)
-				if keep {
-					call.Output = out.Result
-				}
+			}
+			if ctx.Value(keepKey{}) != nil {
+				call.Input, call.Output = in.Parameters, out.Result
 			}
 			m.record(call)
 			return out, md, err
@@ -65,75 +60,84 @@ func Middleware(stack *middleware.Stack) error {
 
 type bytesKey struct{}
 
-// reads are the operations whose capacity is read capacity.
-var reads = map[string]bool{"GetItem": true, "Query": true, "Scan": true, "BatchGetItem": true, "TransactGetItems": true}
+const indexes = types.ReturnConsumedCapacityIndexes
 
 // describeInput names the call, asks it to report the capacity it consumed
 // by index (ReturnConsumedCapacity: INDEXES), and counts the keys it names.
 func describeInput(ctx context.Context, params any) Call {
 	c := Call{Operation: awsmiddleware.GetOperationName(ctx)}
-	in := reflect.ValueOf(params).Elem()
-	if f := in.FieldByName("ReturnConsumedCapacity"); f.IsValid() {
-		f.Set(reflect.ValueOf(types.ReturnConsumedCapacityIndexes))
-	}
-	if f := in.FieldByName("IndexName"); f.IsValid() {
-		c.Index = aws.ToString(f.Interface().(*string))
-	}
-	switch p := params.(type) {
+	switch in := params.(type) {
+	case *dynamodb.GetItemInput:
+		in.ReturnConsumedCapacity, c.Keys = indexes, 1
+	case *dynamodb.QueryInput:
+		in.ReturnConsumedCapacity, c.Index = indexes, aws.ToString(in.IndexName)
+	case *dynamodb.ScanInput:
+		in.ReturnConsumedCapacity, c.Index = indexes, aws.ToString(in.IndexName)
 	case *dynamodb.BatchGetItemInput:
-		for _, ka := range p.RequestItems {
+		in.ReturnConsumedCapacity = indexes
+		for _, ka := range in.RequestItems {
 			c.Keys += len(ka.Keys)
 		}
 	case *dynamodb.BatchWriteItemInput:
-		for _, w := range p.RequestItems {
+		in.ReturnConsumedCapacity = indexes
+		for _, w := range in.RequestItems {
 			c.Keys += len(w)
 		}
+	case *dynamodb.PutItemInput:
+		in.ReturnConsumedCapacity, c.Keys = indexes, 1
+	case *dynamodb.UpdateItemInput:
+		in.ReturnConsumedCapacity, c.Keys = indexes, 1
+	case *dynamodb.DeleteItemInput:
+		in.ReturnConsumedCapacity, c.Keys = indexes, 1
 	case *dynamodb.TransactWriteItemsInput:
-		c.Keys = len(p.TransactItems)
+		in.ReturnConsumedCapacity, c.Keys = indexes, len(in.TransactItems)
 	case *dynamodb.TransactGetItemsInput:
-		c.Keys = len(p.TransactItems)
-	case *dynamodb.GetItemInput, *dynamodb.PutItemInput, *dynamodb.UpdateItemInput, *dynamodb.DeleteItemInput:
-		c.Keys = 1
+		in.ReturnConsumedCapacity, c.Keys = indexes, len(in.TransactItems)
 	}
 	return c
 }
 
 // describeOutput adds the items returned and the capacity consumed.
 func describeOutput(c *Call, result any) {
-	out := reflect.Indirect(reflect.ValueOf(result))
-	if out.Kind() != reflect.Struct {
-		return
-	}
-	switch items, item, responses := out.FieldByName("Items"), out.FieldByName("Item"), out.FieldByName("Responses"); {
-	case items.IsValid():
-		c.Items = items.Len()
-	case item.IsValid() && !item.IsNil():
-		c.Items = 1
-	case responses.Kind() == reflect.Map: // BatchGetItem's, by table
-		for it := responses.MapRange(); it.Next(); {
-			c.Items += it.Value().Len()
+	switch out := result.(type) {
+	case *dynamodb.GetItemOutput:
+		c.Items, c.Read = min(len(out.Item), 1), unitsOf(out.ConsumedCapacity)
+	case *dynamodb.QueryOutput:
+		c.Items, c.Read = len(out.Items), unitsOf(out.ConsumedCapacity)
+	case *dynamodb.ScanOutput:
+		c.Items, c.Read = len(out.Items), unitsOf(out.ConsumedCapacity)
+	case *dynamodb.BatchGetItemOutput:
+		for _, items := range out.Responses {
+			c.Items += len(items)
 		}
-	case responses.IsValid():
-		c.Items = responses.Len()
+		c.Read = sumOf(out.ConsumedCapacity)
+	case *dynamodb.TransactGetItemsOutput:
+		c.Items, c.Read = len(out.Responses), sumOf(out.ConsumedCapacity)
+	case *dynamodb.BatchWriteItemOutput:
+		c.Write = sumOf(out.ConsumedCapacity)
+	case *dynamodb.PutItemOutput:
+		c.Write = unitsOf(out.ConsumedCapacity)
+	case *dynamodb.UpdateItemOutput:
+		c.Write = unitsOf(out.ConsumedCapacity)
+	case *dynamodb.DeleteItemOutput:
+		c.Write = unitsOf(out.ConsumedCapacity)
+	case *dynamodb.TransactWriteItemsOutput:
+		c.Write = sumOf(out.ConsumedCapacity)
 	}
-	var units float64
-	cc := out.FieldByName("ConsumedCapacity")
-	if !cc.IsValid() {
-		return
+}
+
+// unitsOf is cc's capacity units (0 for none).
+func unitsOf(cc *types.ConsumedCapacity) float64 {
+	if cc == nil {
+		return 0
 	}
-	switch cc := cc.Interface().(type) {
-	case *types.ConsumedCapacity:
-		if cc != nil {
-			units = aws.ToFloat64(cc.CapacityUnits)
-		}
-	case []types.ConsumedCapacity:
-		for i := range cc {
-			units += aws.ToFloat64(cc[i].CapacityUnits)
-		}
+	return aws.ToFloat64(cc.CapacityUnits)
+}
+
+// sumOf adds up the capacity units of ccs.
+func sumOf(ccs []types.ConsumedCapacity) (t float64) {
+	for i := range ccs {
+		t += unitsOf(&ccs[i])
 	}
-	if reads[c.Operation] {
-		c.Read = units
-	} else {
-		c.Write = units
-	}
+	return t
 }

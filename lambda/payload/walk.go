@@ -174,7 +174,7 @@ func FieldOf(quotedKey []byte, names ...string) string {
 	// same length; only escapes or other characters (which Unicode may fold
 	// to ASCII: "\u212a" is a K) need decoding first.
 	key := string(raw)
-	if bytes.IndexByte(raw, '\\') >= 0 || !isASCII(raw) {
+	if bytes.ContainsFunc(raw, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }) {
 		var err error
 		if key, err = Unquote(quotedKey); err != nil {
 			return ""
@@ -186,15 +186,6 @@ func FieldOf(quotedKey []byte, names ...string) string {
 		}
 	}
 	return ""
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // Unquote decodes the JSON string s as encoding/json does; strings without
