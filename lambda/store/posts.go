@@ -123,7 +123,7 @@ func (s *Store) publishPost(ctx context.Context, callerID, id string) (Post, err
 	}
 	post := txAction{key: Key{PostPK(id), SKMetadata}, update: &publish, cond: edited, failed: changed}
 	status := expression.Set(expression.Name("status"), expression.Value(StatusPublished)).Set(expression.Name("authorId"), expression.Value(callerID))
-	counter := always(txAction{key: Key{PostPK(id), SKCount}, update: &status}) // written here for a draft older than counters
+	counter := always(txAction{key: Key{PostPK(id), SKCount}, update: &status}) // the status comments and likes check
 	authorPK := UserPK(callerID)
 	err = s.transact(ctx, op,
 		onlyIf(onlyIf(post, "authorId", callerID), "status", StatusDraft),
