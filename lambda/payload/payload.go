@@ -7,7 +7,11 @@ package payload
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // MaxBytes is Lambda's limit on a synchronous invocation's request and on its
@@ -45,4 +49,285 @@ func Size(v any) int {
 		return MaxBytes + 1
 	}
 	return len(b)
+}
+
+// The encoders of the hot path (a batch's answers) append JSON by hand, with
+// the bytes Marshal would write: reflection costs several times as much.
+
+const hex = "0123456789abcdef"
+
+// AppendString appends s as a JSON string, exactly as Marshal encodes a
+// string: no HTML escaping; control characters, quote and backslash escaped;
+// U+2028 and U+2029 escaped; invalid UTF-8 replaced by U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Runs of plain ASCII (no quote, backslash or control character)
+		// are copied as they are: skip them eight bytes at a time.
+		for len(s)-i >= 8 && plainASCII(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendStringPtr appends *s as AppendString does, or null for nil.
+func AppendStringPtr(dst []byte, s *string) []byte {
+	if s == nil {
+		return append(dst, "null"...)
+	}
+	return AppendString(dst, *s)
+}
+
+// AppendInt appends n.
+func AppendInt(dst []byte, n int) []byte { return strconv.AppendInt(dst, int64(n), 10) }
+
+// plainASCII reports whether the eight bytes of w are ASCII that a JSON
+// string holds as it is: the zero-byte test on w^'"', w^'\\' and w-0x20,
+// with the high bits of w (non-ASCII) added.
+func plainASCII(w string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	quote := x ^ (ones * '"')
+	backslash := x ^ (ones * '\\')
+	return ((quote-ones)&^quote|(backslash-ones)&^backslash|(x-ones*0x20)&^x|x)&highs == 0
+}
+
+// Walking JSON known to be valid: an event's source (encoding/json, or the
+// decoder that takes its place, validated the payload) or JSON this program
+// encoded. These find members and elements without validating again; on
+// invalid input their results are unspecified.
+
+// Members returns the raw values of the members of the JSON object raw that
+// names select (as encoding/json matches keys to fields; a later duplicate
+// wins), nil for a name with no member.
+func Members(raw []byte, names ...string) [][]byte {
+	values := make([][]byte, len(names))
+	Walk(raw, 0, func(key []byte, i int) int {
+		end, _ := Skip(raw, i)
+		if name := FieldOf(key, names...); name != "" {
+			values[slices.Index(names, name)] = raw[i:end]
+		}
+		return end
+	})
+	return values
+}
+
+// Pick returns the JSON object raw reduced to the members that names select,
+// so that a caller decodes only what it reads of a large object, such as a
+// parent's whole result in source. null stays null.
+func Pick(raw []byte, names ...string) []byte {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return []byte("null")
+	}
+	out := []byte{'{'}
+	for k, v := range Members(raw, names...) {
+		if v == nil {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(append(out, '"'), names[k]...), '"', ':'), v...)
+	}
+	return append(out, '}')
+}
+
+// Walk calls member with the key (quoted, as written) and the index of the
+// value of each member of the object at raw[i], in order; member returns the
+// index after the value: Skip's, or that of a Walk into it. Walk returns the
+// index after the object; a value that is not an object is skipped.
+func Walk(raw []byte, i int, member func(quotedKey []byte, value int) int) int {
+	if i = skipSpace(raw, i); i >= len(raw) || raw[i] != '{' {
+		end, _ := Skip(raw, i)
+		return end
+	}
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '"'; {
+		keyEnd := skipString(raw, i)
+		key := raw[i:keyEnd]
+		i = skipSpace(raw, keyEnd)
+		if i >= len(raw) || raw[i] != ':' {
+			return len(raw)
+		}
+		i = skipSpace(raw, member(key, skipSpace(raw, i+1)))
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+	return min(i+1, len(raw)) // after the closing brace
+}
+
+// EachElement calls fn with the raw value of each element of the JSON array
+// raw, in order.
+func EachElement(raw []byte, fn func(value []byte)) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return
+	}
+	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']'; {
+		end, _ := Skip(raw, i)
+		fn(raw[i:end])
+		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+	}
+}
+
+// Skip returns the index after the JSON value at b[i] and, when it is an
+// array, the number of its elements.
+func Skip(b []byte, i int) (end, elements int) {
+	if i >= len(b) {
+		return len(b), 0
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i), 0
+	case '{', '[':
+		array := b[i] == '['
+		if array && skipSpace(b, i+1) < len(b) && b[skipSpace(b, i+1)] != ']' {
+			elements = 1
+		}
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, elements
+				}
+			case ',':
+				if array && depth == 1 {
+					elements++
+				}
+			}
+			i++
+		}
+		return len(b), elements
+	}
+	for i < len(b) && !isDelimiter(b[i]) { // a number or a literal
+		i++
+	}
+	return i, 0
+}
+
+func isDelimiter(c byte) bool {
+	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// skipString returns the index after the string at b[i], found by searching
+// for its closing quote, which the runtime does many bytes at a time.
+func skipString(b []byte, i int) int {
+	for i++; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		q := i + j
+		backslashes := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q + 1
+		}
+		i = q + 1
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// FieldOf returns which of names the quoted key selects, as encoding/json
+// matches an object's keys to a struct's fields (exactly, or else ignoring
+// case), "" when none does: names are all the fields of the struct.
+func FieldOf(quotedKey []byte, names ...string) string {
+	raw := quotedKey[1 : len(quotedKey)-1]
+	for _, n := range names {
+		if string(raw) == n {
+			return n
+		}
+	}
+	// The names are ASCII: a key of plain ASCII matches one only with the
+	// same length; only escapes or other characters (which Unicode may fold
+	// to ASCII: "\u212a" is a K) need decoding first.
+	key := string(raw)
+	if bytes.ContainsFunc(raw, func(r rune) bool { return r == '\\' || r >= utf8.RuneSelf }) {
+		var err error
+		if key, err = Unquote(quotedKey); err != nil {
+			return ""
+		}
+	}
+	for _, n := range names {
+		if strings.EqualFold(key, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// Unquote decodes the JSON string s as encoding/json does; strings without
+// escapes take no detour through it.
+func Unquote(s []byte) (string, error) {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' && bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return string(s[1 : len(s)-1]), nil
+	}
+	var str string
+	err := json.Unmarshal(s, &str)
+	return str, err
 }

@@ -1,19 +1,17 @@
 package resolver
 
-// The types the resolver's files share: the handler, a field's resolver
-// and its result, a feature's part, what a resolver finds in its context,
-// the parents as child resolvers read them, and the answers a reply
-// carries for the levels below. Every other file builds on this one.
-
 import (
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/payload"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -200,3 +198,268 @@ var prefetchMembers = map[string]string{
 // neither answered nor prefetched for. Under first-occurrence every object
 // is read whole, so its answers serve whatever the query merges in.
 func hidesChildren(set appsync.Selection) bool { return set.Opaque && !set.Partial }
+
+// What a route is: a field the Lambda resolves, how AppSync batches it and
+// what shape its value has; the table the routes are looked up in, and the
+// byte budgets a route's batch size gives. The limits the stack sets on the
+// API are here too.
+
+// Limits on hostile queries, which the stack sets on the API and the local
+// AppSync enforces; how they were chosen is in docs/limits.md.
+const (
+	QueryDepthLimit    = 15
+	ResolverCountLimit = 5000
+)
+
+// FunctionTimeout is the Lambda function's timeout, as the stack deploys it and
+// as the local AppSync gives each invocation. It stays well under AppSync's
+// 30 s request limit, so that a slow invocation fails as a Lambda error
+// AppSync can report.
+const FunctionTimeout = 10 * time.Second
+
+// Route is a field resolved by the Lambda.
+type Route struct {
+	Type  string // parent type name, such as "Post"
+	Field string // field name, such as "author"
+	// MaxBatchSize is AppSync's maxBatchSize for the resolver: 0 invokes the
+	// Lambda once per parent; N > 0 sends up to N parents in one invocation.
+	MaxBatchSize int
+	// Returns is the object type of the field's value: the type itself
+	// (Post.author: User), its elements (Query.posts: Post) or its items
+	// (Post.comments: Comment), as Shape says.
+	Returns string
+	Shape   Shape
+	// Member, for a Connection, is the member of each item holding the
+	// object ("" when the items are objects); for Shape One, the member of
+	// its value holding an object AppSync reads from it, unrouted.
+	Member string
+	// Defaults are the schema's default values of the field's arguments
+	// (enum values as strings): an argument equal to its default asks the
+	// same as an argument left out.
+	Defaults map[string]any
+	// Invalidates gives a mutation the resolver that ends subscriptions
+	// (appsyncjs/root.js): the Lambda answers {"value", "invalidations":
+	// [{subscriptionField, payload}]}.
+	Invalidates bool
+
+	table        *Routes // the table it was found in
+	defaultsJSON []byte  // Defaults, encoded once
+}
+
+// Shape is how a field's value holds its objects.
+type Shape int
+
+const (
+	One        Shape = iota // an object or null
+	List                    // a list of objects, some perhaps null
+	Connection              // {items: [objects], nextToken}
+)
+
+// Key returns "Type.field", the key AppSync events are routed on.
+func (r Route) Key() string { return r.Type + "." + r.Field }
+
+// EarlyReturn reports whether the field's resolver is the JavaScript one
+// that returns its parent's answer (every field of an object type), rather
+// than a direct Lambda resolver or appsyncjs/root.js.
+func (r Route) EarlyReturn() bool { return !r.root() }
+
+// Subscribes reports whether the field is a subscription, resolved as a
+// subscription to it starts (appsyncjs/root.js).
+func (r Route) Subscribes() bool { return r.Type == "Subscription" }
+
+// root reports whether the field is one of a root type's.
+func (r Route) root() bool { return r.Type == "Query" || r.Type == "Mutation" || r.Subscribes() }
+
+// Routes is the routed fields an API serves: the core's and those of each
+// feature wired in. It is the one list the Lambda's router, the stack's
+// resolvers and the local AppSync read.
+type Routes struct {
+	all    []Route
+	byName map[name]*Route // into all
+}
+
+// child returns the route of the field of the route's objects (Returns)
+// and whether there is one, in the table the route was found in.
+func (r Route) child(field string) (Route, bool) {
+	if r.table == nil {
+		return Route{}, false
+	}
+	return r.table.of(r.Returns, field)
+}
+
+// All returns every routed field, the core's first.
+func (t *Routes) All() []Route { return t.all }
+
+// Find returns the route for "Type.field" and whether there is one.
+func (t *Routes) Find(key string) (Route, bool) {
+	if r := t.entry(key); r != nil {
+		return *r, true
+	}
+	return Route{}, false
+}
+
+// of returns the route of the field of the type and whether there is one.
+func (t *Routes) of(typ, field string) (Route, bool) {
+	if r := t.byName[name{typ, field}]; r != nil {
+		return *r, true
+	}
+	return Route{}, false
+}
+
+// entry is Find's route as the table holds it (nil when there is none),
+// to share without a copy, never to change.
+func (t *Routes) entry(key string) *Route {
+	typ, field, _ := strings.Cut(key, ".")
+	return t.byName[name{typ, field}]
+}
+
+type name struct{ typ, field string }
+
+// batchItemEnvelope is what a batch reply adds around each item's data:
+// {"data":...,"errorMessage":"...","errorType":"..."} and a comma.
+const batchItemEnvelope = 256
+
+// replyBudget is the most bytes the answer to one event of the field may take:
+// the whole payload for a field that is not batched, and an even share of it
+// for a batched one, so that a full batch of full answers fits.
+func (r Route) replyBudget() int {
+	if r.MaxBatchSize <= 0 {
+		return payload.MaxBytes
+	}
+	return payload.MaxBytes/r.MaxBatchSize - batchItemEnvelope
+}
+
+// sourceBudget is the most bytes an object of type typ may take (prefetched
+// children included) when a resolver returns it: a full batch of its routed
+// children's events, each with its EventReserve, must fit one payload.
+func (t *Routes) sourceBudget(typ string) int {
+	budget := payload.MaxBytes
+	for _, r := range t.all {
+		if r.Type == typ && r.MaxBatchSize > 0 {
+			budget = min(budget, payload.MaxBytes/r.MaxBatchSize-payload.EventReserve)
+		}
+	}
+	return budget
+}
+
+// Store is what the resolvers need from the table; *store.Store has it:
+// point reads, pages, reads of a parent with its children, and writes.
+type Store interface {
+	reads
+	pages
+	prefetches
+	writes
+}
+
+var _ Store = (*store.Store)(nil)
+
+// reads is what the read fields need of the table to look items up: by key
+// (a Query of an entity's own item and its counter), by handle (a Query on
+// GSI1) and many at once (BatchGetItem).
+type reads interface {
+	User(ctx context.Context, id string) (store.User, error)
+	UserByHandle(ctx context.Context, handle string) (store.User, error)
+	Users(ctx context.Context, ids []string, counts bool) (map[string]store.User, error)
+	Post(ctx context.Context, id string) (store.Post, error)
+	Posts(ctx context.Context, ids []string, attrs ...string) (map[string]store.Post, error)
+	PostsExist(ctx context.Context, ids []string) (map[string]bool, error)
+	LikedBy(ctx context.Context, userID string, postIDs []string) (map[string]bool, error)
+}
+
+// pages is what the connection fields need of the table: one Query each.
+type pages interface {
+	PostsByAuthor(ctx context.Context, authorID string, drafts bool, page store.PageRequest) (store.Page[store.Post], error)
+	CommentsOnPost(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Comment], error)
+	CommentsByAuthor(ctx context.Context, authorID string, page store.PageRequest) (store.Page[store.Comment], error)
+	Following(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+	Followers(ctx context.Context, userID string, page store.PageRequest) (store.Page[store.Follow], error)
+	Likes(ctx context.Context, postID string, page store.PageRequest) (store.Page[store.Like], error)
+}
+
+// prefetches is what the pattern needs of the table: a parent read together
+// with the first page of one of its connections (one Query of its partition),
+// and the pages served from such a prefetch with no request.
+type prefetches interface {
+	PostWithComments(ctx context.Context, id string, first store.PageRequest, maxBytes int) (store.Post, store.Prefetch[store.Comment], error)
+	UserWithFollowing(ctx context.Context, id string, limit, maxBytes int) (store.User, store.Prefetch[store.Follow], error)
+	CommentsFromPrefetch(p store.Prefetch[store.Comment], req store.PageRequest) (store.Page[store.Comment], bool)
+	FollowingFromPrefetch(p store.Prefetch[store.Follow], req store.PageRequest) (store.Page[store.Follow], bool)
+}
+
+// writes is what the mutations need of the table: one call each, which is the
+// whole write (a transaction, or one conditional UpdateItem).
+type writes interface {
+	CreateUser(ctx context.Context, u store.User) (store.User, error)
+	UpdateUser(ctx context.Context, id string, name, bio *string) (store.User, error)
+	CreatePost(ctx context.Context, authorID string, in store.NewPost) (store.Post, error)
+	PublishPost(ctx context.Context, callerID, id string) (store.Post, error)
+	UpdatePost(ctx context.Context, callerID, id string, edit store.PostEdit) (store.Post, error)
+	DeletePost(ctx context.Context, callerID, id string) (store.Post, error)
+	CreateComment(ctx context.Context, authorID, postID, body string) (store.Comment, error)
+	DeleteComment(ctx context.Context, callerID, postID, id string) (store.Comment, error)
+	Follow(ctx context.Context, followerID, followedID string) (store.Follow, error)
+	Unfollow(ctx context.Context, followerID, followedID string) (*store.Follow, error)
+	LikePost(ctx context.Context, userID, postID string, attrs []string) (store.Post, error)
+	UnlikePost(ctx context.Context, userID, postID string, attrs []string) (store.Post, error)
+}
+
+// What a parent returns with its prefetch: a post with its first comments,
+// a user with its first follows, encoded as the entity is with the
+// prefetch as one more member, which AppSync passes on to the children.
+
+// postResult is a Post as resolvers return it: with its first comments when
+// they were read together with it. AppSync ignores the extra key in the
+// response and hands the whole object to the post's child resolvers.
+type postResult struct {
+	store.Post
+	PrefetchedComments *store.Prefetch[store.Comment] `json:"prefetchedComments,omitempty"`
+}
+
+// MarshalJSON encodes the post as store.Post does (only what was read), with
+// its prefetched comments, if any, as one more member. Without it, Post's own
+// MarshalJSON, promoted through the embedding, would drop them.
+func (r postResult) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil), nil }
+
+// AppendJSON appends the post as MarshalJSON encodes it, without reflection
+// (store.Post's AppendJSON would drop the prefetch as well).
+func (r postResult) AppendJSON(dst []byte) []byte {
+	start := len(dst)
+	dst = r.Post.AppendJSON(dst)
+	if r.PrefetchedComments == nil {
+		return dst
+	}
+	return appendMember(dst, start, "prefetchedComments", func(dst []byte) []byte {
+		return r.PrefetchedComments.AppendJSON(dst, store.Comment.AppendJSON)
+	})
+}
+
+// appendMember adds to the object encoded in dst[start:] the member name,
+// whose value appendValue appends.
+func appendMember(dst []byte, start int, name string, appendValue func([]byte) []byte) []byte {
+	if len(dst)-start > 2 { // not {}
+		dst = append(dst[:len(dst)-1], ',')
+	} else {
+		dst = dst[:len(dst)-1]
+	}
+	dst = appendValue(append(append(append(dst, '"'), name...), '"', ':'))
+	return append(dst, '}')
+}
+
+// userResult is a User with the follows it made, when read together.
+type userResult struct {
+	store.User
+	PrefetchedFollowing *store.Prefetch[store.Follow] `json:"prefetchedFollowing,omitempty"`
+}
+
+// MarshalJSON encodes the user as store.User does, with its prefetched
+// follows, if any, as one more member (User's own MarshalJSON, promoted
+// through the embedding, would drop them).
+func (r userResult) MarshalJSON() ([]byte, error) {
+	dst := r.User.AppendJSON(nil)
+	if r.PrefetchedFollowing == nil {
+		return dst, nil
+	}
+	return appendMember(dst, 0, "prefetchedFollowing", func(dst []byte) []byte {
+		return r.PrefetchedFollowing.AppendJSON(dst, store.Follow.AppendJSON)
+	}), nil
+}

@@ -24,14 +24,14 @@ func checkCounts[E any](t *testing.T, counts []string, add func(*E, E)) {
 			continue
 		}
 		if !slices.Contains(counts, name) {
-			t.Errorf("%s.%s is a count the counter item does not hold: add it to %s's counter item (items.go) as %q", typ.Name(), f.Name, typ.Name(), name)
+			t.Errorf("%s.%s is a count the counter item does not hold: add it to %s's counter item (model.go) as %q", typ.Name(), f.Name, typ.Name(), name)
 			continue
 		}
 		var entity, counter E
 		reflect.ValueOf(&counter).Elem().Field(i).SetInt(7)
 		add(&entity, counter)
 		if got := reflect.ValueOf(entity).Field(i).Int(); got != 7 {
-			t.Errorf("(*%s).add leaves out %s (items.go): its counter's 7 reads as %d", typ.Name(), f.Name, got)
+			t.Errorf("(*%s).add leaves out %s (model.go): its counter's 7 reads as %d", typ.Name(), f.Name, got)
 		}
 	}
 }

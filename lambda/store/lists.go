@@ -1,11 +1,20 @@
 package store
 
-import "context"
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/example/appsync-dynamo/lambda/cursor"
+)
 
 // The connections, one access pattern each: a page of one partition's items
 // (queryPage; which partition, index, sort-key range and order is said once,
 // in query.go); a parent's children, through the store's Spread when it has
-// one (spread.go: lambda/hotkeys reads a hot parent's shards too).
+// one (Spread, below: lambda/hotkeys reads a hot parent's shards too).
 
 // PostsByAuthor returns a page of the author's published posts, newest first
 // unless page says otherwise (AP4), or drafts (AP4d): one Query on GSI1, then
@@ -54,4 +63,282 @@ func (s *Store) Likes(ctx context.Context, postID string, page PageRequest) (Pag
 // partition and its shards': lambda/hotkeys).
 func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) (Page[Follow], error) {
 	return children[Follow](ctx, s, followers(userID), page)
+}
+
+// A parent's children: a post's likes and comments, a user's followers,
+// each counted on the parent's counter and listed by a connection of the
+// parent's partition (the user's GSI2 partition, for followers). A page of
+// them is one Query of that partition (queryPage), and a new one is written
+// there with its count, unless the store has a Spread (WithSpread): a layer
+// under the access patterns that keeps some parents' children in other
+// partitions too, under the same sort keys (lambda/hotkeys: a hot parent's
+// shards), which says where a child goes and reads a page of them. The
+// access patterns ask it through the few functions below and the Place of
+// a write.
+
+// Item is an item as DynamoDB returns it.
+type Item = map[string]types.AttributeValue
+
+// The kinds of children, by the connection that lists them.
+const (
+	KindLikes     = "Post.likes"
+	KindComments  = "Post.comments"
+	KindFollowers = "User.followers"
+)
+
+// Place is where a parent's child is written and counted: the parent's
+// partition and counter (the zero Place), or a Spread's Partition and the
+// part counter of Counter. ID, when set, is the child's ID as written.
+type Place struct {
+	Partition, Counter, ID string
+}
+
+// Spread is a layer under the access patterns that keeps some parents'
+// children in other partitions too, counted on part counters there
+// (lambda/hotkeys). A store without one keeps every child in its parent's
+// partition and never asks.
+type Spread interface {
+	// Page reads a page of c in its order, from the partitions the
+	// children are in (Children.Own alone for a parent not spread).
+	Page(ctx context.Context, c Children, page PageRequest) (Page[Item], error)
+	// All hands each child of c to each, from every partition the children
+	// are in, until each returns false.
+	All(ctx context.Context, c Children, each func(Item) bool) error
+	// Add writes a new child of kind under parent (its ID id) with write,
+	// at the place it chooses: the zero Place (under Guard's condition)
+	// while the parent is not spread. missing is the error of a parent
+	// that is absent.
+	Add(ctx context.Context, kind, parent, id string, missing error, write func(context.Context, Place) error) error
+	// Guard is the condition a child's write at the zero Place puts on the
+	// parent's counter (refused when the parent is spread, or should be),
+	// and failed wrapped to report that refusal to Add.
+	Guard(kind string, failed func(old Item) error) (expression.ConditionBuilder, func(old Item) error)
+	// Locate is the place of an existing child of kind that is not in its
+	// parent's partition: by its ID (a comment) or the partition its item
+	// names (a like's, a follow's GSI2 partition).
+	Locate(kind, parent, id, partition string) Place
+	// Wrote is told that a child was removed at place (not the zero
+	// Place); Add sees its own writes.
+	Wrote(ctx context.Context, place Place)
+	// Grew is told the count of a parent's children after a write of one.
+	Grew(ctx context.Context, kind, parent string, count int)
+	// Tallies are the part counts to add to a parent's counter read from
+	// the partition pk, given those the counter holds (as last added onto
+	// it).
+	Tallies(pk string, tallies map[string]ShardTally) map[string]ShardTally
+	// Learn is told that the counter of partition pk says its parent's
+	// children are in shards parts (0: none).
+	Learn(pk string, shards int)
+	// Counter is the counter item of the partition pk as the Spread keeps
+	// it for a parent whose counter many writes change (kept false: read it).
+	Counter(ctx context.Context, op, pk string) (counter Item, found, kept bool, err error)
+	// Parts are the partitions besides its own that a parent's children
+	// are in, from its counter's shards (-1: unknown, its counter gone).
+	Parts(ctx context.Context, pk string, shards int) ([]string, error)
+}
+
+// WithSpread makes the store keep its parents' children through the
+// Spread that spread makes of it.
+func WithSpread(spread func(*Store) Spread) Option {
+	return func(s *Store) { s.spread = spread(s) }
+}
+
+// Spread is the store's Spread (nil: none).
+func (s *Store) Spread() Spread { return s.spread }
+
+// add writes a new child of kind under parent with write: through the
+// Spread, or at the zero Place.
+func (s *Store) add(ctx context.Context, kind, parent, id string, missing error, write func(context.Context, Place) error) error {
+	if s.spread == nil {
+		return write(ctx, Place{})
+	}
+	return s.spread.Add(ctx, kind, parent, id, missing, write)
+}
+
+// locate is the place of an existing child (see Spread.Locate): the zero
+// Place without a Spread, or for a child in its parent's partition.
+func (s *Store) locate(kind, parent, id, partition string) Place {
+	if s.spread == nil {
+		return Place{}
+	}
+	return s.spread.Locate(kind, parent, id, partition)
+}
+
+// wrote tells the Spread of a write at place.
+func (s *Store) wrote(ctx context.Context, place Place) {
+	if s.spread != nil && place.Counter != "" {
+		s.spread.Wrote(ctx, place)
+	}
+}
+
+// countOn is the action adding delta to counter of a child at place: on the
+// parent's counter (pk) under the Spread's guard, or on place's part
+// counter. missing is the error of an absent counter, otherwise of one whose
+// other conditions fail (nil: missing).
+func (s *Store) countOn(kind string, place Place, pk, counter string, delta int, missing, otherwise error) txAction {
+	if place.Counter != "" {
+		add := expression.Add(expression.Name(counter), expression.Value(delta)).Add(expression.Name("version"), expression.Value(1))
+		return txAction{key: Key{place.Counter, SKShard}, update: &add, cond: itemExists, failed: func(old Item) error {
+			if len(old) == 0 || otherwise == nil {
+				return missing
+			}
+			return otherwise
+		}}
+	}
+	a := s.addCount(pk, SKCount, counter, delta, onCounter(missing, otherwise))
+	if delta > 0 && s.spread != nil {
+		var cond expression.ConditionBuilder
+		cond, a.failed = s.spread.Guard(kind, a.failed)
+		a.cond = a.cond.And(cond)
+	}
+	return a
+}
+
+// tallies are the part counts of a counter read from partition pk.
+func (s *Store) tallies(pk string, t map[string]ShardTally) map[string]ShardTally {
+	if s.spread == nil || t == nil {
+		return t
+	}
+	return s.spread.Tallies(pk, t)
+}
+
+// learn tells the Spread what the counter of partition pk says of its
+// parts.
+func (s *Store) learn(pk string, shards int) {
+	if s.spread != nil {
+		s.spread.Learn(pk, shards)
+	}
+}
+
+// partsOf are the partitions besides its own that the parent's children
+// are in (see Spread.Parts).
+func (s *Store) partsOf(ctx context.Context, pk string, shards int) ([]string, error) {
+	if s.spread == nil {
+		return nil, nil
+	}
+	return s.spread.Parts(ctx, pk, shards)
+}
+
+// Children is a connection of one parent's children, as a Spread reads it.
+type Children struct {
+	s     *Store
+	q     partitionQuery
+	attrs []string // what All reads of each child (nil: all of it)
+}
+
+// children reads a page of q, a connection of its parent's children.
+func children[T any](ctx context.Context, s *Store, q partitionQuery, page PageRequest) (Page[T], error) {
+	if s.spread == nil {
+		return queryPage[T](ctx, s, q, page)
+	}
+	raw, err := s.spread.Page(ctx, Children{s: s, q: q}, page)
+	if err != nil {
+		return Page[T]{}, err
+	}
+	return decodePage[T]("store."+q.scope.Query, raw, page)
+}
+
+// Scope is the scope the connection's tokens are bound to: its field
+// (Scope.Query: "Post.comments", "Post.likes", "User.followers"), its
+// parent's ID, its index and arguments.
+func (c Children) Scope() cursor.Scope { return c.q.scope }
+
+// Prefix is the sort-key prefix of the children.
+func (c Children) Prefix() string { return c.q.skPrefix }
+
+// NewestFirst reports whether the page is in descending sort-key order.
+func (c Children) NewestFirst() bool { return c.q.newestFirst }
+
+// Range is the range of sort keys the connection reads in each partition,
+// inclusive (a time range's, or the whole prefix's).
+func (c Children) Range() (lo, hi string) {
+	if c.q.lo == "" {
+		return c.q.skPrefix, c.q.skPrefix + "~"
+	}
+	return c.q.lo, c.q.hi
+}
+
+// Ranged reports whether the page reads a range narrower than the prefix
+// (After or Before).
+func (c Children) Ranged() bool { return c.q.lo != "" }
+
+// Own reads the page from the parent's own partition alone, as a store
+// without a Spread does (one Query).
+func (c Children) Own(ctx context.Context, page PageRequest) (Page[Item], error) {
+	return rawPage(ctx, c.s, c.q, page)
+}
+
+// Read queries the partition pk (of the connection's table or index; "":
+// the parent's own) for up to limit children with sort keys in [lo, hi], in the connection's
+// order, reading attrs of them (nil: all) and the keys; more reports that
+// DynamoDB stopped before the range's end.
+func (c Children) Read(ctx context.Context, pk, lo, hi string, limit int, attrs []string) (items []Item, more bool, err error) {
+	op := "store." + c.q.scope.Query
+	if pk == "" {
+		pk = c.q.pk
+	}
+	keys := indexKeys(c.q.scope.Index)
+	in := &dynamodb.QueryInput{TableName: aws.String(c.s.table), ScanIndexForward: aws.Bool(!c.q.newestFirst), Limit: aws.Int32(int32(limit))}
+	if c.q.scope.Index != "" {
+		in.IndexName = aws.String(c.q.scope.Index)
+	}
+	cond := partition(keys.PartitionKey, pk).And(expression.Key(keys.SortKey).Between(expression.Value(lo), expression.Value(hi)))
+	if attrs != nil {
+		attrs = append(keyAttrs(c.q.scope.Index), attrs...)
+	}
+	if err := keyQuery(in, cond, attrs); err != nil {
+		return nil, false, err
+	}
+	out, err := c.s.api.Query(ctx, in)
+	if err != nil {
+		return nil, false, Fail(op, err)
+	}
+	return out.Items, len(out.LastEvaluatedKey) > 0, nil
+}
+
+// SortKey is the sort key of item (or a key) in the connection's table or
+// index.
+func (c Children) SortKey(item Item) string {
+	return stringAttr(item, indexKeys(c.q.scope.Index).SortKey)
+}
+
+// Resume is the key that resumes the connection of the parent's own
+// partition right after item, of whichever partition: what a token of the
+// connection carries.
+func (c Children) Resume(item Item) Item {
+	end := lastKey(item, c.q.scope.Index)
+	end[indexKeys(c.q.scope.Index).PartitionKey] = str(c.q.pk)
+	return end
+}
+
+// Holds reports whether key, read from a token, is a key of the
+// connection's own partition in its range (any other is forged, or a bug).
+func (c Children) Holds(key Item) bool { return c.q.holds(key) }
+
+// allChildren hands each child of q, read with attrs (and the keys), to
+// each until it returns false: from the parent's partition, or through the
+// Spread.
+func allChildren(ctx context.Context, s *Store, q partitionQuery, attrs []string, each func(Item) bool) error {
+	c := Children{s: s, q: q, attrs: attrs}
+	if s.spread == nil {
+		return c.All(ctx, "", each)
+	}
+	return s.spread.All(ctx, c, each)
+}
+
+// All hands each child of the connection in the partition pk ("": the
+// parent's own) to each, Query page after page, until it returns false.
+func (c Children) All(ctx context.Context, pk string, each func(Item) bool) error {
+	if pk == "" {
+		pk = c.q.pk
+	}
+	keys := indexKeys(c.q.scope.Index)
+	in := &dynamodb.QueryInput{TableName: aws.String(c.s.table)}
+	if c.q.scope.Index != "" {
+		in.IndexName = aws.String(c.q.scope.Index)
+	}
+	if err := keyQuery(in, partition(keys.PartitionKey, pk), c.attrs); err != nil {
+		return err
+	}
+	return c.s.QueryAll(ctx, "store."+c.q.scope.Query, in, each)
 }

@@ -1,6 +1,11 @@
 package store
 
 import (
+	"cmp"
+	"reflect"
+	"slices"
+	"strings"
+
 	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
@@ -193,3 +198,262 @@ func (f Follow) AppendJSON(dst []byte) []byte {
 	dst = payload.AppendString(append(dst, `,"createdAt":`...), f.CreatedAt)
 	return append(dst, '}')
 }
+
+// The items as the table holds them: each entity with its key attributes
+// (keys.go), the counter items that hold the counts, and how an item's
+// counts are added to its entity.
+
+// likeItem is a like in its post's partition; likedItem is its guard in the
+// liker's partition, which makes a user's like of a post unique, finds it
+// again to undo it, and answers Post.likedByMe.
+type (
+	likeItem struct {
+		PK string `dynamodbav:"pk"`
+		SK string `dynamodbav:"sk"`
+		Like
+	}
+	likedItem struct {
+		PK string `dynamodbav:"pk"`
+		SK string `dynamodbav:"sk"`
+		Like
+	}
+)
+
+func newLikeItem(l Like) likeItem {
+	pk := cmp.Or(l.Partition, PostPK(l.PostID))
+	l.Partition = ""
+	return likeItem{PK: pk, SK: LikeSK(l.ID), Like: l}
+}
+
+func newLikedItem(l Like) likedItem {
+	return likedItem{PK: UserPK(l.UserID), SK: LikedSK(l.PostID), Like: l}
+}
+
+type userItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI1PK string `dynamodbav:"gsi1pk"`
+	GSI1SK string `dynamodbav:"gsi1sk"`
+	User
+}
+
+type handleItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	UserID string `dynamodbav:"userId"`
+}
+
+type postItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI1PK string `dynamodbav:"gsi1pk"`
+	GSI1SK string `dynamodbav:"gsi1sk"`
+	Post
+}
+
+type commentItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI1PK string `dynamodbav:"gsi1pk"`
+	GSI1SK string `dynamodbav:"gsi1sk"`
+	Comment
+}
+
+type followItem struct {
+	PK     string `dynamodbav:"pk"`
+	SK     string `dynamodbav:"sk"`
+	GSI2PK string `dynamodbav:"gsi2pk"`
+	GSI2SK string `dynamodbav:"gsi2sk"`
+	// Version tells this follow from one made again after an unfollow (a
+	// ULID of its time): an unfollow removes the follow it read, never a
+	// newer one. Follows written before it have none.
+	Version string `dynamodbav:"v,omitempty"`
+	Follow
+}
+
+// userCounterItem holds a user's counts. It exists exactly when the profile
+// does, so writes check the user on it rather than on the larger profile;
+// GSI1 holds it under the handle, before the profile, so that one Query by
+// handle reads both.
+type userCounterItem struct {
+	PK             string `dynamodbav:"pk"`
+	SK             string `dynamodbav:"sk"`
+	GSI1PK         string `dynamodbav:"gsi1pk"`
+	GSI1SK         string `dynamodbav:"gsi1sk"`
+	PostCount      int    `dynamodbav:"postCount"`
+	FollowerCount  int    `dynamodbav:"followerCount"`
+	FollowingCount int    `dynamodbav:"followingCount"`
+}
+
+// postCounterItem holds a post's counts and what the writes that count
+// check: its author and its status, kept equal to the post's own by the
+// writes that change them. It exists exactly when the post does.
+type postCounterItem struct {
+	PK           string `dynamodbav:"pk"`
+	SK           string `dynamodbav:"sk"`
+	AuthorID     string `dynamodbav:"authorId"`
+	Status       string `dynamodbav:"status"`
+	CommentCount int    `dynamodbav:"commentCount"`
+	LikeCount    int    `dynamodbav:"likeCount"`
+}
+
+// newUserItem is the profile's item, without counts (they are its counter's).
+func newUserItem(u User) userItem {
+	u.PostCount, u.FollowerCount, u.FollowingCount = 0, 0, 0
+	return userItem{PK: UserPK(u.ID), SK: SKMetadata, GSI1PK: handlePK(u.Handle), GSI1SK: UserPK(u.ID), User: u}
+}
+
+// newUserCounter is the counter item holding u's counts.
+func newUserCounter(u User) userCounterItem {
+	return userCounterItem{PK: UserPK(u.ID), SK: SKCount, GSI1PK: handlePK(u.Handle), GSI1SK: SKCount,
+		PostCount: u.PostCount, FollowerCount: u.FollowerCount, FollowingCount: u.FollowingCount}
+}
+
+// newPostCounter is the counter item holding p's counts.
+func newPostCounter(p Post) postCounterItem {
+	status := p.Status
+	if status == "" {
+		status = StatusPublished
+	}
+	return postCounterItem{PK: PostPK(p.ID), SK: SKCount, AuthorID: p.AuthorID, Status: status, CommentCount: p.CommentCount, LikeCount: p.LikeCount}
+}
+
+// add adds the counts of c, a user's counter item read as a User, to u's.
+func (u *User) add(c User) {
+	u.PostCount += c.PostCount
+	u.FollowerCount += c.FollowerCount
+	u.FollowingCount += c.FollowingCount
+	for _, t := range c.Hot {
+		u.FollowerCount += t.Followers
+	}
+	u.Shards = max(u.Shards, c.Shards)
+}
+
+func (u *User) tallies() *map[string]ShardTally { return &u.Hot }
+func (p *Post) tallies() *map[string]ShardTally { return &p.Hot }
+
+// add adds the counts of c, a post's counter item read as a Post, to p's.
+func (p *Post) add(c Post) {
+	p.CommentCount += c.CommentCount
+	p.LikeCount += c.LikeCount
+	for _, t := range c.Hot {
+		p.CommentCount += t.Comments
+		p.LikeCount += t.Likes
+	}
+	p.Shards = max(p.Shards, c.Shards)
+}
+
+func newHandleItem(u User) handleItem {
+	return handleItem{PK: handlePK(u.Handle), SK: skHandle, UserID: u.ID}
+}
+
+// newPostItem is the item of a new post, without counts: a draft under
+// draftSK, a published post under PublishedSK(its ID), its creation being
+// its publication.
+func newPostItem(p Post) postItem {
+	p.CommentCount, p.LikeCount = 0, 0 // the counter's
+	sk := PublishedSK(p.ID)
+	if !p.Published() {
+		sk = draftSK(p.ID)
+	}
+	return postItem{PK: PostPK(p.ID), SK: SKMetadata, GSI1PK: AuthorPK(p.AuthorID), GSI1SK: sk, Post: p}
+}
+
+func newCommentItem(c Comment) commentItem {
+	return commentItem{PK: PostPK(c.PostID), SK: CommentSK(c.ID), GSI1PK: AuthorPK(c.AuthorID), GSI1SK: CommentSK(c.ID), Comment: c}
+}
+
+func newFollowItem(f Follow) followItem {
+	return followItem{PK: UserPK(f.FollowerID), SK: FollowsSK(f.FollowedID), GSI2PK: FollowersPK(f.FollowedID), GSI2SK: followerSK(f.FollowerID), Follow: f}
+}
+
+// Entities read in part (a projection): what was read, and their JSON
+// written with what was read alone, so that an attribute not read is never
+// answered as its zero value.
+
+// schemaAttributes are the item attribute names (dynamodbav tags) of T's
+// fields the Lambda answers (a json tag other than "-"), so that a projection
+// of the selection reads what it selects (TestEachFieldIsItsAttribute).
+func schemaAttributes[T any]() []string { return tagNames[T]("json") }
+
+// tagNames are the names T's fields take in tag (those without one, or
+// named "-", left out).
+func tagNames[T any](tag string) []string {
+	var names []string
+	t := reflect.TypeFor[T]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get(tag), ",")
+		if name != "" && name != "-" {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// attributes are the attributes read of an item by a projection; nil when
+// every attribute was read.
+type attributes []string
+
+// partial is an entity that may be read with a projection.
+type partial interface{ setRead(attrs []string) }
+
+// readOnly records on v, when it is a partial entity, that only attrs were
+// read (nil: everything).
+func readOnly[T any](v *T, attrs []string) {
+	if p, ok := any(v).(partial); ok && attrs != nil {
+		p.setRead(attrs)
+	}
+}
+
+// object appends a JSON object's members to dst, leaving out those whose
+// attribute was not read (none when read is nil).
+type object struct {
+	dst   []byte
+	read  attributes
+	empty bool
+}
+
+// object starts an object on dst whose members are the attributes read.
+func (a attributes) object(dst []byte) object { return object{append(dst, '{'), a, true} }
+
+// member appends the member's key, and reports whether it was read.
+func (o *object) member(name string) bool {
+	if o.read != nil && !slices.Contains(o.read, name) {
+		return false
+	}
+	if !o.empty {
+		o.dst = append(o.dst, ',')
+	}
+	o.empty = false
+	o.dst = append(append(append(o.dst, '"'), name...), '"', ':')
+	return true
+}
+
+func (o *object) string(name, v string) {
+	if o.member(name) {
+		o.dst = payload.AppendString(o.dst, v)
+	}
+}
+
+func (o *object) int(name string, v int) {
+	if o.member(name) {
+		o.dst = payload.AppendInt(o.dst, v)
+	}
+}
+
+// strings writes a list of strings (nil as [], as a list field the schema
+// declares non-null needs).
+func (o *object) strings(name string, v []string) {
+	if o.member(name) {
+		o.dst = append(o.dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				o.dst = append(o.dst, ',')
+			}
+			o.dst = payload.AppendString(o.dst, s)
+		}
+		o.dst = append(o.dst, ']')
+	}
+}
+
+func (o *object) end() []byte { return append(o.dst, '}') }

@@ -10,7 +10,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/oklog/ulid/v2"
@@ -38,7 +41,7 @@ type Store struct {
 	tokens *cursor.Codec
 	now    func() time.Time
 	newID  func(time.Time) string
-	spread Spread // where some parents' children are besides their partition (spread.go)
+	spread Spread // where some parents' children are besides their partition (lists.go)
 }
 
 // Option configures a Store.
@@ -116,4 +119,90 @@ func CheckIDs(op string, ids ...string) error {
 		}
 	}
 	return nil
+}
+
+// Strongly consistent reads, for what a mutation answers right after its
+// write: an eventually consistent read may not see it yet.
+
+type consistentKey struct{}
+
+// WithConsistentReads returns ctx under which every read of the table is
+// strongly consistent (a mutation's selection must see what it wrote). A
+// Query of an index stays eventually consistent.
+func WithConsistentReads(ctx context.Context) context.Context {
+	return context.WithValue(ctx, consistentKey{}, true)
+}
+
+// ConsistentReads reports whether ctx asks for strongly consistent reads
+// (WithConsistentReads).
+func ConsistentReads(ctx context.Context) bool { v, _ := ctx.Value(consistentKey{}).(bool); return v }
+
+// reads is the store's API, with WithConsistentReads applied to every read.
+type reads struct{ API }
+
+func (r reads) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	if ConsistentReads(ctx) {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return r.API.GetItem(ctx, in, opts...)
+}
+
+func (r reads) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	if ConsistentReads(ctx) && in.IndexName == nil {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return r.API.Query(ctx, in, opts...)
+}
+
+func (r reads) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	if ConsistentReads(ctx) {
+		for table, ka := range in.RequestItems {
+			ka.ConsistentRead = aws.Bool(true)
+			in.RequestItems[table] = ka
+		}
+	}
+	return r.API.BatchGetItem(ctx, in, opts...)
+}
+
+// What the writes share (users.go, posts.go, comments.go, follows.go,
+// likes.go). Each is atomic: one conditional UpdateItem, or one
+// TransactWriteItems that writes a child and adjusts its parent's count, on
+// the parent's counter item, together (see transact and counts.go).
+// Ownership is a condition of the write itself; a write that reads first
+// (to find its item's partition, or to return what it removes) is
+// conditioned on what it read. Their errors: Validation (an ID or handle
+// that may not go into a key), NotFound, Unauthorized (not the owner),
+// Conflict, Throttled, Internal.
+
+func marshal(op string, v any) (map[string]types.AttributeValue, error) {
+	av, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	return av, nil
+}
+
+func unmarshal(op string, item map[string]types.AttributeValue, v any) error {
+	if err := attributevalue.UnmarshalMap(item, v); err != nil {
+		return errs.Wrap(op, errs.Internal, "internal error", err)
+	}
+	return nil
+}
+
+const (
+	countUp   = 1
+	countDown = -1
+)
+
+// GetConsistent reads one item with a strongly consistent GetItem into v and
+// reports whether it exists.
+func (s *Store) GetConsistent(ctx context.Context, op string, key Key, v any) (bool, error) {
+	out, err := s.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: key.Attributes(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return false, Fail(op, err)
+	}
+	if out.Item == nil {
+		return false, nil
+	}
+	return true, unmarshal(op, out.Item, v)
 }

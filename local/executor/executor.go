@@ -146,7 +146,7 @@ type Request struct {
 	Identity *appsync.Identity `json:"-"`
 	// Headers are the HTTP request headers, passed on in events.
 	Headers map[string]string `json:"-"`
-	// Plan asks for the request's plan in extensions.plan (plan.go): the
+	// Plan asks for the request's plan in extensions.plan (lambda/resolver/answers.go): the
 	// local AppSync's header x-local-plan: 1.
 	Plan bool `json:"-"`
 }
