@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -10,7 +12,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/internal/ddbjson" // speed-up: ddbjson
 )
 
-// The DynamoDB client the store is built on, and its settings.
+// The DynamoDB client the store is built on, its settings, a batch's backoff.
 
 // ClientOptions configures a DynamoDB client for the store: at most three
 // attempts per request, at most 200 ms apart, each bounded by its context's
@@ -33,4 +35,33 @@ func NewClient(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options
 			o.DisableValidateResponseChecksum = true
 		}
 	}}, optFns...)...)
+}
+
+// Backoff for UnprocessedKeys: full jitter over an exponentially growing
+// window, and a ceiling on the total time when the context has no deadline.
+const (
+	backoffBase     = 20 * time.Millisecond
+	backoffCap      = time.Second
+	noDeadlineLimit = 20 * time.Second
+)
+
+// sleep waits for d or until ctx is done, whichever comes first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// backoff returns a random wait in [0, min(cap, base*2^attempt)).
+func backoff(attempt int) time.Duration {
+	window := backoffCap
+	if attempt < 16 {
+		window = min(backoffCap, backoffBase<<attempt)
+	}
+	return rand.N(window)
 }

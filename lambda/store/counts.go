@@ -2,9 +2,6 @@ package store
 
 import (
 	"context"
-	"reflect"
-	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -79,19 +76,6 @@ func decodeCounted[T any, PT counted[T]](op string, s *Store, items []map[string
 	return found, nil
 }
 
-// sortKey is the item's sort key ("" when it has none).
-func sortKey(item map[string]types.AttributeValue) string { return stringAttr(item, AttrSK) }
-
-// stringAttr is the value of the item's string attribute name ("" when it
-// has none, or it is not a string).
-func stringAttr(item map[string]types.AttributeValue, name string) string {
-	v, _ := item[name].(*types.AttributeValueMemberS)
-	if v == nil {
-		return ""
-	}
-	return v.Value
-}
-
 // addCounter adds to v the counts of the counter item of partition pk, read
 // with one strongly consistent GetItem.
 func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk string, v PT) error {
@@ -111,34 +95,6 @@ func addCounter[T any, PT counted[T]](ctx context.Context, s *Store, op, pk stri
 	*t = s.tallies(pk, *t)
 	v.add(c)
 	return nil
-}
-
-// Count names: the counts of a user and of a post, as attributes and as the
-// schema's fields. A read asks for counter items only when it may read one
-// of them (SelectsCount).
-var (
-	UserCounts = countNames[userCounterItem, User]()
-	PostCounts = countNames[postCounterItem, Post]()
-)
-
-// countNames are the attributes of the counter item C that are integers
-// and attributes of the entity E.
-func countNames[C, E any]() []string {
-	var names []string
-	c := reflect.TypeFor[C]()
-	for i := range c.NumField() {
-		name, _, _ := strings.Cut(c.Field(i).Tag.Get("dynamodbav"), ",")
-		if c.Field(i).Type.Kind() == reflect.Int && slices.Contains(schemaAttributes[E](), name) {
-			names = append(names, name)
-		}
-	}
-	return names
-}
-
-// SelectsCount reports whether a read of attrs (nil: everything) reads one
-// of counts.
-func SelectsCount(attrs []string, counts []string) bool {
-	return attrs == nil || slices.ContainsFunc(attrs, func(a string) bool { return slices.Contains(counts, a) })
 }
 
 // AddCounters reads the counter items of the posts and adds their counts:
@@ -186,20 +142,18 @@ func onCounter(missing, otherwise error) func(map[string]types.AttributeValue) e
 // parent's counter (lambda/hotkeys: Tallies), under "hot", so that a read
 // of the parent's counts reads its counter alone and adds them up.
 
-// ShardTally is a part's counts as the projector copies them onto the
-// parent's counter, with the part counter's version they were read at.
-type ShardTally struct {
-	Likes     int   `dynamodbav:"l"`
-	Comments  int   `dynamodbav:"c"`
-	Followers int   `dynamodbav:"f,omitempty"` // a hot user's
-	Version   int64 `dynamodbav:"v"`
+// tallies are the part counts of a counter read from partition pk.
+func (s *Store) tallies(pk string, t map[string]ShardTally) map[string]ShardTally {
+	if s.spread == nil || t == nil {
+		return t
+	}
+	return s.spread.Tallies(pk, t)
 }
 
-// CountedAttrs adds to attrs, a projection, the attributes a hot post's or
-// user's counter holds its shards' counts in, when attrs reads counts.
-func CountedAttrs(attrs []string) []string {
-	if attrs == nil || !SelectsCount(attrs, PostCounts) && !SelectsCount(attrs, UserCounts) {
-		return attrs
+// learn tells the Spread what the counter of partition pk says of its
+// parts.
+func (s *Store) learn(pk string, shards int) {
+	if s.spread != nil {
+		s.spread.Learn(pk, shards)
 	}
-	return append(slices.Clone(attrs), "shards", "hot")
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
@@ -13,9 +12,6 @@ import (
 
 // Follows: both users' counts changed with the follow in one transaction;
 // an unfollow removes the follow it read, never one made again since.
-
-// errExists marks a put that found its item already there.
-var errExists = errors.New("item exists")
 
 // Follow records that followerID follows followedID and increments both
 // users' counts, in one transaction. Following again changes nothing and
@@ -117,26 +113,6 @@ func (s *Store) FollowerIDs(ctx context.Context, userID string) ([]string, error
 		return nil, err
 	}
 	return ids, nil
-}
-
-// QueryAll runs in page after page, handing each item to each until each
-// returns false or the range ends.
-func (s *Store) QueryAll(ctx context.Context, op string, in *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) error {
-	for {
-		out, err := s.api.Query(ctx, in)
-		if err != nil {
-			return Fail(op, err)
-		}
-		for _, item := range out.Items {
-			if !each(item) {
-				return nil
-			}
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
 }
 
 // Follows reports whether followerID follows followedID (strongly

@@ -2,6 +2,8 @@ package store
 
 import (
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // This file is the one place that knows the table's key formats
@@ -162,3 +164,42 @@ func IsCommentSK(sk string) bool {
 	id, ok := strings.CutPrefix(sk, prefixComment)
 	return ok && ValidID(id)
 }
+
+// Key is an item's primary key.
+type Key struct{ PK, SK string }
+
+// Attributes are the key as a request names an item.
+func (k Key) Attributes() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		AttrPK: &types.AttributeValueMemberS{Value: k.PK},
+		AttrSK: &types.AttributeValueMemberS{Value: k.SK},
+	}
+}
+
+// keyOf is the item's key, false when it has none.
+func keyOf(item map[string]types.AttributeValue) (Key, bool) {
+	pk, ok1 := item[AttrPK].(*types.AttributeValueMemberS)
+	sk, ok2 := item[AttrSK].(*types.AttributeValueMemberS)
+	if !ok1 || !ok2 {
+		return Key{}, false
+	}
+	return Key{pk.Value, sk.Value}, true
+}
+
+// Item is an item as DynamoDB returns it.
+type Item = map[string]types.AttributeValue
+
+// sortKey is the item's sort key ("" when it has none).
+func sortKey(item map[string]types.AttributeValue) string { return stringAttr(item, AttrSK) }
+
+// stringAttr is the value of the item's string attribute name ("" when it
+// has none, or it is not a string).
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	v, _ := item[name].(*types.AttributeValueMemberS)
+	if v == nil {
+		return ""
+	}
+	return v.Value
+}
+
+func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }

@@ -6,7 +6,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/cursor"
 )
@@ -72,70 +71,8 @@ func (s *Store) Followers(ctx context.Context, userID string, page PageRequest) 
 // there with its count, unless the store has a Spread (WithSpread): a layer
 // under the access patterns that keeps some parents' children in other
 // partitions too, under the same sort keys (lambda/hotkeys: a hot parent's
-// shards), which says where a child goes and reads a page of them. The
-// access patterns ask it through the few functions below and the Place of
-// a write.
-
-// Item is an item as DynamoDB returns it.
-type Item = map[string]types.AttributeValue
-
-// The kinds of children, by the connection that lists them.
-const (
-	KindLikes     = "Post.likes"
-	KindComments  = "Post.comments"
-	KindFollowers = "User.followers"
-)
-
-// Place is where a parent's child is written and counted: the parent's
-// partition and counter (the zero Place), or a Spread's Partition and the
-// part counter of Counter. ID, when set, is the child's ID as written.
-type Place struct {
-	Partition, Counter, ID string
-}
-
-// Spread is a layer under the access patterns that keeps some parents'
-// children in other partitions too, counted on part counters there
-// (lambda/hotkeys). A store without one keeps every child in its parent's
-// partition and never asks.
-type Spread interface {
-	// Page reads a page of c in its order, from the partitions the
-	// children are in (Children.Own alone for a parent not spread).
-	Page(ctx context.Context, c Children, page PageRequest) (Page[Item], error)
-	// All hands each child of c to each, from every partition the children
-	// are in, until each returns false.
-	All(ctx context.Context, c Children, each func(Item) bool) error
-	// Add writes a new child of kind under parent (its ID id) with write,
-	// at the place it chooses: the zero Place (under Guard's condition)
-	// while the parent is not spread. missing is the error of a parent
-	// that is absent.
-	Add(ctx context.Context, kind, parent, id string, missing error, write func(context.Context, Place) error) error
-	// Guard is the condition a child's write at the zero Place puts on the
-	// parent's counter (refused when the parent is spread, or should be),
-	// and failed wrapped to report that refusal to Add.
-	Guard(kind string, failed func(old Item) error) (expression.ConditionBuilder, func(old Item) error)
-	// Locate is the place of an existing child of kind that is not in its
-	// parent's partition: by its ID (a comment) or the partition its item
-	// names (a like's, a follow's GSI2 partition).
-	Locate(kind, parent, id, partition string) Place
-	// Wrote is told that a child was removed at place (not the zero
-	// Place); Add sees its own writes.
-	Wrote(ctx context.Context, place Place)
-	// Grew is told the count of a parent's children after a write of one.
-	Grew(ctx context.Context, kind, parent string, count int)
-	// Tallies are the part counts to add to a parent's counter read from
-	// the partition pk, given those the counter holds (as last added onto
-	// it).
-	Tallies(pk string, tallies map[string]ShardTally) map[string]ShardTally
-	// Learn is told that the counter of partition pk says its parent's
-	// children are in shards parts (0: none).
-	Learn(pk string, shards int)
-	// Counter is the counter item of the partition pk as the Spread keeps
-	// it for a parent whose counter many writes change (kept false: read it).
-	Counter(ctx context.Context, op, pk string) (counter Item, found, kept bool, err error)
-	// Parts are the partitions besides its own that a parent's children
-	// are in, from its counter's shards (-1: unknown, its counter gone).
-	Parts(ctx context.Context, pk string, shards int) ([]string, error)
-}
+// shards: Spread, in store.go), which says where a child goes and reads a
+// page of them, asked through the functions below and a write's Place.
 
 // WithSpread makes the store keep its parents' children through the
 // Spread that spread makes of it.
@@ -194,22 +131,6 @@ func (s *Store) countOn(kind string, place Place, pk, counter string, delta int,
 	return a
 }
 
-// tallies are the part counts of a counter read from partition pk.
-func (s *Store) tallies(pk string, t map[string]ShardTally) map[string]ShardTally {
-	if s.spread == nil || t == nil {
-		return t
-	}
-	return s.spread.Tallies(pk, t)
-}
-
-// learn tells the Spread what the counter of partition pk says of its
-// parts.
-func (s *Store) learn(pk string, shards int) {
-	if s.spread != nil {
-		s.spread.Learn(pk, shards)
-	}
-}
-
 // partsOf are the partitions besides its own that the parent's children
 // are in (see Spread.Parts).
 func (s *Store) partsOf(ctx context.Context, pk string, shards int) ([]string, error) {
@@ -217,13 +138,6 @@ func (s *Store) partsOf(ctx context.Context, pk string, shards int) ([]string, e
 		return nil, nil
 	}
 	return s.spread.Parts(ctx, pk, shards)
-}
-
-// Children is a connection of one parent's children, as a Spread reads it.
-type Children struct {
-	s     *Store
-	q     partitionQuery
-	attrs []string // what All reads of each child (nil: all of it)
 }
 
 // children reads a page of q, a connection of its parent's children.

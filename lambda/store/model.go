@@ -457,3 +457,49 @@ func (o *object) strings(name string, v []string) {
 }
 
 func (o *object) end() []byte { return append(o.dst, '}') }
+
+// Count names: the counts of a user and of a post, as attributes and as the
+// schema's fields. A read asks for counter items only when it may read one
+// of them (SelectsCount).
+var (
+	UserCounts = countNames[userCounterItem, User]()
+	PostCounts = countNames[postCounterItem, Post]()
+)
+
+// countNames are the attributes of the counter item C that are integers
+// and attributes of the entity E.
+func countNames[C, E any]() []string {
+	var names []string
+	c := reflect.TypeFor[C]()
+	for i := range c.NumField() {
+		name, _, _ := strings.Cut(c.Field(i).Tag.Get("dynamodbav"), ",")
+		if c.Field(i).Type.Kind() == reflect.Int && slices.Contains(schemaAttributes[E](), name) {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// SelectsCount reports whether a read of attrs (nil: everything) reads one
+// of counts.
+func SelectsCount(attrs []string, counts []string) bool {
+	return attrs == nil || slices.ContainsFunc(attrs, func(a string) bool { return slices.Contains(counts, a) })
+}
+
+// ShardTally is a part's counts as the projector copies them onto the
+// parent's counter, with the part counter's version they were read at.
+type ShardTally struct {
+	Likes     int   `dynamodbav:"l"`
+	Comments  int   `dynamodbav:"c"`
+	Followers int   `dynamodbav:"f,omitempty"` // a hot user's
+	Version   int64 `dynamodbav:"v"`
+}
+
+// CountedAttrs adds to attrs, a projection, the attributes a hot post's or
+// user's counter holds its shards' counts in, when attrs reads counts.
+func CountedAttrs(attrs []string) []string {
+	if attrs == nil || !SelectsCount(attrs, PostCounts) && !SelectsCount(attrs, UserCounts) {
+		return attrs
+	}
+	return append(slices.Clone(attrs), "shards", "hot")
+}

@@ -2,8 +2,8 @@ package store
 
 import (
 	"context"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -12,25 +12,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/example/appsync-dynamo/lambda/cost"
 	"github.com/example/appsync-dynamo/lambda/cursor"
 	"github.com/example/appsync-dynamo/lambda/errs"
-	"github.com/example/appsync-dynamo/lambda/payload"
 )
 
 // One Query of one partition: each connection's shape (which partition,
 // index, sort-key range, order, and the scope its tokens are bound to), and
 // queryPage, which reads a page of it.
-
-// partitionQuery is a Query over one partition of the table or an index,
-// optionally narrowed to sort keys starting with a prefix, and within it to
-// an inclusive range of sort keys.
-type partitionQuery struct {
-	scope       cursor.Scope // binds the query's tokens; Scope.Index names the index
-	pk          string       // partition key value
-	skPrefix    string       // begins_with condition on the sort key; "" for none
-	lo, hi      string       // BETWEEN condition on the sort key (both set, or neither)
-	newestFirst bool         // ScanIndexForward=false
-}
 
 // shaped returns q with the order and time range of page applied: the
 // order reverses q's own when page asks for the other, and the range
@@ -312,142 +301,136 @@ func partition(attr, pk string) expression.KeyConditionBuilder {
 	return expression.Key(attr).Equal(expression.Value(pk))
 }
 
-// A page of a connection: what a caller asks (PageRequest: a limit, a token,
-// an order, a time range, the attributes to read) and what it gets (Page:
-// the items, a token for the next page, cut to a byte budget when asked).
+// Reading many items at once: BatchGetItem of at most 100 distinct keys a
+// request, the chunks sent together, unprocessed keys retried with backoff
+// and jitter until done or out of time.
 
-// Page limits of every connection.
-const (
-	DefaultLimit = 20
-	MaxLimit     = 100
-)
+// maxBatchGetKeys is the most keys one BatchGetItem request takes.
+const maxBatchGetKeys = 100
 
-// PageRequest asks for one page of a connection.
-type PageRequest struct {
-	Limit     int    // 1..MaxLimit
-	NextToken string // "" for the first page
-	// Attributes, when not nil, limits what is read of each item to these
-	// attributes (and the keys, which are always read): a ProjectionExpression
-	// that saves bytes when large attributes, such as a post's body, are not
-	// needed. Names that are not attributes are ignored.
-	Attributes []string
-	// MaxBytes, when positive, ends the page early (with a NextToken) once its
-	// items, encoded as the Lambda sends them, would take more bytes. A page
-	// always holds at least one item when one remains.
-	MaxBytes int
-	// Order is the order of the items, defaultOrder for the connection's own.
-	Order Order
-	// After and Before, when not zero, are exclusive bounds on the items'
-	// creation time (a post's publication time): only the items strictly
-	// between them, found by the key condition (the sort keys are ULIDs of
-	// that time), never by a filter.
-	After, Before time.Time
+// BatchGet reads the items with keys (deduplicated), one BatchGetItem per
+// 100, concurrently, eventually consistent, retrying UnprocessedKeys until
+// the deadline is near; absent items are missing. attrs, when not nil,
+// limits what is read besides the keys.
+func (s *Store) BatchGet(ctx context.Context, op string, keys []Key, attrs []string) (map[Key]map[string]types.AttributeValue, error) {
+	return s.batchRead(ctx, op, keys, attrs, false)
 }
 
-// Order is the order of a connection's items.
-type Order int
-
-const (
-	defaultOrder Order = iota // the connection's own
-	OldestFirst
-	NewestFirst
-)
-
-// String is the schema's SortOrder value.
-func (o Order) String() string {
-	switch o {
-	case OldestFirst:
-		return "OLDEST_FIRST"
-	case NewestFirst:
-		return "NEWEST_FIRST"
-	}
-	return ""
-}
-
-// args writes the arguments that shape a query canonically, for its tokens'
-// scope: "" for the defaults, so that tokens issued before there were
-// arguments stay valid.
-func (r PageRequest) args(extra string) string {
-	var parts []string
-	if r.Order != defaultOrder {
-		parts = append(parts, "order="+r.Order.String())
-	}
-	if !r.After.IsZero() {
-		parts = append(parts, "after="+r.After.UTC().Format(time.RFC3339Nano))
-	}
-	if !r.Before.IsZero() {
-		parts = append(parts, "before="+r.Before.UTC().Format(time.RFC3339Nano))
-	}
-	if extra != "" {
-		parts = append(parts, extra)
-	}
-	return strings.Join(parts, "&")
-}
-
-// Page is one page of a connection, shaped as the schema's *Connection types.
-// NextToken is nil on the last page, and only there: a page may hold fewer
-// items than its limit and still have a NextToken (DynamoDB's 1 MB read limit,
-// a byte budget), but never ends while items remain.
-type Page[T any] struct {
-	Items     []T     `json:"items"`
-	NextToken *string `json:"nextToken"`
-
-	// after returns the token that resumes the connection after Items[i].
-	after func(i int) (string, error)
-}
-
-// Cut returns the page ended after its first n items, with the token that
-// resumes right after them; the page itself when n is not less than its
-// length.
-func (p Page[T]) Cut(n int) (Page[T], error) {
-	if n >= len(p.Items) || n < 1 {
-		return p, nil
-	}
-	token, err := p.after(n - 1)
-	if err != nil {
-		return Page[T]{}, err
-	}
-	p.Items = p.Items[:n]
-	p.NextToken = &token
-	return p, nil
-}
-
-// NewPage is a page of items: next is its token (nil on the last page),
-// and after(i) the token that resumes after items[i], with which Cut and
-// Fit end it early.
-func NewPage[T any](items []T, next *string, after func(i int) (string, error)) Page[T] {
-	return Page[T]{Items: items, NextToken: next, after: after}
-}
-
-// Fit returns the page cut to its first items that take at most maxBytes
-// encoded as the Lambda sends them, and at least one (the page itself when
-// maxBytes is not positive or they all fit).
-func (p Page[T]) Fit(maxBytes int) (Page[T], error) {
-	if maxBytes <= 0 {
-		return p, nil
-	}
-	return p.Cut(max(fitBytes(p.Items, maxBytes), 1))
-}
-
-// fitBytes returns how many of the first items (perhaps none) take at most
-// budget bytes encoded as the Lambda sends them, a comma each.
-func fitBytes[T any](items []T, budget int) int {
-	size := 0
-	for n, item := range items {
-		if size += payload.Size(item) + 1; size > budget {
-			return n
+// batchRead is batchGet, strongly consistent when consistent is true (a read
+// unit per item of up to 4 KB, twice an eventually consistent read).
+func (s *Store) batchRead(ctx context.Context, op string, keys []Key, attrs []string, consistent bool) (map[Key]map[string]types.AttributeValue, error) {
+	unique := make([]Key, 0, len(keys))
+	seen := make(map[Key]struct{}, len(keys))
+	for _, k := range keys {
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			unique = append(unique, k)
 		}
 	}
-	return len(items)
+	found := make(map[Key]map[string]types.AttributeValue, len(unique))
+	if len(unique) == 0 {
+		return found, nil
+	}
+	if len(unique) <= maxBatchGetKeys { // one chunk: no goroutine to hand it to
+		items, err := s.batchGetChunk(ctx, op, unique, attrs, consistent)
+		for _, item := range items {
+			if k, ok := keyOf(item); ok {
+				found[k] = item
+			}
+		}
+		return found, err
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+	)
+	branch := cost.Together(ctx) // the chunks are sent at once
+	for start := 0; start < len(unique); start += maxBatchGetKeys {
+		chunk := unique[start:min(start+maxBatchGetKeys, len(unique))]
+		ctx := branch()
+		wg.Go(func() {
+			items, err := s.batchGetChunk(ctx, op, chunk, attrs, consistent)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			for _, item := range items {
+				if k, ok := keyOf(item); ok {
+					found[k] = item
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return found, nil
 }
 
-// Only is p with its items as if only attrs (nil: everything) had been
-// read of them: what they encode (a page read whole, kept, and given to a
-// request that selects less). p's items are not changed.
-func (p Page[T]) Only(attrs []string) Page[T] {
-	p.Items = slices.Clone(p.Items)
-	for i := range p.Items {
-		readOnly(&p.Items[i], attrs)
+// batchGetChunk reads at most 100 distinct keys, retrying UnprocessedKeys.
+func (s *Store) batchGetChunk(ctx context.Context, op string, keys []Key, attrs []string, consistent bool) ([]map[string]types.AttributeValue, error) {
+	request := types.KeysAndAttributes{Keys: make([]map[string]types.AttributeValue, len(keys))}
+	if consistent {
+		request.ConsistentRead = aws.Bool(true)
 	}
-	return p
+	for i, k := range keys {
+		request.Keys[i] = k.Attributes()
+	}
+	if attrs != nil {
+		expr, err := expression.NewBuilder().WithProjection(namesList(append([]string{AttrPK, AttrSK}, CountedAttrs(attrs)...))).Build()
+		if err != nil {
+			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+		request.ExpressionAttributeNames, request.ProjectionExpression = expr.Names(), expr.Projection()
+	}
+	pending := map[string]types.KeysAndAttributes{s.table: request}
+	deadline, hasDeadline := ctx.Deadline()
+	if !hasDeadline {
+		deadline = time.Now().Add(noDeadlineLimit)
+	}
+	var items []map[string]types.AttributeValue
+	for attempt := 0; ; attempt++ {
+		out, err := s.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: pending})
+		if err != nil {
+			return nil, Fail(op, err)
+		}
+		items = append(items, out.Responses[s.table]...)
+		if len(out.UnprocessedKeys[s.table].Keys) == 0 {
+			return items, nil
+		}
+		pending = out.UnprocessedKeys
+		wait := backoff(attempt)
+		if time.Until(deadline) < wait+backoffBase {
+			return nil, errs.E(op, errs.Throttled, "DynamoDB left keys unprocessed until the deadline; retry later")
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, errs.Wrap(op, errs.Internal, "internal error", err)
+		}
+	}
+}
+
+// QueryAll runs in page after page, handing each item to each until each
+// returns false or the range ends.
+func (s *Store) QueryAll(ctx context.Context, op string, in *dynamodb.QueryInput, each func(map[string]types.AttributeValue) bool) error {
+	for {
+		out, err := s.api.Query(ctx, in)
+		if err != nil {
+			return Fail(op, err)
+		}
+		for _, item := range out.Items {
+			if !each(item) {
+				return nil
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }

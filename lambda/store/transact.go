@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -188,8 +190,6 @@ func requestToken() string {
 // Building blocks of write actions. Every action is conditioned on its item:
 // absent for a put, present otherwise (and, with onlyIf, owned).
 
-func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-
 var (
 	itemExists = expression.AttributeExists(expression.Name(AttrPK))
 	itemAbsent = expression.AttributeNotExists(expression.Name(AttrPK))
@@ -266,3 +266,72 @@ func notFoundOr(op, missing string, otherwise error) func(map[string]types.Attri
 		return otherwise
 	}
 }
+
+// maxBatchWrite is the most put requests one BatchWriteItem takes.
+const maxBatchWrite = 25
+
+// writeReserve is the least time before the deadline in which a BatchWriteItem
+// is still sent.
+const writeReserve = 200 * time.Millisecond
+
+// maxConcurrentWrites bounds the BatchWriteItem requests in flight at once.
+const maxConcurrentWrites = 8
+
+// BatchWrite sends writes with BatchWriteItem, 25 a request and up to
+// maxConcurrentWrites requests at a time, retrying UnprocessedItems with
+// jittered backoff until every write is done or the context's deadline is
+// near (Throttled then: the writes not done are not done).
+func (s *Store) BatchWrite(ctx context.Context, op string, writes []types.WriteRequest) error {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(noDeadlineLimit)
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+		sem      = make(chan struct{}, maxConcurrentWrites)
+	)
+	for start := 0; start < len(writes); start += maxBatchWrite {
+		chunk := writes[start:min(start+maxBatchWrite, len(writes))]
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := s.batchWriteChunk(ctx, op, chunk, deadline); err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// batchWriteChunk sends at most 25 writes, retrying UnprocessedItems.
+func (s *Store) batchWriteChunk(ctx context.Context, op string, chunk []types.WriteRequest, deadline time.Time) error {
+	pending := map[string][]types.WriteRequest{s.table: chunk}
+	for attempt := 0; len(pending[s.table]) > 0; attempt++ {
+		if attempt == 0 && time.Until(deadline) < writeReserve {
+			return errs.E(op, errs.Throttled, "out of time before every write was sent; retry later")
+		}
+		if attempt > 0 {
+			wait := backoff(attempt)
+			if time.Until(deadline) < wait+backoffBase {
+				return errs.E(op, errs.Throttled, "DynamoDB left writes unprocessed until the deadline; retry later")
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return errs.Wrap(op, errs.Throttled, "out of time; retry later", err)
+			}
+		}
+		out, err := s.api.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: pending})
+		if err != nil {
+			return Fail(op, err)
+		}
+		pending = out.UnprocessedItems
+	}
+	return nil
+}
+
+// errExists marks a put that found its item already there.
+var errExists = errors.New("item exists")

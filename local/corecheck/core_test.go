@@ -3,7 +3,10 @@ package corecheck
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -110,6 +113,62 @@ func TestResolverFilesStandInLayers(t *testing.T) {
 	}
 	t.Logf("lambda/resolver: %d files in %d layers", len(deps), layers)
 }
+
+// The files of lambda/store stand in the layers docs/layout.md lists, read
+// from the first, and no two use each other's names.
+func TestStoreFilesStandInLayers(t *testing.T) {
+	deps, err := FileDeps("../../lambda/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cycles := Layers(deps)
+	for _, c := range cycles {
+		t.Errorf("lambda/store: %s and %s use each other's names: move what both need to a file below them", c[0], c[1])
+	}
+	listed := storeLayers(t)
+	for f, d := range Depths(deps) {
+		if listed[f] != d {
+			t.Errorf("lambda/store/%s stands in layer %d; docs/layout.md lists it in %d", f, d, listed[f])
+		}
+	}
+	for f := range listed {
+		if _, ok := deps[f]; !ok {
+			t.Errorf("docs/layout.md lists %s among the store's layers; lambda/store holds no such file", f)
+		}
+	}
+}
+
+// storeLayers are the store's files by the layer docs/layout.md's store
+// section lists each in ("1. `keys.go` (...), `client.go` ...").
+func storeLayers(t *testing.T) map[string]int {
+	t.Helper()
+	layout, err := os.ReadFile("../../docs/layout.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(layout), "## The store, a file an idea")
+	section, _, _ = strings.Cut(section, "\n## ")
+	listed := map[string]int{}
+	for line := range strings.Lines(section) {
+		m := layerLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		for _, f := range fileName.FindAllStringSubmatch(line, -1) {
+			listed[f[1]] = n
+		}
+	}
+	if len(listed) == 0 {
+		t.Fatal("docs/layout.md's store section lists no layer of files")
+	}
+	return listed
+}
+
+var (
+	layerLine = regexp.MustCompile(`^(\d+)\. `)
+	fileName  = regexp.MustCompile("`([a-z]+\\.go)`")
+)
 
 // Layers counts the longest chain of files and finds each pair around a
 // cycle.

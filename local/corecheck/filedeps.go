@@ -124,6 +124,16 @@ func Layers(deps map[string][]string) (int, [][2]string) {
 		}
 	}
 	slices.SortFunc(cycles, func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) })
+	most := 0
+	for _, d := range Depths(deps) {
+		most = max(most, d)
+	}
+	return most, cycles
+}
+
+// Depths is the layer each of deps' files stands in (a cycle is cut where
+// it closes).
+func Depths(deps map[string][]string) map[string]int {
 	depth := map[string]int{}
 	var layer func(f string, seen map[string]bool) int
 	layer = func(f string, seen map[string]bool) int {
@@ -142,11 +152,10 @@ func Layers(deps map[string][]string) (int, [][2]string) {
 		depth[f] = d
 		return d
 	}
-	most := 0
 	for f := range deps {
-		most = max(most, layer(f, map[string]bool{}))
+		layer(f, map[string]bool{})
 	}
-	return most, cycles
+	return depth
 }
 
 func reaches(deps map[string][]string, from, to string) bool {
