@@ -100,14 +100,7 @@ const fileLayers = 6
 // The files of lambda/resolver stand in at most fileLayers layers, and no
 // two use each other's names, directly or around a cycle.
 func TestResolverFilesStandInLayers(t *testing.T) {
-	deps, err := FileDeps("../../lambda/resolver")
-	if err != nil {
-		t.Fatal(err)
-	}
-	layers, cycles := Layers(deps)
-	for _, c := range cycles {
-		t.Errorf("lambda/resolver: %s and %s use each other's names: move what both need to a file below them (types.go)", c[0], c[1])
-	}
+	deps, layers := fileLayersOf(t, "lambda/resolver")
 	if layers > fileLayers {
 		t.Errorf("lambda/resolver's files stand in %d layers, past %d", layers, fileLayers)
 	}
@@ -117,14 +110,7 @@ func TestResolverFilesStandInLayers(t *testing.T) {
 // The files of lambda/store stand in the layers docs/layout.md lists, read
 // from the first, and no two use each other's names.
 func TestStoreFilesStandInLayers(t *testing.T) {
-	deps, err := FileDeps("../../lambda/store")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, cycles := Layers(deps)
-	for _, c := range cycles {
-		t.Errorf("lambda/store: %s and %s use each other's names: move what both need to a file below them", c[0], c[1])
-	}
+	deps, _ := fileLayersOf(t, "lambda/store")
 	listed := storeLayers(t)
 	for f, d := range Depths(deps) {
 		if listed[f] != d {
@@ -136,6 +122,22 @@ func TestStoreFilesStandInLayers(t *testing.T) {
 			t.Errorf("docs/layout.md lists %s among the store's layers; lambda/store holds no such file", f)
 		}
 	}
+}
+
+// fileLayersOf are the file dependencies of the package in dir and the
+// layers its files stand in, failing t for each two files that use each
+// other's names.
+func fileLayersOf(t *testing.T, dir string) (map[string][]string, int) {
+	t.Helper()
+	deps, err := FileDeps("../../" + dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers, cycles := Layers(deps)
+	for _, c := range cycles {
+		t.Errorf("%s: %s and %s use each other's names: move what both need to a file below them (types.go, store.go)", dir, c[0], c[1])
+	}
+	return deps, layers
 }
 
 // storeLayers are the store's files by the layer docs/layout.md's store
