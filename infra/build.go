@@ -12,8 +12,8 @@ import (
 // the directory of its bootstrap (the asset), from the repository's root.
 var functions = []struct{ cmd, dir string }{
 	{"./lambda/cmd/resolver", ".build/resolver"},
-	{"./lambda/cmd/projector", ".build/projector"},
-	{"./lambda/cmd/probe", ".build/probe"}, // feature: probe
+	{"./lambda/cmd/projector", ".build/projector"}, // feature: projector
+	{"./lambda/cmd/probe", ".build/probe"},         // feature: probe
 }
 
 // buildFunctions builds each function's bootstrap for arch, from the

@@ -76,8 +76,8 @@ func main() {
 		ReservedConcurrency: reserved,
 		Features:            apistack.Wired,
 		LambdaDir:           ".build/resolver",
-		ProjectorDir:        ".build/projector",
-		ProbeDir:            ".build/probe", // feature: probe
+		ProjectorDir:        ".build/projector", // feature: projector
+		ProbeDir:            ".build/probe",     // feature: probe
 		Throwaway:           throwaway == true || throwaway == "true",
 		APIKeyExpires:       expires,
 	})

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -37,7 +36,6 @@ import (
 
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/lambda/appsync"
-	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/schema"
@@ -402,38 +400,12 @@ type Projected struct {
 	APIFields             []string // the API's fields it calls (Consumer.APIFields)
 }
 
-// ProjectorConsumer is the projector (lambda/cmd/projector, its default
-// projection): the features' projections and batch steps (the feed's, the
-// hot keys' tallies), their filters in order, its role theirs. With a
-// feature's own consumer, the stream has at most two consumers, the most a
-// DynamoDB stream's shard should have.
-func ProjectorConsumer(features []Feature) Consumer {
-	c := Consumer{ID: "Projector", Description: "Keeps the readers' feeds from the table's stream", Projection: "feed",
-		BatchSize: projector.StreamBatchSize, Retries: projector.StreamRetries,
-		GaveUp: "the projector gave up on stream records: they are in its on-failure queue, and what it projects misses them (feed entries, pushes to connected readers, ended subscriptions)"}
-	for _, f := range features {
-		if f.Projected != nil {
-			c.Filters = append(c.Filters, f.Projected.Filters...)
-			c.Actions = append(c.Actions, f.Projected.Actions...)
-			c.IndexActions = append(c.IndexActions, f.Projected.IndexActions...)
-			c.APIFields = append(c.APIFields, f.Projected.APIFields...)
-		}
-	}
-	slices.Sort(c.Actions)
-	slices.Sort(c.IndexActions)
-	c.Actions, c.IndexActions = slices.Compact(c.Actions), slices.Compact(c.IndexActions)
-	c.Filters = distinct(c.Filters) // two features may project the same records (a post's own item)
-	return c
-}
-
 // consumers are the stream's consumers: the projector, when a feature has
 // it project something (none reads the stream for nothing), and each
 // feature's own.
 func (p *Props) consumers() []Consumer {
 	var cs []Consumer
-	if c := ProjectorConsumer(p.Features); len(c.Filters) > 0 {
-		cs = append(cs, c)
-	}
+	cs = append(cs, p.projector()...) // feature: projector
 	for _, f := range p.Features {
 		if f.Consumer != nil {
 			cs = append(cs, *f.Consumer)

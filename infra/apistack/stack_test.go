@@ -24,8 +24,8 @@ import (
 	"github.com/example/appsync-dynamo/appsyncjs"
 	"github.com/example/appsync-dynamo/infra/apistack"
 	"github.com/example/appsync-dynamo/infra/bootstrap"
-	"github.com/example/appsync-dynamo/lambda/live" // feature: live
-	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/live"      // feature: live
+	"github.com/example/appsync-dynamo/lambda/projector" // feature: projector
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/local/samenv"
 	"github.com/example/appsync-dynamo/schema"
@@ -386,7 +386,7 @@ func TestLeastPrivilege(t *testing.T) {
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 	wants := map[string]grants{
 		"Resolver":  {table: apistack.Actions, indexes: apistack.IndexActions},
-		"Projector": {table: apistack.ProjectorConsumer(apistack.Wired).Actions, indexes: apistack.ProjectorConsumer(apistack.Wired).IndexActions, stream: streamReads},
+		"Projector": {table: apistack.ProjectorConsumer(apistack.Wired).Actions, indexes: apistack.ProjectorConsumer(apistack.Wired).IndexActions, stream: streamReads}, // feature: projector
 	}
 	wants["SelectionProbe"] = grants{table: apistack.ProbeActions} // feature: probe
 	for _, c := range wiredConsumers() {
@@ -462,7 +462,7 @@ func TestStreamConsumers(t *testing.T) {
 		window         any // TumblingWindowInSeconds
 	}
 	want := map[string]consumer{
-		"Projector": {projector.StreamBatchSize, projector.StreamRetries, apistack.ProjectorConsumer(apistack.Wired).Filters, nil},
+		"Projector": {projector.StreamBatchSize, projector.StreamRetries, apistack.ProjectorConsumer(apistack.Wired).Filters, nil}, // feature: projector
 	}
 	for _, c := range wiredConsumers() {
 		var window any
@@ -716,11 +716,7 @@ func TestTheAPIIsDefendedAndWatched(t *testing.T) {
 			t.Errorf("the dashboard draws no resolver metric %s (%s)", m.Name, want)
 		}
 	}
-	for _, m := range projector.Metrics {
-		if want := fmt.Sprintf(`\"%s\",\"%s\",\"%s\",\"projector\"`, projector.MetricsNamespace, m.Name, projector.MetricsDimension); !strings.Contains(body, want) {
-			t.Errorf("the dashboard draws no projector metric %s (%s)", m.Name, want)
-		}
-	}
+	drawsTheProjectorsMetrics(t, body) // feature: projector
 	for _, lambdaMetric := range []string{"Invocations", "Errors", "Throttles", "Duration", "IteratorAge", "ApproximateNumberOfMessagesVisible"} {
 		if !strings.Contains(body, `\"`+lambdaMetric+`\"`) {
 			t.Errorf("the dashboard draws no %s", lambdaMetric)

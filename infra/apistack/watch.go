@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awswafv2"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 )
 
@@ -67,7 +66,7 @@ type consumerWatch struct {
 // watch adds the stack's dashboard, built from what AppSync measures (its
 // latency and requests, and its enhanced metrics by resolver and by named
 // operation), the metrics the functions emit in their cost lines
-// (resolver.Metrics by field, projector.Metrics), Lambda's own, and the
+// (resolver.Metrics by field, the projector's), Lambda's own, and the
 // selection reading each execution environment serves (its log line); and
 // its alarms: the resolver's errors and throttles, and anything in a stream
 // consumer's on-failure queue.
@@ -78,10 +77,6 @@ func watch(stack awscdk.Stack, api awsappsync.GraphqlApi, fn awslambda.Function,
 			Expression: jsii.String(fmt.Sprintf(`SEARCH('{%s,%s} MetricName="%s"', '%s', 60)`, *stack.StackName(), resolver.MetricsDimension, name, stat)),
 			Label:      jsii.String(name), Period: period,
 		})
-	}
-	feed := func(name, stat string) awscloudwatch.IMetric {
-		return awscloudwatch.NewMetric(&awscloudwatch.MetricProps{Namespace: jsii.String(projector.MetricsNamespace), MetricName: jsii.String(name),
-			DimensionsMap: &map[string]*string{projector.MetricsDimension: jsii.String("projector")}, Statistic: jsii.String(stat), Period: period})
 	}
 	graph := func(title string, metrics ...awscloudwatch.IMetric) awscloudwatch.IWidget {
 		return awscloudwatch.NewGraphWidget(&awscloudwatch.GraphWidgetProps{Title: jsii.String(title), Left: &metrics, Width: jsii.Number(8), Height: jsii.Number(6)})
@@ -95,13 +90,7 @@ func watch(stack awscdk.Stack, api awsappsync.GraphqlApi, fn awslambda.Function,
 		costs = append(costs, graph("Resolver "+m.Name+" by field ("+stat+")", byField(m.Name, stat)))
 	}
 	var feeds []awscloudwatch.IWidget
-	for _, m := range projector.Metrics {
-		stat := "Sum"
-		if m.Name == "Duration" {
-			stat = "p99"
-		}
-		feeds = append(feeds, graph("Projector "+m.Name+" ("+stat+")", feed(m.Name, stat)))
-	}
+	feeds = append(feeds, projectorGraphs(period, graph)...) // feature: projector
 	lambdaWidgets := []awscloudwatch.IWidget{
 		graph("Resolver invocations, errors, throttles", fn.MetricInvocations(nil), fn.MetricErrors(nil), fn.MetricThrottles(nil)),
 		graph("Resolver duration (p99)", fn.MetricDuration(&awscloudwatch.MetricOptions{Statistic: jsii.String("p99")})),

@@ -3,7 +3,6 @@ package devserver
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,8 +17,6 @@ import (
 	"github.com/example/appsync-dynamo/lambda/appsync"
 	"github.com/example/appsync-dynamo/lambda/budget" // feature: budget
 	"github.com/example/appsync-dynamo/lambda/cursor"
-	"github.com/example/appsync-dynamo/lambda/live" // feature: live
-	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/resolver"
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
@@ -106,9 +103,7 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 	hub := realtime.New(sch, identifyHeaders, executor.Authorized)
 	exec := executor.New(sch, lambda.NewHandler(h), h.Routes().All(), executor.WithPublisher(hub), executor.WithSelectionReading(reading))
 	hub.Resolve = subscriptionResolver(exec)
-	var calling []projector.Projection                                                                // the projections that call the API
-	calling = append(calling, live.NewProjection(live.NewPushes(s), live.API(projectorCaller(exec)))) // feature: live
-	if err := project(ctx, cfg, s, log, calling); err != nil {
+	if err := project(ctx, cfg, s, log, exec); err != nil {
 		return nil, err
 	}
 	return &API{Exec: exec, Hub: hub, Console: cfg.Console}, nil
@@ -117,25 +112,6 @@ func Open(ctx context.Context, cfg Config) (*API, error) {
 // ProjectorRole is the IAM role the local projector calls the local AppSync
 // as, as the stack's projector function does.
 const ProjectorRole = "arn:aws:sts::" + LocalAccount + ":assumed-role/Projector/projector"
-
-// projectorCaller sends GraphQL requests to the local AppSync as the
-// projector's role: an IAM caller, through the executor, its variables as
-// JSON carries them (a []string arrives as a list of strings).
-func projectorCaller(exec *executor.Executor) func(ctx context.Context, query string, vars map[string]any) (int, []byte, error) {
-	role := &appsync.Identity{AccountID: LocalAccount, UserArn: ProjectorRole, Username: "projector"}
-	return func(ctx context.Context, query string, vars map[string]any) (int, []byte, error) {
-		raw, err := json.Marshal(vars)
-		if err != nil {
-			return 0, nil, err
-		}
-		var sent map[string]any
-		if err := json.Unmarshal(raw, &sent); err != nil {
-			return 0, nil, err
-		}
-		body, err := json.Marshal(exec.Execute(ctx, executor.Request{Query: query, Variables: sent, Identity: role}))
-		return 200, body, err
-	}
-}
 
 // subscriptionResolver runs the resolver the stack deploys on a routed
 // subscription field as a subscription starts (the executor's Subscribe):
@@ -152,28 +128,34 @@ func subscriptionResolver(exec *executor.Executor) realtime.Resolve {
 	}
 }
 
-// project starts the stream's two consumers, as the stack's event source
+// project starts the stream's consumers, as the stack's event source
 // mappings run them (their settings, their filters), until ctx ends: the
 // feed's projector (a post shows in its followers' feeds within a poll,
 // 100 ms) and the trending aggregator (on the stack's window, unless
 // cfg.TrendingWindow).
-func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger, calling []projector.Projection) error {
+func project(ctx context.Context, cfg Config, s *store.Store, log *slog.Logger, exec *executor.Executor) error {
 	arn, err := ddblocal.StreamARN(ctx, ddblocal.Client(cfg.Endpoint), cfg.Table)
 	if err != nil {
 		return err
 	}
-	consume := func(fn streams.Function, c streams.Config) {
-		c.Bisect, c.Timeout, c.Region = true, resolver.FunctionTimeout, "us-east-1"
-		c.OnFailure = func(f streams.Failure) {
+	for _, c := range []consumer{
+		projectorConsumer(s, log, exec), // feature: projector
+		{lambda.NewHandler(trending.New(trending.NewBuckets(s), log).Handle), streams.Config{BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters), Window: or(cfg.TrendingWindow, trending.StreamWindow)}}, // feature: trending
+	} {
+		c.config.Bisect, c.config.Timeout, c.config.Region = true, resolver.FunctionTimeout, "us-east-1"
+		c.config.OnFailure = func(f streams.Failure) {
 			log.Error("stream records given up on (the on-failure destination)", "shard", f.ShardID, "from", f.StartSequence, "to", f.EndSeq, "records", f.Records)
 		}
-		c.OnError = func(err error) { log.Warn("the stream's poll failed; polling again", "cause", err.Error()) }
-		go streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, fn, c, &streams.Checkpoints{}).Run(ctx, 100*time.Millisecond)
+		c.config.OnError = func(err error) { log.Warn("the stream's poll failed; polling again", "cause", err.Error()) }
+		go streams.New(ddblocal.StreamsClient(cfg.Endpoint), arn, c.fn, c.config, &streams.Checkpoints{}).Run(ctx, 100*time.Millisecond)
 	}
-	consume(lambda.NewHandler(wired.Projector(s, log, calling...).Handle), streams.Config{
-		BatchSize: projector.StreamBatchSize, MaxRetries: projector.StreamRetries, Filter: streams.Matches(wired.ProjectorFilters)})
-	consume(lambda.NewHandler(trending.New(trending.NewBuckets(s), log).Handle), streams.Config{BatchSize: trending.StreamBatchSize, MaxRetries: trending.StreamRetries, Filter: streams.Matches(trending.StreamFilters), Window: or(cfg.TrendingWindow, trending.StreamWindow)}) // feature: trending
 	return nil
+}
+
+// consumer is a consumer of the stream: its function and its event source.
+type consumer struct {
+	fn     streams.Function
+	config streams.Config
 }
 
 // identifyHeaders is Identity for the authorization headers of a real-time

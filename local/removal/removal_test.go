@@ -16,6 +16,7 @@ package removal_test
 
 import (
 	"bytes"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
@@ -175,8 +176,9 @@ func names(parts []part) []string {
 }
 
 // builtOn is f and every feature whose folder imports f's package (a hot
-// post's page is built on hot keys), or one of those: a person leaving f
-// out leaves them out with it.
+// post's page is built on hot keys), or that a file all f's wires in (the
+// projector's function runs the feed's projection), or built on one of
+// those: a person leaving f out leaves them out with it.
 func builtOn(t *testing.T, root string, files []string, features []part, f part) []part {
 	gone := []part{f}
 	for grew := true; grew; {
@@ -185,7 +187,7 @@ func builtOn(t *testing.T, root string, files []string, features []part, f part)
 			if slices.Contains(gone, other) {
 				continue
 			}
-			if slices.ContainsFunc(gone, func(g part) bool { return imports(t, root, files, other, g) }) {
+			if slices.ContainsFunc(gone, func(g part) bool { return imports(t, root, files, other, g) || wiresIn(t, root, files, g, other) }) {
 				gone, grew = append(gone, other), true
 			}
 		}
@@ -193,18 +195,45 @@ func builtOn(t *testing.T, root string, files []string, features []part, f part)
 	return gone
 }
 
+// goFiles yields each Go file of files under root, with its content.
+func goFiles(t *testing.T, root string, files []string) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for _, f := range files {
+			if !strings.HasSuffix(f, ".go") {
+				continue
+			}
+			raw, err := os.ReadFile(filepath.Join(root, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !yield(f, raw) {
+				return
+			}
+		}
+	}
+}
+
+// wiresIn reports whether a file whose package clause is marked as p's
+// has a line marked as q's.
+func wiresIn(t *testing.T, root string, files []string, p, q part) bool {
+	for _, raw := range goFiles(t, root, files) {
+		if m := marker.FindStringSubmatch(packageClause(raw)); m == nil || (part{m[1], m[2]}) != p {
+			continue
+		}
+		for line := range strings.Lines(string(raw)) {
+			if m := marker.FindStringSubmatch(strings.TrimRight(line, "\n")); m != nil && (part{m[1], m[2]}) == q {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // imports reports whether a file of p's folder imports q's package.
 func imports(t *testing.T, root string, files []string, p, q part) bool {
 	path := []byte(`"github.com/example/appsync-dynamo/` + q.folder() + `"`)
-	for _, f := range files {
-		if !strings.HasPrefix(f, p.folder()+"/") || !strings.HasSuffix(f, ".go") {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(raw, path) {
+	for f, raw := range goFiles(t, root, files) {
+		if strings.HasPrefix(f, p.folder()+"/") && bytes.Contains(raw, path) {
 			return true
 		}
 	}
@@ -215,14 +244,7 @@ func imports(t *testing.T, root string, files []string, p, q part) bool {
 // marked in the tree's Go files, each with its folder.
 func wired(t *testing.T, root string, files []string, kind string) []part {
 	var parts []part
-	for _, f := range files {
-		if !strings.HasSuffix(f, ".go") {
-			continue
-		}
-		raw, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, raw := range goFiles(t, root, files) {
 		for _, line := range strings.Split(string(raw), "\n") {
 			m := marker.FindStringSubmatch(line)
 			if m == nil || m[1] != kind || slices.Contains(parts, part{m[1], m[2]}) {

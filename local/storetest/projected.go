@@ -1,4 +1,4 @@
-package storetest
+package storetest // feature: projector
 
 import (
 	"context"

@@ -2,7 +2,7 @@
 // steps and projections wired in below (package projector), or the consumer
 // PROJECTION names. Environment: TABLE_NAME, GRAPHQL_URL, PROJECTION and
 // what package awsenv reads (docs/deploying.md).
-package main
+package main // feature: projector
 
 import (
 	"cmp"
@@ -23,7 +23,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/hotkeys"         // feature: hotkeys
 	"github.com/example/appsync-dynamo/lambda/internal/awstls" // speed-up: awstls
 	"github.com/example/appsync-dynamo/lambda/live"            // feature: live
-	"github.com/example/appsync-dynamo/lambda/projector"
+	"github.com/example/appsync-dynamo/lambda/projector"       // feature: projector
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/lambda/trending" // feature: trending
 )
