@@ -24,6 +24,7 @@ import (
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
 	"github.com/example/appsync-dynamo/local/streams"
+	"github.com/example/appsync-dynamo/local/streamtest"
 )
 
 // filters are the records the feed's projection is handed.
@@ -31,10 +32,10 @@ var filters = feed.StreamFilters
 
 // feedTest is a table with its stream, and the projector with the feed's
 // projection applying what Drain reads of it.
-type feedTest struct{ *storetest.Projected }
+type feedTest struct{ *streamtest.Projected }
 
 func newFeedTest(t *testing.T, opts ...feed.Option) *feedTest {
-	return &feedTest{storetest.NewProjected(t, filters, func(ps *store.Store) projector.Projection { return feed.NewProjection(ps, opts...) })}
+	return &feedTest{streamtest.NewProjected(t, filters, func(ps *store.Store) projector.Projection { return feed.NewProjection(ps, opts...) })}
 }
 
 // The projector with the feed's projection asks DynamoDB for exactly what

@@ -21,6 +21,7 @@ import (
 	"github.com/example/appsync-dynamo/local/prices"
 	"github.com/example/appsync-dynamo/local/sample"
 	"github.com/example/appsync-dynamo/local/storetest"
+	"github.com/example/appsync-dynamo/local/streamtest"
 )
 
 // lambda is the Caller that answers pushFeed as the Lambda does
@@ -85,8 +86,8 @@ func followers(n int) []string {
 
 // pushing is a table with followers of alice and its projector applying the
 // live projection through l, in chunks of chunkBytes.
-func pushing(t *testing.T, l *lambda, readers []string, chunkBytes int) *storetest.Projected {
-	f := storetest.NewProjectedOver(t, store.Dataset{Follows: followsOf(sample.Alice, readers)}, live.StreamFilters, func(ps *store.Store) projector.Projection {
+func pushing(t *testing.T, l *lambda, readers []string, chunkBytes int) *streamtest.Projected {
+	f := streamtest.NewProjectedOver(t, store.Dataset{Follows: followsOf(sample.Alice, readers)}, live.StreamFilters, func(ps *store.Store) projector.Projection {
 		p := live.NewProjection(live.NewPushes(ps), l)
 		live.SetChunkBytes(p, chunkBytes)
 		return p
@@ -222,7 +223,7 @@ func TestAKilledProjectorPushesEachReaderOnce(t *testing.T) {
 // feed's backfill brings it).
 func TestFollowsAsThePushReadsThem(t *testing.T) {
 	readers := followers(300)
-	var f *storetest.Projected
+	var f *streamtest.Projected
 	l := &lambda{before: func(n int) error {
 		if n == 2 {
 			unfollow := types.WriteRequest{DeleteRequest: &types.DeleteRequest{

@@ -10,8 +10,9 @@
 // What a removal costs the suite grows with the feature's wiring, not with
 // the tree: every copy builds and vets (the build cache shares what did
 // not change), and runs the tests of only the packages whose code the
-// removal changed, itself or through what they import (package affected);
-// the copy without every feature runs all the core's tests.
+// removal changed, itself or through what they import (package affected),
+// beyond the largest removal already tested that it contains (the copy
+// without every feature tests what leaving out the last features changed).
 package removal_test
 
 import (
@@ -76,9 +77,11 @@ func marked(t *testing.T, kind string) (root string, files []string, parts []par
 
 // The core stands without each optional feature, and without all of
 // them: a copy of the tree with the feature's folder and marked lines
-// deleted (and those of the features built on it: their folders import
-// it) builds and vets, the stack builds, and the tests of what the
-// removal changed pass; without every feature, all the core's tests pass.
+// deleted (and those of the features built on it) builds and vets, the
+// stack builds, and the tests of what the removal changed pass. What it
+// changed is counted from the largest removal before it whose features it
+// leaves out too, if any: a package that copy tested, or the tree's own
+// run, as its code and tests are here is not tested again.
 func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	root, files, features := marked(t, "feature")
 	type removal struct {
@@ -97,6 +100,7 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 	if len(features) > 1 {
 		removals = append(removals, all)
 	}
+	var done [][]part
 	for _, r := range removals {
 		t.Run(r.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -106,13 +110,26 @@ func TestTheCoreStandsWithoutEachFeature(t *testing.T) {
 			}
 			buildAndVet(t, dir)
 			treecopy.Run(t, filepath.Join(dir, "infra"), "go", "vet", "./...") // its tests type-checked too
-			tests := core
-			if len(r.gone) < len(features) {
-				tests = affected(t, dir, changed)
+			if base := largestWithin(done, r.gone); len(base) > 0 {
+				t.Logf("beyond the copy without %s", strings.Join(names(base), ", "))
+				changed = changedBy(t, root, files, slices.DeleteFunc(slices.Clone(r.gone), func(p part) bool { return slices.Contains(base, p) }))
 			}
-			testIn(t, dir, tests)
+			testIn(t, dir, affected(t, dir, changed))
 		})
+		done = append(done, r.gone)
 	}
+}
+
+// largestWithin is the largest of removals whose parts are all in gone
+// (nil: none).
+func largestWithin(removals [][]part, gone []part) []part {
+	var base []part
+	for _, r := range removals {
+		if len(r) > len(base) && !slices.ContainsFunc(r, func(p part) bool { return !slices.Contains(gone, p) }) {
+			base = r
+		}
+	}
+	return base
 }
 
 // Each speed-up wired in by marked lines turns off with them deleted, and
@@ -267,29 +284,51 @@ func wired(t *testing.T, root string, files []string, kind string) []part {
 // stack), and returns the files it left out or changed.
 func copyWithout(t *testing.T, root, dir string, files []string, gone []part) (changed []string) {
 	treecopy.Copy(t, root, dir, files, func(f string, raw []byte) ([]byte, bool) {
-		if slices.ContainsFunc(gone, func(g part) bool { return strings.HasPrefix(f, g.folder()+"/") }) {
-			return nil, false
-		}
-		if !strings.HasSuffix(f, ".go") {
-			return raw, true
-		}
-		if m := marker.FindStringSubmatch(packageClause(raw)); m != nil && slices.Contains(gone, part{m[1], m[2]}) {
-			changed = append(changed, f)
-			return nil, false
-		}
-		var kept []string
-		lines := strings.Split(string(raw), "\n")
-		for _, line := range lines {
-			if m := marker.FindStringSubmatch(line); m == nil || !slices.Contains(gone, part{m[1], m[2]}) {
-				kept = append(kept, line)
-			}
-		}
-		if len(kept) < len(lines) {
+		out, kept, differs := without(f, raw, gone)
+		if differs {
 			changed = append(changed, f)
 		}
-		return []byte(strings.Join(kept, "\n")), true
+		return out, kept
 	})
 	return changed
+}
+
+// changedBy are the files copyWithout would leave out or change, less the
+// folders it leaves out.
+func changedBy(t *testing.T, root string, files []string, gone []part) (changed []string) {
+	for _, f := range files {
+		raw, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, differs := without(f, raw, gone); differs {
+			changed = append(changed, f)
+		}
+	}
+	return changed
+}
+
+// without is the file f (raw) as a copy without the parts gone holds it:
+// kept false when it leaves it out; differs reports a Go file left out or
+// changed (a file of a folder gone is neither).
+func without(f string, raw []byte, gone []part) (out []byte, kept, differs bool) {
+	if slices.ContainsFunc(gone, func(g part) bool { return strings.HasPrefix(f, g.folder()+"/") }) {
+		return nil, false, false
+	}
+	if !strings.HasSuffix(f, ".go") {
+		return raw, true, false
+	}
+	if m := marker.FindStringSubmatch(packageClause(raw)); m != nil && slices.Contains(gone, part{m[1], m[2]}) {
+		return nil, false, true
+	}
+	var lines []string
+	all := strings.Split(string(raw), "\n")
+	for _, line := range all {
+		if m := marker.FindStringSubmatch(line); m == nil || !slices.Contains(gone, part{m[1], m[2]}) {
+			lines = append(lines, line)
+		}
+	}
+	return []byte(strings.Join(lines, "\n")), true, len(lines) < len(all)
 }
 
 // packageClause is the Go file's package clause line ("" when none).

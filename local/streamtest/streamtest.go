@@ -1,4 +1,6 @@
-package storetest // feature: projector
+// Package streamtest is a table with its stream and the projector its
+// records go to, as a test of a stream feature wires them.
+package streamtest // feature: projector
 
 import (
 	"context"
@@ -16,6 +18,7 @@ import (
 	"github.com/example/appsync-dynamo/lambda/store"
 	"github.com/example/appsync-dynamo/local/ddblocal"
 	"github.com/example/appsync-dynamo/local/sample"
+	"github.com/example/appsync-dynamo/local/storetest"
 	"github.com/example/appsync-dynamo/local/streams"
 )
 
@@ -29,7 +32,7 @@ type Projected struct {
 	API    streams.API
 	ARN    string
 	Fn     streams.Function
-	Calls  *Recorder // what the projector asked of DynamoDB
+	Calls  *storetest.Recorder // what the projector asked of DynamoDB
 	Done   *streams.Checkpoints
 }
 
@@ -39,7 +42,7 @@ type Projected struct {
 // match, 100 a batch, bisected and retried 3 times. Both stores are as the
 // functions make them (Wired).
 func NewProjected(t *testing.T, filters []map[string]any, projections ...func(*store.Store) projector.Projection) *Projected {
-	s, client := NewStreamStore(t, projectedUsers(), Wired...)
+	s, client := storetest.NewStreamStore(t, projectedUsers(), storetest.Wired...)
 	return project(t, s, client, filters, projections)
 }
 
@@ -51,12 +54,12 @@ func NewProjected(t *testing.T, filters []map[string]any, projections ...func(*s
 // third, in one process).
 func NewProjectedOver(t *testing.T, data store.Dataset, filters []map[string]any, projections ...func(*store.Store) projector.Projection) *Projected {
 	t.Helper()
-	client := Client(t)
-	table := NewTable(t, client)
+	client := storetest.Client(t)
+	table := storetest.NewTable(t, client)
 	data.Users = append(projectedUsers().Users, data.Users...)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute) // a load past the store's 20 seconds without a deadline
 	defer cancel()
-	s := New(client, table, Wired...)
+	s := storetest.New(client, table, storetest.Wired...)
 	if err := s.Load(ctx, data); err != nil {
 		t.Fatalf("load data: %v", err)
 	}
@@ -82,8 +85,8 @@ func project(t *testing.T, s *store.Store, client *dynamodb.Client, filters []ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := NewRecorder(client)
-	ps := New(calls, s.Table(), Wired...)
+	calls := storetest.NewRecorder(client)
+	ps := storetest.New(calls, s.Table(), storetest.Wired...)
 	var applied []projector.Projection
 	for _, p := range projections {
 		applied = append(applied, p(ps))
@@ -91,7 +94,7 @@ func project(t *testing.T, s *store.Store, client *dynamodb.Client, filters []ma
 	var batches []projector.Batch
 	batches = append(batches, hotkeys.NewTallies(ps)) // feature: hotkeys
 	fn := lambda.NewHandler(projector.New(slog.New(slog.NewJSONHandler(io.Discard, nil)), batches, applied...).Handle)
-	api := ddblocal.StreamsClient(Endpoint(t))
+	api := ddblocal.StreamsClient(storetest.Endpoint(t))
 	done := &streams.Checkpoints{}
 	p := streams.New(api, arn, fn, streams.Config{BatchSize: 100, MaxRetries: 3, Bisect: true, Filter: streams.Matches(filters)}, done)
 	return &Projected{T: t, S: s, Poller: p, API: api, ARN: arn, Fn: fn, Calls: calls, Done: done}
