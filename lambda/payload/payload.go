@@ -161,26 +161,6 @@ func Members(raw []byte, names ...string) [][]byte {
 	return values
 }
 
-// Pick returns the JSON object raw reduced to the members that names select,
-// so that a caller decodes only what it reads of a large object, such as a
-// parent's whole result in source. null stays null.
-func Pick(raw []byte, names ...string) []byte {
-	if string(bytes.TrimSpace(raw)) == "null" {
-		return []byte("null")
-	}
-	out := []byte{'{'}
-	for k, v := range Members(raw, names...) {
-		if v == nil {
-			continue
-		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(append(out, '"'), names[k]...), '"', ':'), v...)
-	}
-	return append(out, '}')
-}
-
 // Walk calls member with the key (quoted, as written) and the index of the
 // value of each member of the object at raw[i], in order; member returns the
 // index after the value: Skip's, or that of a Walk into it. Walk returns the

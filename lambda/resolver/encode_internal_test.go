@@ -37,27 +37,3 @@ func TestPostResultAppendJSON(t *testing.T) {
 		}
 	}
 }
-
-// FuzzStringMembers compares stringMembers with encoding/json on the JSON
-// objects Decode accepts: the same fields, and an error for the same inputs.
-func FuzzStringMembers(f *testing.F) {
-	f.Add([]byte(`{"id":"p1","handle":"a\u00e9\"","ID":null,"x":[1,{"id":2}]}`))
-	f.Add([]byte(`{"id":"x","id":null}`))
-	f.Add([]byte(`{"iD":5}`))
-	f.Add([]byte(`{"handle":"\ud800","Handle":"b","\u0069d":"k"}`))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		type args struct {
-			ID     string `json:"id"`
-			Handle string `json:"handle"`
-		}
-		if !json.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
-			return
-		}
-		var want args
-		wantErr := json.Unmarshal(raw, &want)
-		got, err := stringMembers[args](raw)
-		if (err != nil) != (wantErr != nil) || (err == nil && got != want) {
-			t.Fatalf("stringMembers(%s) = %+v, %v; encoding/json: %+v, %v", raw, got, err, want, wantErr)
-		}
-	})
-}
