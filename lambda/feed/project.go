@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/oklog/ulid/v2"
 
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -74,7 +75,7 @@ func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) er
 	if id := r.UserIdentity; id != nil && id.Type == "Service" {
 		return nil // a TTL deletion: an entry expiring, nothing to project
 	}
-	pk, sk := store.ImageString(r.Change.Keys, "pk"), store.ImageString(r.Change.Keys, "sk")
+	pk, sk := projector.ImageString(r.Change.Keys, "pk"), projector.ImageString(r.Change.Keys, "sk")
 	switch {
 	case strings.HasPrefix(pk, store.PostPK("")) && sk == store.SKMetadata:
 		return p.post(ctx, r.Change.OldImage, r.Change.NewImage)
@@ -85,19 +86,19 @@ func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) er
 }
 
 func (p *Projection) post(ctx context.Context, old, new map[string]events.DynamoDBAttributeValue) error {
-	was, is := store.PublishedPlace(old), store.PublishedPlace(new)
+	was, is := projector.PublishedPlace(old), projector.PublishedPlace(new)
 	if was != "" && was != is { // deleted (or moved): out of every follower's feed
-		if err := p.fanOut(ctx, store.ImageString(old, "authorId"), Entry{Place: was, PostID: store.ImageString(old, "id"), AuthorID: store.ImageString(old, "authorId")}, false); err != nil {
+		if err := p.fanOut(ctx, projector.ImageString(old, "authorId"), Entry{Place: was, PostID: projector.ImageString(old, "id"), AuthorID: projector.ImageString(old, "authorId")}, false); err != nil {
 			return err
 		}
 	}
 	if is != "" && is != was { // published: into every follower's feed, if it still is
-		id := store.ImageString(new, "id")
+		id := projector.ImageString(new, "id")
 		published, err := p.core.PublishedPost(ctx, id)
 		if err != nil || !published {
 			return err
 		}
-		return p.fanOut(ctx, store.ImageString(new, "authorId"), Entry{Place: is, PostID: id, AuthorID: store.ImageString(new, "authorId")}, true)
+		return p.fanOut(ctx, projector.ImageString(new, "authorId"), Entry{Place: is, PostID: id, AuthorID: projector.ImageString(new, "authorId")}, true)
 	}
 	return nil
 }
@@ -143,9 +144,9 @@ func (p *Projection) fanOut(ctx context.Context, author string, entry Entry, add
 func (p *Projection) follow(ctx context.Context, event string, old, new map[string]events.DynamoDBAttributeValue) error {
 	switch event {
 	case "INSERT":
-		return p.followed(ctx, store.ImageString(new, "followerId"), store.ImageString(new, "followedId"))
+		return p.followed(ctx, projector.ImageString(new, "followerId"), projector.ImageString(new, "followedId"))
 	case "REMOVE":
-		return p.unfollowed(ctx, store.ImageString(old, "followerId"), store.ImageString(old, "followedId"))
+		return p.unfollowed(ctx, projector.ImageString(old, "followerId"), projector.ImageString(old, "followedId"))
 	}
 	return nil
 }

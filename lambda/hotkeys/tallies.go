@@ -24,6 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -66,10 +67,10 @@ func read(records []events.DynamoDBEventRecord) (map[string]map[int]store.ShardT
 	out, first := map[string]map[int]store.ShardTally{}, map[string]int{}
 	for i, r := range records {
 		img := r.Change.NewImage
-		if store.ImageString(r.Change.Keys, store.AttrSK) != store.SKShard || img == nil {
+		if projector.ImageString(r.Change.Keys, store.AttrSK) != store.SKShard || img == nil {
 			continue // not a shard counter, or its deletion (with its post)
 		}
-		parent, ok := shardParent(store.ImageString(r.Change.Keys, store.AttrPK))
+		parent, ok := shardParent(projector.ImageString(r.Change.Keys, store.AttrPK))
 		shard, ok1 := num(img, "shard")
 		version, ok2 := num(img, "version")
 		if !ok || !ok1 || !ok2 {

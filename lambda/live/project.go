@@ -17,6 +17,7 @@ import (
 
 	"github.com/example/appsync-dynamo/lambda/awsenv"
 	"github.com/example/appsync-dynamo/lambda/errs"
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -81,15 +82,15 @@ var APIFields = []string{"Mutation.invalidatePost", "Mutation.pushFeed"}
 // Apply ends the subscriptions to the post whose item r removes, pushes the
 // post r publishes, and ignores every other record.
 func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) error {
-	id, isPost := strings.CutPrefix(store.ImageString(r.Change.Keys, store.AttrPK), store.PostPK(""))
-	if !isPost || store.ImageString(r.Change.Keys, store.AttrSK) != store.SKMetadata {
+	id, isPost := strings.CutPrefix(projector.ImageString(r.Change.Keys, store.AttrPK), store.PostPK(""))
+	if !isPost || projector.ImageString(r.Change.Keys, store.AttrSK) != store.SKMetadata {
 		return nil
 	}
 	if r.EventName == string(events.DynamoDBOperationTypeRemove) {
 		return p.invalidate(ctx, id)
 	}
-	place, author := store.PublishedPlace(r.Change.NewImage), store.ImageString(r.Change.NewImage, "authorId")
-	if place != "" && author != "" && store.PublishedPlace(r.Change.OldImage) == "" && !old(place, time.Now()) {
+	place, author := projector.PublishedPlace(r.Change.NewImage), projector.ImageString(r.Change.NewImage, "authorId")
+	if place != "" && author != "" && projector.PublishedPlace(r.Change.OldImage) == "" && !old(place, time.Now()) {
 		return p.push(ctx, id, author)
 	}
 	return nil
@@ -101,7 +102,7 @@ func (p *Projection) Apply(ctx context.Context, r events.DynamoDBEventRecord) er
 const newWithin = 24 * time.Hour
 
 // old reports whether a post was published more than newWithin before now
-// (its place, store.PublishedPlace, holds the ULID of its publication; a
+// (its place, projector.PublishedPlace, holds the ULID of its publication; a
 // place without one is not old).
 func old(place string, now time.Time) bool {
 	id, err := ulid.ParseStrict(strings.TrimPrefix(place, store.PostPrefix))

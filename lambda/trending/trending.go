@@ -38,6 +38,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/example/appsync-dynamo/lambda/projector"
 	"github.com/example/appsync-dynamo/lambda/store"
 )
 
@@ -210,7 +211,7 @@ func counted(r events.DynamoDBEventRecord) (Cell, Count, bool) {
 	default:
 		return Cell{}, Count{}, false
 	}
-	postID, at := store.ImageString(image, "postId"), store.ImageString(image, timeAttr)
+	postID, at := projector.ImageString(image, "postId"), projector.ImageString(image, timeAttr)
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if err != nil || !store.ValidID(postID) {
 		return Cell{}, Count{}, false

@@ -1,9 +1,11 @@
-package store
+package projector
 
 import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/example/appsync-dynamo/lambda/store"
 )
 
 // Stream images: an item as a record of the table's stream carries it, read
@@ -21,13 +23,13 @@ func ImageString(img map[string]events.DynamoDBAttributeValue, name string) stri
 }
 
 // PublishedPlace is a post image's place among its author's published posts,
-// its GSI1 sort key ("POST#<ulid of its publication>": PublishedSK); "" for
+// its GSI1 sort key ("POST#<ulid of its publication>": store.PublishedSK); "" for
 // no image, a draft, or an image with no such key.
 func PublishedPlace(img map[string]events.DynamoDBAttributeValue) string {
-	if img == nil || ImageString(img, "status") == StatusDraft {
+	if img == nil || ImageString(img, "status") == store.StatusDraft {
 		return ""
 	}
-	if sk := ImageString(img, AttrGSI1SK); strings.HasPrefix(sk, prefixPost) {
+	if sk := ImageString(img, store.AttrGSI1SK); strings.HasPrefix(sk, store.PublishedSK("")) {
 		return sk
 	}
 	return ""
