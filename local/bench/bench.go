@@ -165,7 +165,7 @@ func open(ctx context.Context, endpoint string, wrap func(store.API) store.API) 
 	}
 	client := ddblocal.Client(endpoint)
 	table := "bench-" + time.Now().Format("150405.000000")
-	if _, err := client.CreateTable(ctx, store.Schema.WithoutStream().CreateTableInput(table)); err != nil {
+	if _, err := client.CreateTable(ctx, ddblocal.CreateTableInput(ddblocal.WithoutStream(store.Schema), table)); err != nil {
 		return nil, nil, err
 	}
 	var api store.API = client

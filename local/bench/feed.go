@@ -164,7 +164,7 @@ func FeedPages(ctx context.Context, endpoint string, authors, posts int) ([]Feed
 // the same with it), and the table's removal.
 func benchStore(ctx context.Context, client *dynamodb.Client, prefix string) (*store.Store, func(), error) {
 	table := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
-	if _, err := client.CreateTable(ctx, store.Schema.WithoutStream().CreateTableInput(table)); err != nil {
+	if _, err := client.CreateTable(ctx, ddblocal.CreateTableInput(ddblocal.WithoutStream(store.Schema), table)); err != nil {
 		return nil, nil, err
 	}
 	drop := func() {

@@ -83,7 +83,7 @@ func ProjectionCosts(ctx context.Context, endpoint string) ([]ProjectionCost, er
 
 func projectionCost(ctx context.Context, client *dynamodb.Client, p Projection, title, body string) (ProjectionCost, error) {
 	table := fmt.Sprintf("bench-projection-%d", time.Now().UnixNano())
-	in := store.Schema.WithoutStream().CreateTableInput(table)
+	in := ddblocal.CreateTableInput(ddblocal.WithoutStream(store.Schema), table)
 	for i, ix := range in.GlobalSecondaryIndexes {
 		if aws.ToString(ix.IndexName) == store.GSI1 {
 			in.GlobalSecondaryIndexes[i].Projection = &p.projection

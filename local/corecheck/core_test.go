@@ -16,7 +16,7 @@ const docLines = 4
 
 // coreLines is the most lines the core's files hold. It only comes down:
 // lower it when the core shrinks (the aim is 7,000).
-const coreLines = 8674
+const coreLines = 8619
 
 func TestDocCommentsStateContracts(t *testing.T) {
 	files := coreFiles(t)

@@ -59,7 +59,7 @@ func StreamARN(ctx context.Context, client *dynamodb.Client, table string) (stri
 // schema (store.Schema), and loads d into it.
 func Seed(ctx context.Context, endpoint, table string, d store.Dataset) error {
 	client := Client(endpoint)
-	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil {
+	if _, err := client.CreateTable(ctx, CreateTableInput(store.Schema, table)); err != nil {
 		return fmt.Errorf("create table %s: %w", table, err)
 	}
 	if err := store.New(client, table, cursor.New([]byte(cursor.DevelopmentKey))).Load(ctx, d); err != nil {

@@ -71,7 +71,7 @@ const loadTime = 5 * time.Minute
 // and publishes mutations to the subscriptions.
 func Open(ctx context.Context, cfg Config) (*API, error) {
 	client := ddblocal.Client(cfg.Endpoint)
-	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(cfg.Table)); err != nil {
+	if _, err := client.CreateTable(ctx, ddblocal.CreateTableInput(store.Schema, cfg.Table)); err != nil {
 		return nil, fmt.Errorf("create table %s: %w", cfg.Table, err)
 	}
 	s := store.New(client, cfg.Table, cursor.New([]byte(cursor.DevelopmentKey)), wired.Store...)

@@ -77,7 +77,7 @@ func Client(tb testing.TB, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 // it about doubles the time of every write), and deletes it when the test
 // ends. It returns the table's name.
 func NewTable(tb testing.TB, client *dynamodb.Client) string {
-	return newTable(tb, client, store.Schema.WithoutStream())
+	return newTable(tb, client, ddblocal.WithoutStream(store.Schema))
 }
 
 // NewStreamTable is NewTable with the table's stream, as the stack deploys it.
@@ -93,7 +93,7 @@ func newTable(tb testing.TB, client *dynamodb.Client, schema store.TableSchema) 
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := client.CreateTable(ctx, schema.CreateTableInput(name)); err != nil {
+	if _, err := client.CreateTable(ctx, ddblocal.CreateTableInput(schema, name)); err != nil {
 		tb.Fatalf("create table %s: %v", name, err)
 	}
 	tb.Cleanup(func() {

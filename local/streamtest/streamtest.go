@@ -63,7 +63,7 @@ func NewProjectedOver(t *testing.T, data store.Dataset, filters []map[string]any
 	if err := s.Load(ctx, data); err != nil {
 		t.Fatalf("load data: %v", err)
 	}
-	stream := store.Schema.CreateTableInput(table).StreamSpecification
+	stream := ddblocal.CreateTableInput(store.Schema, table).StreamSpecification
 	if _, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table), StreamSpecification: stream}); err != nil {
 		t.Fatalf("turn the stream of %s on: %v", table, err)
 	}

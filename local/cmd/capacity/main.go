@@ -36,7 +36,7 @@ func run(out, chart string, top int) error {
 	defer db.Stop()
 	client := ddblocal.Client(db.Endpoint)
 	table := "capacity-" + time.Now().Format("150405.000")
-	if _, err := client.CreateTable(ctx, store.Schema.CreateTableInput(table)); err != nil { // with its stream: the projector's share is counted
+	if _, err := client.CreateTable(ctx, ddblocal.CreateTableInput(store.Schema, table)); err != nil { // with its stream: the projector's share is counted
 		return err
 	}
 	e, err := capacity.NewEnv(ctx, db.Endpoint, table)
