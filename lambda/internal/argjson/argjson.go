@@ -20,9 +20,8 @@ import (
 // Args decodes raw, an event's arguments (valid JSON), into an A as
 // json.Unmarshal does.
 func Args[A any](raw []byte) (A, error) {
-	var args A
-	if v := reflect.ValueOf(&args).Elem(); stringsOnly(v.Type()) && raw[0] == '{' { // {"id": "..."}
-		return args, setStrings(v, raw)
+	if stringsOnly(reflect.TypeFor[A]()) && raw[0] == '{' { // {"id": "..."}
+		return stringMembers[A](raw)
 	}
 	return unmarshal[A](raw)
 }
@@ -30,19 +29,25 @@ func Args[A any](raw []byte) (A, error) {
 // Source decodes raw, an event's source (a valid JSON object), into an S as
 // json.Unmarshal does, reading only the members S's fields name.
 func Source[S any](raw []byte) (S, error) {
-	var src S
-	v := reflect.ValueOf(&src).Elem()
-	if stringsOnly(v.Type()) {
-		return src, setStrings(v, raw)
+	t := reflect.TypeFor[S]()
+	if stringsOnly(t) {
+		return stringMembers[S](raw)
 	}
-	if names := jsonNames(v.Type()); names != nil {
+	if names := jsonNames(t); names != nil {
 		raw = pick(raw, names)
 	}
 	return unmarshal[S](raw)
 }
 
-// unmarshal is json.Unmarshal into a new T: apart, so that T escapes to the
-// heap there alone, not on the paths of string fields.
+// stringMembers is setStrings into a new S: apart, as unmarshal is.
+func stringMembers[S any](raw []byte) (S, error) {
+	var dst S
+	err := setStrings(reflect.ValueOf(&dst).Elem(), raw)
+	return dst, err
+}
+
+// unmarshal is json.Unmarshal into a new T: apart, so that a T escapes to
+// the heap on its path alone.
 func unmarshal[T any](raw []byte) (T, error) {
 	var v T
 	err := json.Unmarshal(raw, &v)
